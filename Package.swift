@@ -1,0 +1,83 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "FeedbackHost",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "FeedbackLoop", targets: ["FeedbackLoop"]),
+        .library(name: "HTTPServer", targets: ["HTTPServer"]),
+        .library(name: "CurlClient", targets: ["CurlClient"]),
+        .executable(name: "feedback-host", targets: ["feedback-host"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .target(
+            name: "FeedbackLoop",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "HTTPServer",
+            dependencies: [
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
+            name: "CurlClient",
+            dependencies: [
+                "CCurl",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "feedback-host",
+            dependencies: [
+                "FeedbackLoop",
+                "HTTPServer",
+                "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackLoopTests",
+            dependencies: ["FeedbackLoop"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "HTTPServerTests",
+            dependencies: [
+                "HTTPServer",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "CurlClientTests",
+            dependencies: ["CurlClient", "HTTPServer"],
+            swiftSettings: strict
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

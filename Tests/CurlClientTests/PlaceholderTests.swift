@@ -1,0 +1,5 @@
+import Testing
+
+@Test func placeholderCurlClient() {
+    #expect(Bool(true))
+}
