@@ -1,0 +1,65 @@
+/// A growable FIFO ring buffer. Not thread-safe: it lives inside a loop's mutex.
+@usableFromInline
+struct EventQueue<Element> {
+    @usableFromInline
+    var buffer: ContiguousArray<Element?> = []
+    @usableFromInline
+    var head: Int = 0
+    @usableFromInline
+    var count: Int = 0
+
+    @inlinable
+    init() {}
+
+    @inlinable
+    var isEmpty: Bool { count == 0 }
+
+    @inlinable
+    mutating func append(_ element: Element) {
+        if count == buffer.count { grow() }
+        var index = head + count
+        if index >= buffer.count { index -= buffer.count }
+        buffer[index] = element
+        count += 1
+    }
+
+    @inlinable
+    mutating func popFirst() -> Element? {
+        guard count > 0 else { return nil }
+        let element = buffer[head]
+        buffer[head] = nil
+        head += 1
+        if head == buffer.count { head = 0 }
+        count -= 1
+        if count == 0 {
+            head = 0
+            // An idle loop keeps no large buffer.
+            if buffer.count > 64 { buffer = [] }
+        }
+        return element
+    }
+
+    /// Removes and returns every element, oldest first.
+    @inlinable
+    mutating func removeAll() -> [Element] {
+        var all: [Element] = []
+        all.reserveCapacity(count)
+        while let element = popFirst() { all.append(element) }
+        buffer = []
+        return all
+    }
+
+    @usableFromInline
+    mutating func grow() {
+        var grown = ContiguousArray<Element?>(repeating: nil, count: Swift.max(4, buffer.count * 2))
+        for offset in 0..<count {
+            var index = head + offset
+            if index >= buffer.count { index -= buffer.count }
+            grown[offset] = buffer[index]
+        }
+        buffer = grown
+        head = 0
+    }
+}
+
+extension EventQueue: Sendable where Element: Sendable {}

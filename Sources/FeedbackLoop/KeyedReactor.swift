@@ -1,0 +1,107 @@
+/// One loop's instance of the keyed `react(requests:)`: one effect per ID.
+///
+/// An ID's effect starts once; a new value for a running ID is pushed into its update stream (conflating:
+/// the effect sees the latest value); an ID that disappears cancels its effect, drops its queued events and
+/// finishes its update stream. Touched only by the loop's engine owner.
+final class KeyedReactor<
+    State: Sendable,
+    Event: Sendable,
+    ID: Hashable & Sendable,
+    Request: Equatable & Sendable
+>: @unchecked Sendable {
+    struct Running {
+        var request: Request
+        let ticket: EffectTicket
+        let updates: AsyncStream<Request>.Continuation
+    }
+
+    private let requests: @Sendable (State) -> [ID: Request]
+    private let run: @Sendable (Request, AsyncStream<Request>, Emitter<Event>) async throws -> Void
+    private let onError: (@Sendable (any Error) -> Event?)?
+    private var running: [ID: Running] = [:]
+
+    init(
+        requests: @escaping @Sendable (State) -> [ID: Request],
+        run: @escaping @Sendable (Request, AsyncStream<Request>, Emitter<Event>) async throws -> Void,
+        onError: (@Sendable (any Error) -> Event?)?
+    ) {
+        self.requests = requests
+        self.run = run
+        self.onError = onError
+    }
+
+    func react(_ state: State, sink: EventSink<Event>) {
+        let wanted = requests(state)
+        if running.keys.contains(where: { wanted[$0] == nil }) {
+            let gone = running.keys.filter { wanted[$0] == nil }
+            for id in gone {
+                if let entry = running.removeValue(forKey: id) {
+                    entry.ticket.cancel()
+                    entry.updates.finish()
+                }
+            }
+        }
+        for (id, request) in wanted {
+            if var entry = running[id] {
+                guard entry.request != request else { continue }
+                entry.request = request
+                entry.updates.yield(request)
+                running[id] = entry
+            } else {
+                let (updates, continuation) = AsyncStream.makeStream(
+                    of: Request.self,
+                    bufferingPolicy: .bufferingNewest(1)
+                )
+                let run = self.run
+                let ticket = launchEffect(sink: sink, onError: onError) { emit in
+                    try await run(request, updates, emit)
+                }
+                running[id] = Running(request: request, ticket: ticket, updates: continuation)
+            }
+        }
+    }
+
+    func stop() {
+        for entry in running.values {
+            entry.ticket.cancel()
+            entry.updates.finish()
+        }
+        running = [:]
+    }
+}
+
+/// One loop's instance of `react(requests:)` over a `Set`: one effect per element, started when the element
+/// appears and cancelled when it disappears. Touched only by the loop's engine owner.
+final class SetReactor<State: Sendable, Event: Sendable, Request: Hashable & Sendable>: @unchecked Sendable {
+    private let requests: @Sendable (State) -> Set<Request>
+    private let run: @Sendable (Request, Emitter<Event>) async throws -> Void
+    private let onError: (@Sendable (any Error) -> Event?)?
+    private var running: [Request: EffectTicket] = [:]
+
+    init(
+        requests: @escaping @Sendable (State) -> Set<Request>,
+        run: @escaping @Sendable (Request, Emitter<Event>) async throws -> Void,
+        onError: (@Sendable (any Error) -> Event?)?
+    ) {
+        self.requests = requests
+        self.run = run
+        self.onError = onError
+    }
+
+    func react(_ state: State, sink: EventSink<Event>) {
+        let wanted = requests(state)
+        if running.keys.contains(where: { !wanted.contains($0) }) {
+            let gone = running.keys.filter { !wanted.contains($0) }
+            for request in gone { running.removeValue(forKey: request)?.cancel() }
+        }
+        for request in wanted where running[request] == nil {
+            let run = self.run
+            running[request] = launchEffect(sink: sink, onError: onError) { emit in try await run(request, emit) }
+        }
+    }
+
+    func stop() {
+        for ticket in running.values { ticket.cancel() }
+        running = [:]
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Test func placeholderFeedbackLoop() {
-    #expect(Bool(true))
-}
