@@ -41,7 +41,11 @@ extension Feedback {
     /// The most general form: `requests(state)` maps IDs to requests. An ID's effect starts once, with its
     /// request and a stream of that request's later values (conflating); a new value for a running ID is pushed
     /// into that stream; an ID that disappears cancels its effect and drops its queued events.
-    public static func react<ID: Hashable & Sendable, Request: Equatable & Sendable, Events: AsyncSequence & SendableMetatype>(
+    public static func react<
+        ID: Hashable & Sendable,
+        Request: Equatable & Sendable,
+        Events: AsyncSequence & SendableMetatype
+    >(
         requests: @escaping @Sendable (State) -> [ID: Request],
         onError: (@Sendable (any Error) -> Event?)? = nil,
         effects: @escaping @Sendable (_ initial: Request, _ updates: AsyncStream<Request>) -> Events
