@@ -44,7 +44,7 @@ struct CompositionTests {
 
     @Test func pulledBackFeedbackSeesTheChildStateAndItsEventsReachTheParent() async {
         // Child feedback: when the counter reaches 3, say so in the text child.
-        let child = Feedback<Int, Int>.react(request: { $0 >= 3 ? $0 : nil }) { value in value * 100 }
+        let child = Feedback<Int, Int>.react(request: { $0 >= 3 ? $0 : nil }, effect: { value in value * 100 })
         let seenChildEvents = Recorder<Int>()
         let watcher = Feedback<Int, Int>.middleware { _, event, _ in seenChildEvents.append(event) }
         let lifted = child.pullback(

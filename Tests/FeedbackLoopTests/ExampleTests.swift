@@ -35,10 +35,13 @@ struct ExampleTests {
 
     @Test func playCatchMachineThrowsBackAfterOneVirtualSecond() async {
         let clock = TestClock()
-        let machine = Feedback<Catch, CatchEvent>.react(request: { $0 == .machineHasIt ? true : nil }) { _ in
-            try await clock.sleep(for: .seconds(1))
-            return .throwToHuman
-        }
+        let machine = Feedback<Catch, CatchEvent>.react(
+            request: { $0 == .machineHasIt ? true : nil },
+            effect: { _ in
+                try await clock.sleep(for: .seconds(1))
+                return .throwToHuman
+            }
+        )
         let loop = Loop<Catch, CatchEvent>(
             initial: .humanHasIt,
             reduce: { state, event in
@@ -116,11 +119,12 @@ struct ExampleTests {
         let fetcher = FakeFetcher()
         let paging = Feedback<Paging, PagingEvent>.react(
             request: { $0.loadPage },
-            onError: { _ in .failed("offline") }
-        ) { page in
-            let (items, next) = try await fetcher.fetch(page: page)
-            return .response(page: items, next: next)
-        }
+            onError: { _ in .failed("offline") },
+            effect: { page in
+                let (items, next) = try await fetcher.fetch(page: page)
+                return .response(page: items, next: next)
+            }
+        )
         let loop = Loop(initial: Paging(), reduce: Self.reducePaging, feedbacks: [paging])
         await firstState(of: loop) { $0.results.count == 2 }
         loop.send(.scrolledNearBottom)

@@ -6,10 +6,13 @@ import Testing
 struct FeedbackTests {
     @Test func reactToRequestStartsOneEffectWhileTheRequestStaysEqual() async {
         let starts = Recorder<Int>()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            starts.append(request)
-            return .loaded(request)
-        }
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { request in
+                starts.append(request)
+                return .loaded(request)
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(3))
         await firstState(of: loop) { $0.loaded == [3] }
@@ -21,17 +24,20 @@ struct FeedbackTests {
 
     @Test func reactToRequestCancelsAndRestartsOnADifferentRequest() async {
         let cancelled = Recorder<Int>()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            if request == 1 {
-                await withTaskCancellationHandler {
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.append(request)
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { request in
+                if request == 1 {
+                    await withTaskCancellationHandler {
+                        await Gate().wait()
+                    } onCancel: {
+                        cancelled.append(request)
+                    }
+                    return nil
                 }
-                return nil
+                return .loaded(request)
             }
-            return .loaded(request)
-        }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(1))
         loop.send(.setRequest(2))
@@ -43,15 +49,18 @@ struct FeedbackTests {
     @Test func reactToRequestCancelsWhenTheRequestBecomesNil() async {
         let cancelled = Gate()
         let started = Gate()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { _ in
-            await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
-            } onCancel: {
-                cancelled.open()
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { _ in
+                await withTaskCancellationHandler {
+                    started.open()
+                    await Gate().wait()
+                } onCancel: {
+                    cancelled.open()
+                }
+                return nil
             }
-            return nil
-        }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(1))
         await started.wait()
@@ -61,12 +70,15 @@ struct FeedbackTests {
     }
 
     @Test func reactToRequestWithAnAsyncSequenceDeliversEveryEvent() async {
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            AsyncStream<TestEvent> { continuation in
-                for value in 1...3 { continuation.yield(.loaded(request * value)) }
-                continuation.finish()
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effects: { request in
+                AsyncStream<TestEvent> { continuation in
+                    for value in 1...3 { continuation.yield(.loaded(request * value)) }
+                    continuation.finish()
+                }
             }
-        }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(10))
         let state = await firstState(of: loop) { $0.loaded.count == 3 }
@@ -94,18 +106,21 @@ struct FeedbackTests {
     @Test func keyedReactStartsOncePerIDPushesNewValuesAndCancelsVanishedIDs() async {
         let starts = Recorder<String>()
         let cancelled = Recorder<String>()
-        let feedback = Feedback<Downloads, DownloadEvent>.react(requests: { $0.wanted }) { initial, updates in
-            AsyncStream<DownloadEvent> { continuation in
-                let task = Task {
-                    starts.append("start \(initial)")
-                    continuation.yield(.progress("got \(initial)"))
-                    for await update in updates { continuation.yield(.progress("got \(update)")) }
-                    cancelled.append("ended \(initial)")
-                    continuation.finish()
+        let feedback = Feedback<Downloads, DownloadEvent>.react(
+            requests: { $0.wanted },
+            effects: { initial, updates in
+                AsyncStream<DownloadEvent> { continuation in
+                    let task = Task {
+                        starts.append("start \(initial)")
+                        continuation.yield(.progress("got \(initial)"))
+                        for await update in updates { continuation.yield(.progress("got \(update)")) }
+                        cancelled.append("ended \(initial)")
+                        continuation.finish()
+                    }
+                    continuation.onTermination = { _ in task.cancel() }
                 }
-                continuation.onTermination = { _ in task.cancel() }
             }
-        }
+        )
         let loop = Loop(initial: Downloads(), reduce: Self.reduceDownloads, feedbacks: [feedback])
         loop.send(.want("a", 1))
         await firstState(of: loop) { $0.log == ["got 1"] }
@@ -121,13 +136,16 @@ struct FeedbackTests {
     @Test func keyedReactDropsEventsOfAnIDThatDisappeared() async {
         let release = Gate()
         let delivered = Gate()
-        let feedback = Feedback<Downloads, DownloadEvent>.react(requests: { $0.wanted }) { initial, _ in
-            SignallingSequence(
-                events: [DownloadEvent.progress("late \(initial)")],
-                delivered: delivered,
-                release: release
-            )
-        }
+        let feedback = Feedback<Downloads, DownloadEvent>.react(
+            requests: { $0.wanted },
+            effects: { initial, _ in
+                SignallingSequence(
+                    events: [DownloadEvent.progress("late \(initial)")],
+                    delivered: delivered,
+                    release: release
+                )
+            }
+        )
         let loop = Loop(initial: Downloads(), reduce: Self.reduceDownloads, feedbacks: [feedback])
         loop.send(.want("a", 1))
         loop.send(.want("a", nil))
@@ -140,20 +158,26 @@ struct FeedbackTests {
 
     @Test func setReactRunsOneEffectPerElementAndCancelsRemovedOnes() async {
         let cancelled = Recorder<Int>()
-        let feedback = Feedback<Set<Int>, Int>.react(requests: { $0 }) { element in
-            if element < 0 { return nil }
-            await withTaskCancellationHandler {
-                await Gate().wait()
-            } onCancel: {
-                cancelled.append(element)
+        let feedback = Feedback<Set<Int>, Int>.react(
+            requests: { $0 },
+            effect: { element in
+                if element < 0 { return nil }
+                await withTaskCancellationHandler {
+                    await Gate().wait()
+                } onCancel: {
+                    cancelled.append(element)
+                }
+                return nil
             }
-            return nil
-        }
+        )
         let starts = Recorder<Int>()
-        let counter = Feedback<Set<Int>, Int>.react(requests: { $0 }) { element in
-            starts.append(element)
-            return nil
-        }
+        let counter = Feedback<Set<Int>, Int>.react(
+            requests: { $0 },
+            effect: { element in
+                starts.append(element)
+                return nil
+            }
+        )
         let loop = Loop<Set<Int>, Int>(
             initial: [],
             reduce: { state, element in
@@ -171,10 +195,13 @@ struct FeedbackTests {
 
     @Test func whenBecomesTrueStartsOnlyOnTheFalseToTrueTransition() async {
         let starts = Recorder<Int>()
-        let feedback = Feedback<TestState, TestEvent>.whenBecomesTrue({ $0.count > 0 }) { state in
-            starts.append(state.count)
-            return nil
-        }
+        let feedback = Feedback<TestState, TestEvent>.whenBecomesTrue(
+            { $0.count > 0 },
+            effect: { state in
+                starts.append(state.count)
+                return nil
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.add(1))
         loop.send(.add(1))
@@ -187,15 +214,18 @@ struct FeedbackTests {
     @Test func whenBecomesTrueCancelsItsEffectWhenThePredicateTurnsFalse() async {
         let started = Gate()
         let cancelled = Gate()
-        let feedback = Feedback<TestState, TestEvent>.whenBecomesTrue({ $0.count > 0 }) { _ in
-            await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
-            } onCancel: {
-                cancelled.open()
+        let feedback = Feedback<TestState, TestEvent>.whenBecomesTrue(
+            { $0.count > 0 },
+            effect: { _ in
+                await withTaskCancellationHandler {
+                    started.open()
+                    await Gate().wait()
+                } onCancel: {
+                    cancelled.open()
+                }
+                return nil
             }
-            return nil
-        }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.add(1))
         await started.wait()
@@ -205,9 +235,12 @@ struct FeedbackTests {
     }
 
     @Test func firstValueAfterNilStartsWithTheFirstValueAndIgnoresLaterValues() async {
-        let feedback = Feedback<TestState, TestEvent>.firstValueAfterNil({ $0.request }) { value in
-            .loaded(value)
-        }
+        let feedback = Feedback<TestState, TestEvent>.firstValueAfterNil(
+            { $0.request },
+            effect: { value in
+                .loaded(value)
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(4))
         await firstState(of: loop) { $0.loaded == [4] }

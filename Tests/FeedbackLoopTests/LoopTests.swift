@@ -7,10 +7,13 @@ import Testing
 struct LoopTests {
     /// A feedback that records every state it sees (through its request closure) under `name`.
     func recording(_ name: String, into log: Recorder<String>) -> Feedback<TestState, TestEvent> {
-        .react(request: { state -> Int? in
-            log.append("\(name) \(state.count)")
-            return nil
-        }) { _ in nil }
+        .react(
+            request: { state -> Int? in
+                log.append("\(name) \(state.count)")
+                return nil
+            },
+            effect: { _ in nil }
+        )
     }
 
     @Test func initialStateReachesEveryFeedbackInOrderBeforeAnyEventIsReduced() {
@@ -124,12 +127,15 @@ struct LoopTests {
 
     @Test func effectThatReadsAndSendsToItsOwnLoopDoesNotDeadlock() async {
         let box = Box<Loop<TestState, TestEvent>?>(nil)
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            guard let loop = box.value else { return nil }
-            let seen = loop.state.request ?? -1
-            loop.send(.add(seen))
-            return .loaded(request)
-        }
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { request in
+                guard let loop = box.value else { return nil }
+                let seen = loop.state.request ?? -1
+                loop.send(.add(seen))
+                return .loaded(request)
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         box.value = loop
         loop.send(.setRequest(7))
@@ -140,15 +146,18 @@ struct LoopTests {
     @Test func stopCancelsRunningEffectsAndIgnoresLaterSends() async {
         let cancelled = Gate()
         let started = Gate()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { _ in
-            await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
-            } onCancel: {
-                cancelled.open()
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { _ in
+                await withTaskCancellationHandler {
+                    started.open()
+                    await Gate().wait()
+                } onCancel: {
+                    cancelled.open()
+                }
+                return nil
             }
-            return nil
-        }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(1))
         await started.wait()
@@ -163,15 +172,18 @@ struct LoopTests {
     @Test func releasingTheLoopStopsItAndCancelsItsEffects() async {
         let cancelled = Gate()
         let started = Gate()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { _ in
-            await withTaskCancellationHandler {
-                started.open()
-                await Gate().wait()
-            } onCancel: {
-                cancelled.open()
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { _ in
+                await withTaskCancellationHandler {
+                    started.open()
+                    await Gate().wait()
+                } onCancel: {
+                    cancelled.open()
+                }
+                return nil
             }
-            return nil
-        }
+        )
         do {
             let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
             loop.send(.setRequest(1))
@@ -210,10 +222,13 @@ struct LoopTests {
 
     @Test func cancellationIsScopedToOneLoop() async {
         let clock = TestClock()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            try await clock.sleep(for: .seconds(1))
-            return .loaded(request)
-        }
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { request in
+                try await clock.sleep(for: .seconds(1))
+                return .loaded(request)
+            }
+        )
         let first = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         let second = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         first.send(.setRequest(1))

@@ -7,13 +7,16 @@ struct StaleEffectTests {
     /// An effect per request that waits for `release` (ignoring cancellation), emits `.loaded(request)` and
     /// then opens the request's gate in `delivered`: by then the loop accepted or dropped the event.
     func heldEffect(release: Gate, delivered: [Int: Gate]) -> Feedback<TestState, TestEvent> {
-        .react(request: { $0.request }) { request in
-            SignallingSequence(
-                events: [TestEvent.loaded(request)],
-                delivered: delivered[request] ?? Gate(),
-                release: release
-            )
-        }
+        .react(
+            request: { $0.request },
+            effects: { request in
+                SignallingSequence(
+                    events: [TestEvent.loaded(request)],
+                    delivered: delivered[request] ?? Gate(),
+                    release: release
+                )
+            }
+        )
     }
 
     @Test func eventsOfAnEffectWhoseRequestChangedAreDropped() async {
@@ -52,9 +55,12 @@ struct StaleEffectTests {
 
     @Test func queuedEventsOfAFinishedEffectAreDroppedWhenItsRequestChanges() async {
         let delivered = Gate()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { request in
-            SignallingSequence(events: [TestEvent.loaded(request)], delivered: request == 1 ? delivered : Gate())
-        }
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effects: { request in
+                SignallingSequence(events: [TestEvent.loaded(request)], delivered: request == 1 ? delivered : Gate())
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         let blocked = Box(false)
         loop.observe { step in
@@ -96,10 +102,11 @@ struct StaleEffectTests {
         struct Failure: Error {}
         let feedback = Feedback<TestState, TestEvent>.react(
             request: { $0.request },
-            onError: { _ in .failed("boom") }
-        ) { _ in
-            throw Failure()
-        }
+            onError: { _ in .failed("boom") },
+            effect: { _ in
+                throw Failure()
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(1))
         let state = await firstState(of: loop) { !$0.errors.isEmpty }
@@ -111,10 +118,13 @@ struct StaleEffectTests {
     @Test func effectErrorWithoutMappingIsDroppedAndTheLoopKeepsRunning() async {
         struct Failure: Error {}
         let thrown = Gate()
-        let feedback = Feedback<TestState, TestEvent>.react(request: { $0.request }) { _ in
-            thrown.open()
-            throw Failure()
-        }
+        let feedback = Feedback<TestState, TestEvent>.react(
+            request: { $0.request },
+            effect: { _ in
+                thrown.open()
+                throw Failure()
+            }
+        )
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
         loop.send(.setRequest(1))
         await thrown.wait()
