@@ -11,9 +11,12 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
     ],
     targets: [
+        // Counts heap allocations for the benchmarks that report allocations per operation.
+        .target(name: "MallocCounter"),
         .executableTarget(
             name: "LoopBenchmark",
             dependencies: [
+                "MallocCounter",
                 .product(name: "FeedbackLoop", package: "FeedbackHost"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],

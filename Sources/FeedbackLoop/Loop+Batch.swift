@@ -1,8 +1,11 @@
+public import Synchronization
+
 extension Loop {
     /// Queues `events` in order (none can interleave with them) and calls `completion` with the step right
     /// after the last of them was reduced and every feedback and observer saw it; on the calling thread when it
     /// becomes the drainer, else on the draining thread. With no events it gets the current step; when the loop
     /// stops first it gets nil.
+    @inlinable
     public func send<Events: Sequence>(
         contentsOf events: Events,
         completion: @escaping Completion

@@ -92,9 +92,11 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     public var revision: UInt64 { core.withLock { $0.revision } }
 
     /// The current state with its revision (the step's event is nil).
+    @inlinable
     public var currentStep: Step<State, Event> { core.withLock { $0.step } }
 
     /// True once `stop()` was called.
+    @inlinable
     public var isStopped: Bool { core.withLock { $0.stopped } }
 
     /// Sends an external event; external events are never dropped while the loop runs.
@@ -103,19 +105,24 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// the calling thread before this returns; otherwise it is queued behind the events already waiting.
     @inlinable
     public override func send(_ event: Event) {
-        let action = core.withLock { core -> Action in
-            if core.stopped { return .idle }
+        // Hot path: plain locals instead of an `Action`, so that nothing is copied through value witnesses.
+        var observers: [StepObserver<State, Event>] = []
+        var revision: UInt64 = 0
+        let state = core.withLock { core -> State? in
+            if core.stopped { return nil }
             if core.draining {
                 core.queue.append(.event(event, nil, nil))
-                return .idle
+                return nil
             }
             core.draining = true
             reduce(&core.state, event)
             core.revision &+= 1
-            return .step(core.state, event, core.revision, core.observers, nil)
+            revision = core.revision
+            if !core.observers.isEmpty { observers = core.observers }
+            return core.state
         }
-        if case .idle = action { return }
-        perform(action)
+        guard let state else { return }
+        notify(state, event, revision, observers, nil)
         drain()
     }
 
@@ -163,48 +170,78 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @inlinable
     func drain() {
         while true {
-            let action = core.withLock { core -> Action in
+            var event: Event?
+            var observers: [StepObserver<State, Event>] = []
+            var revision: UInt64 = 0
+            var completion: Completion?
+            var rare: Action?
+            let state = core.withLock { core -> State? in
                 if core.stopped {
                     let observers = core.observers
                     core.observers = []
-                    return .shutDown(core.queue.removeAll(), observers, core.step)
+                    rare = .shutDown(core.queue.removeAll(), observers, core.step)
+                    return nil
                 }
                 while let entry = core.queue.popFirst() {
                     switch entry {
-                    case .event(let event, let ticket, let completion):
+                    case .event(let next, let ticket, let done):
                         // An effect whose request changed or disappeared has a dead ticket.
                         if let ticket, !ticket.isLive { continue }
-                        reduce(&core.state, event)
+                        reduce(&core.state, next)
                         core.revision &+= 1
-                        return .step(core.state, event, core.revision, core.observers, completion)
+                        revision = core.revision
+                        if !core.observers.isEmpty { observers = core.observers }
+                        event = next
+                        completion = done
+                        return core.state
                     case .observe(let observer):
                         if observer.isCancelled { continue }
                         core.observers.append(observer)
-                        return .attach(observer, core.step)
+                        rare = .attach(observer, core.step)
+                        return nil
                     }
                 }
                 core.draining = false
-                return .idle
+                return nil
             }
-            if case .idle = action { return }
-            perform(action)
-            if case .shutDown = action { return }
+            if let state, let event {
+                notify(state, event, revision, observers, completion)
+                continue
+            }
+            guard let rare else { return }
+            perform(rare)
+            if case .shutDown = rare { return }
+        }
+    }
+
+    /// One step's notifications, in order: every feedback, then every observer, then the batch completion.
+    @inlinable
+    @inline(__always)
+    func notify(
+        _ state: State,
+        _ event: Event,
+        _ revision: UInt64,
+        _ observers: [StepObserver<State, Event>],
+        _ completion: Completion?
+    ) {
+        reactors.withUnsafeBufferPointer { reactors in
+            for index in reactors.indices { reactors[index].react(state, event, self) }
+        }
+        if !observers.isEmpty || completion != nil {
+            let step = Step(event: event, state: state, revision: revision)
+            for observer in observers where !observer.isCancelled { observer.body(step) }
+            completion?(step)
         }
     }
 
     /// Performs an action outside the mutex, on the engine owner's thread.
-    @inlinable
+    @usableFromInline
     func perform(_ action: Action) {
         switch action {
         case .idle:
             return
         case .step(let state, let event, let revision, let observers, let completion):
-            for reactor in reactors { reactor.react(state, event, self) }
-            if !observers.isEmpty || completion != nil {
-                let step = Step(event: event, state: state, revision: revision)
-                for observer in observers where !observer.isCancelled { observer.body(step) }
-                completion?(step)
-            }
+            notify(state, event, revision, observers, completion)
         case .attach(let observer, let step):
             observer.body(step)
         case .shutDown(let dropped, let observers, let step):
