@@ -34,7 +34,7 @@ extension Feedback {
         let spec = RequestSpec(request: request, run: run, onError: onError)
         return Feedback {
             let reactor = RequestReactor(spec: spec)
-            return Reactor(react: { state, _, sink in reactor.react(state, sink: sink) }, stop: { reactor.stop() })
+            return { state, _, sink in reactor.react(state.assumingMemoryBound(to: State.self), sink: sink) }
         }
     }
 
@@ -58,7 +58,9 @@ extension Feedback {
                 },
                 onError: onError
             )
-            return Reactor(react: { state, _, sink in reactor.react(state, sink: sink) }, stop: { reactor.stop() })
+            return { state, _, sink in
+                if let sink { reactor.react(state.value(State.self), sink: sink) } else { reactor.stop() }
+            }
         }
     }
 
@@ -91,7 +93,9 @@ extension Feedback {
     ) -> Feedback {
         Feedback {
             let reactor = SetReactor(requests: requests, run: run, onError: onError)
-            return Reactor(react: { state, _, sink in reactor.react(state, sink: sink) }, stop: { reactor.stop() })
+            return { state, _, sink in
+                if let sink { reactor.react(state.value(State.self), sink: sink) } else { reactor.stop() }
+            }
         }
     }
 
@@ -144,7 +148,9 @@ extension Feedback {
     ) -> Feedback {
         Feedback {
             let reactor = FirstValueReactor(transform: transform, run: run, onError: onError)
-            return Reactor(react: { state, _, sink in reactor.react(state, sink: sink) }, stop: { reactor.stop() })
+            return { state, _, sink in
+                if let sink { reactor.react(state.value(State.self), sink: sink) } else { reactor.stop() }
+            }
         }
     }
 }

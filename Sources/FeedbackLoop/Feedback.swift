@@ -1,21 +1,21 @@
-/// The per-loop instance of a feedback: `react` sees every step, `stop` cancels what it runs.
+/// The per-loop instance of a feedback, one closure so that a step costs one call: called with a sink for
+/// every step, and once with a nil sink when the loop stops (then it cancels what it runs).
 ///
-/// Concurrency: both are called only by the loop's engine owner, one call at a time.
+/// The state and the event are passed as pointers to the caller's values (`State`, `Event`) that are valid
+/// during the call: a closure over a generic value type would need a reabstraction thunk, one allocation per
+/// feedback and loop and one more call per step, where raw pointers and a class need none.
+/// Concurrency: called only by the loop's engine owner, one call at a time.
 @usableFromInline
-struct Reactor<State: Sendable, Event: Sendable>: Sendable {
-    @usableFromInline
-    let react: @Sendable (State, Event?, EventSink<Event>) -> Void
-    @usableFromInline
-    let stop: @Sendable () -> Void
+typealias Reactor<Event: Sendable> =
+    @Sendable (
+        _ state: UnsafeRawPointer, _ event: UnsafeRawPointer?, _ sink: EventSink<Event>?
+    ) -> Void
 
+extension UnsafeRawPointer {
+    /// The value of type `T` this pointer points to.
     @inlinable
-    init(
-        react: @escaping @Sendable (State, Event?, EventSink<Event>) -> Void,
-        stop: @escaping @Sendable () -> Void
-    ) {
-        self.react = react
-        self.stop = stop
-    }
+    @inline(__always)
+    func value<T>(_ type: T.Type) -> T { assumingMemoryBound(to: T.self).pointee }
 }
 
 /// A feedback: it watches a loop's states and emits events, usually by running effects.
@@ -25,10 +25,10 @@ struct Reactor<State: Sendable, Event: Sendable>: Sendable {
 /// error becomes an event through the feedback's `onError` mapping (or is dropped), it never stops the loop.
 public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     @usableFromInline
-    let attach: @Sendable () -> Reactor<State, Event>
+    let attach: @Sendable () -> Reactor<Event>
 
     @inlinable
-    init(attach: @escaping @Sendable () -> Reactor<State, Event>) {
+    init(attach: @escaping @Sendable () -> Reactor<Event>) {
         self.attach = attach
     }
 
@@ -38,12 +38,9 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         _ body: @escaping @Sendable (_ state: State, _ event: Event, _ sink: EventSink<Event>) -> Void
     ) -> Feedback {
         Feedback {
-            Reactor(
-                react: { state, event, sink in
-                    if let event { body(state, event, sink) }
-                },
-                stop: {}
-            )
+            { state, event, sink in
+                if let event, let sink { body(state.value(State.self), event.value(Event.self), sink) }
+            }
         }
     }
 
@@ -55,16 +52,14 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     ) -> Feedback where Events.Element == Event {
         Feedback {
             let runner = StreamRunner<State, Event>()
-            return Reactor(
-                react: { state, _, sink in
-                    runner.yield(state, sink: sink) { states, emit in
-                        for try await event in transform(states) { emit(event) }
-                    } onError: {
-                        onError?($0)
-                    }
-                },
-                stop: { runner.stop() }
-            )
+            return { state, _, sink in
+                guard let sink else { return runner.stop() }
+                runner.yield(state.value(State.self), sink: sink) { states, emit in
+                    for try await event in transform(states) { emit(event) }
+                } onError: {
+                    onError?($0)
+                }
+            }
         }
     }
 
@@ -76,16 +71,14 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     ) -> Feedback where Source.Element == Event {
         Feedback {
             let effect = EffectSlot<Event>()
-            return Reactor(
-                react: { _, _, sink in
-                    guard !effect.started else { return }
-                    effect.started = true
-                    effect.launch(sink: sink, onError: onError) { emit in
-                        for try await event in source { emit(event) }
-                    }
-                },
-                stop: { effect.cancel() }
-            )
+            return { _, _, sink in
+                guard let sink else { return effect.cancel() }
+                guard !effect.started else { return }
+                effect.started = true
+                effect.launch(sink: sink, onError: onError) { emit in
+                    for try await event in source { emit(event) }
+                }
+            }
         }
     }
 
@@ -100,12 +93,20 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         return Feedback<Parent, ParentEvent> {
             let child = attachChild()
             let cache = SinkCache<Event, ParentEvent>(embed)
-            return Reactor(
-                react: { parent, parentEvent, sink in
-                    child.react(state(parent), parentEvent.flatMap(event), cache.sink(over: sink))
-                },
-                stop: child.stop
-            )
+            return { parent, parentEvent, sink in
+                let local = state(parent.value(Parent.self))
+                let localEvent = parentEvent.flatMap { event($0.value(ParentEvent.self)) }
+                let localSink = sink.map { cache.sink(over: $0) }
+                withUnsafePointer(to: local) { local in
+                    if let localEvent {
+                        withUnsafePointer(to: localEvent) {
+                            child(UnsafeRawPointer(local), UnsafeRawPointer($0), localSink)
+                        }
+                    } else {
+                        child(UnsafeRawPointer(local), nil, localSink)
+                    }
+                }
+            }
         }
     }
 }

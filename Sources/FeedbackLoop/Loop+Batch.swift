@@ -1,5 +1,3 @@
-public import Synchronization
-
 extension Loop {
     /// Queues `events` in order (none can interleave with them) and calls `completion` with the step right
     /// after the last of them was reduced and every feedback and observer saw it; on the calling thread when it
@@ -11,13 +9,16 @@ extension Loop {
         completion: @escaping Completion
     ) where Events.Element == Event {
         let batch = Array(events)
-        let claimed = core.withLock { core -> Bool? in
+        let claimed = withCore { core, flags -> Bool? in
             if core.stopped { return nil }
             guard !batch.isEmpty else { return nil }
             for event in batch.dropLast() { core.queue.append(.event(event, nil, nil)) }
             core.queue.append(.event(batch[batch.count - 1], nil, completion))
-            if core.draining { return false }
-            core.draining = true
+            if flags & EngineLock.draining != 0 {
+                flags |= EngineLock.pending
+                return false
+            }
+            flags = EngineLock.draining
             return true
         }
         guard let claimed else {

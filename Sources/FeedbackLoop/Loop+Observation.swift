@@ -18,7 +18,7 @@ extension Loop {
         }
         return Observation { [weak self] in
             observer.cancel()
-            self?.core.withLock { core in core.observers.removeAll { $0 === observer } }
+            self?.withCore { core, _ in core.observers.removeAll { $0 === observer } }
         }
     }
 

@@ -1,9 +1,8 @@
-public import Synchronization
-
 /// A running feedback system: a state, a pure reducer and feedbacks that watch the state and emit events.
 ///
-/// Concurrency contract: one `Mutex` (`core`) owns the state, the revision, the event queue, the observer list
-/// and two flags, `draining` and `stopped`. Whoever sets `draining` owns the engine: it reduces queued events
+/// Concurrency contract: one small lock (`engine`, an ``EngineLock`` word) guards the core: the state, the
+/// revision, the event queue, the observer list and `stopped`; the same word carries the `draining` flag.
+/// Whoever sets `draining` owns the engine: it reduces queued events
 /// one at a time under the mutex and notifies feedbacks, observers and completions *outside* it, in order, on
 /// its own thread. Every other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside
 /// a feedback, an observer or a completion is queued, never reduced reentrantly; reading `state` or sending from
@@ -33,7 +32,6 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     struct Core: Sendable {
         @usableFromInline var state: State
         @usableFromInline var revision: UInt64 = 0
-        @usableFromInline var draining = true
         @usableFromInline var stopped = false
         @usableFromInline var queue = EventQueue<Entry>()
         @usableFromInline var observers: [StepObserver<State, Event>] = []
@@ -46,27 +44,31 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     }
 
     @usableFromInline
-    let core: Mutex<Core>
+    let engine = EngineLock()
+    // Guarded by `engine`; accessed only through `withCore`.
+    @usableFromInline
+    @exclusivity(unchecked)
+    var core: Core
     @usableFromInline
     let reduce: @Sendable (inout State, Event) -> Void
+    /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array).
     @usableFromInline
-    let reactors: ContiguousArray<Reactor<State, Event>>
+    let reactors: Reactor<Event>
 
     /// Starts a loop: every feedback sees `initial` (in order) before this returns and before any event is
     /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread.
+    @inlinable
     public init(
         initial: State,
         reduce: @escaping @Sendable (inout State, Event) -> Void,
         feedbacks: [Feedback<State, Event>] = []
     ) {
-        core = Mutex(Core(state: initial))
+        core = Core(state: initial)
+        engine.unlock(EngineLock.draining)  // init owns the engine until its first drain ends
         self.reduce = reduce
-        var reactors = ContiguousArray<Reactor<State, Event>>()
-        reactors.reserveCapacity(feedbacks.count)
-        for feedback in feedbacks { reactors.append(feedback.attach()) }
-        self.reactors = reactors
+        reactors = Self.combine(feedbacks)
         super.init()
-        for reactor in reactors { reactor.react(initial, nil, self) }
+        withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
         drain()
     }
 
@@ -77,7 +79,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     deinit {
         // Nobody drains now: a drainer holds a strong reference.
-        let action = core.withLock { core -> Action in
+        let action = withCore { core, _ -> Action in
             if core.stopped { return .idle }
             core.stopped = true
             return .shutDown(core.queue.removeAll(), core.observers, core.step)
@@ -86,18 +88,18 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     }
 
     /// The current state.
-    public var state: State { core.withLock { $0.state } }
+    public var state: State { withCore { core, _ in core.state } }
 
     /// The number of events reduced so far.
-    public var revision: UInt64 { core.withLock { $0.revision } }
+    public var revision: UInt64 { withCore { core, _ in core.revision } }
 
     /// The current state with its revision (the step's event is nil).
     @inlinable
-    public var currentStep: Step<State, Event> { core.withLock { $0.step } }
+    public var currentStep: Step<State, Event> { withCore { core, _ in core.step } }
 
     /// True once `stop()` was called.
     @inlinable
-    public var isStopped: Bool { core.withLock { $0.stopped } }
+    public var isStopped: Bool { withCore { core, _ in core.stopped } }
 
     /// Sends an external event; external events are never dropped while the loop runs.
     ///
@@ -108,13 +110,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         // Hot path: plain locals instead of an `Action`, so that nothing is copied through value witnesses.
         var observers: [StepObserver<State, Event>] = []
         var revision: UInt64 = 0
-        let state = core.withLock { core -> State? in
+        let state = withCore { core, flags -> State? in
             if core.stopped { return nil }
-            if core.draining {
+            if flags & EngineLock.draining != 0 {
                 core.queue.append(.event(event, nil, nil))
+                flags |= EngineLock.pending
                 return nil
             }
-            core.draining = true
+            flags = EngineLock.draining
             reduce(&core.state, event)
             core.revision &+= 1
             revision = core.revision
@@ -123,19 +126,26 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         }
         guard let state else { return }
         notify(state, event, revision, observers, nil)
-        drain()
+        // Usually nothing was queued meanwhile: release the engine without taking the lock.
+        if !engine.releaseIfIdle() { drain() }
     }
 
     /// Stops the loop: every running effect is cancelled, state streams finish, later sends are ignored and
     /// queued events are dropped (their completions get nil). Called from inside a step (a feedback or an
     /// observer), or while another thread drains, the shutdown happens as soon as the current step ends.
     public func stop() {
-        let action = core.withLock { core -> Action in
+        let action = withCore { core, flags -> Action in
             if core.stopped { return .idle }
             core.stopped = true
-            if core.draining { return .idle }
-            core.draining = true
-            return .shutDown(core.queue.removeAll(), core.observers, core.step)
+            if flags & EngineLock.draining != 0 {
+                // The owner shuts down when its step ends; `pending` keeps it from leaving quietly.
+                flags |= EngineLock.pending
+                return .idle
+            }
+            flags = EngineLock.draining
+            let observers = core.observers
+            core.observers = []
+            return .shutDown(core.queue.removeAll(), observers, core.step)
         }
         perform(action)
     }
@@ -154,16 +164,48 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @usableFromInline
     @discardableResult
     func enqueue(_ entry: Entry) -> Bool {
-        let claimed = core.withLock { core -> Bool? in
+        let claimed = withCore { core, flags -> Bool? in
             if core.stopped { return nil }
             core.queue.append(entry)
-            if core.draining { return false }
-            core.draining = true
+            if flags & EngineLock.draining != 0 {
+                flags |= EngineLock.pending
+                return false
+            }
+            flags = EngineLock.draining
             return true
         }
         guard let claimed else { return false }
         if claimed { drain() }
         return true
+    }
+
+    /// Runs `body` under the engine lock with the core and the engine flags (which it may change).
+    @inlinable
+    @inline(__always)
+    func withCore<Result>(_ body: (inout Core, inout UInt32) -> Result) -> Result {
+        var flags = engine.lock()
+        defer { engine.unlock(flags) }
+        return body(&core, &flags)
+    }
+
+    /// Attaches every feedback and folds their reactors into one closure that calls them in order: one small
+    /// context per extra feedback. No array of closures: its elements would be reabstracted (thunks, allocations).
+    @inlinable
+    static func combine(_ feedbacks: [Feedback<State, Event>]) -> Reactor<Event> {
+        var combined: Reactor<Event> = { _, _, _ in }
+        for (index, feedback) in feedbacks.enumerated() {
+            let next = feedback.attach()
+            if index == 0 {
+                combined = next
+            } else {
+                let previous = combined
+                combined = { state, event, sink in
+                    previous(state, event, sink)
+                    next(state, event, sink)
+                }
+            }
+        }
+        return combined
     }
 
     /// Runs queued entries until the queue is empty; the caller owns the engine (`draining` is set).
@@ -175,7 +217,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             var revision: UInt64 = 0
             var completion: Completion?
             var rare: Action?
-            let state = core.withLock { core -> State? in
+            let state = withCore { core, flags -> State? in
                 if core.stopped {
                     let observers = core.observers
                     core.observers = []
@@ -183,6 +225,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     return nil
                 }
                 while let entry = core.queue.popFirst() {
+                    if core.queue.isEmpty { flags &= ~EngineLock.pending }
                     switch entry {
                     case .event(let next, let ticket, let done):
                         // An effect whose request changed or disappeared has a dead ticket.
@@ -201,7 +244,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         return nil
                     }
                 }
-                core.draining = false
+                flags = 0
                 return nil
             }
             if let state, let event {
@@ -224,8 +267,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         _ observers: [StepObserver<State, Event>],
         _ completion: Completion?
     ) {
-        reactors.withUnsafeBufferPointer { reactors in
-            for index in reactors.indices { reactors[index].react(state, event, self) }
+        withUnsafePointer(to: state) { state in
+            withUnsafePointer(to: event) { event in
+                reactors(UnsafeRawPointer(state), UnsafeRawPointer(event), self)
+            }
         }
         if !observers.isEmpty || completion != nil {
             let step = Step(event: event, state: state, revision: revision)
@@ -245,7 +290,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         case .attach(let observer, let step):
             observer.body(step)
         case .shutDown(let dropped, let observers, let step):
-            for reactor in reactors { reactor.stop() }
+            withUnsafePointer(to: step.state) { reactors(UnsafeRawPointer($0), nil, nil) }
             for observer in observers { observer.finish?() }
             for entry in dropped {
                 switch entry {

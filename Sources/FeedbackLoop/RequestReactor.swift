@@ -27,9 +27,12 @@ final class RequestSpec<State: Sendable, Event: Sendable, Request: Equatable & S
 final class RequestReactor<State: Sendable, Event: Sendable, Request: Equatable & Sendable>: @unchecked Sendable {
     @usableFromInline
     let spec: RequestSpec<State, Event, Request>
+    // Only the engine owner touches these: no dynamic exclusivity checks on the hot path.
     @usableFromInline
+    @exclusivity(unchecked)
     var current: Request?
     @usableFromInline
+    @exclusivity(unchecked)
     var ticket: EffectTicket?
 
     @inlinable
@@ -37,11 +40,14 @@ final class RequestReactor<State: Sendable, Event: Sendable, Request: Equatable 
         self.spec = spec
     }
 
+    /// A step (with a sink) or the loop's stop (nil sink). The sink is not unwrapped on the idle path, which
+    /// would cost a retain.
     @inlinable
-    func react(_ state: State, sink: EventSink<Event>) {
-        let next = spec.request(state)
+    func react(_ state: UnsafePointer<State>, sink: EventSink<Event>?) {
+        guard sink != nil else { return stop() }
+        let next = spec.request(state.pointee)
         if next == current { return }
-        changeRequest(to: next, sink: sink)
+        changeRequest(to: next, sink: sink.unsafelyUnwrapped)
     }
 
     @usableFromInline
