@@ -26,8 +26,9 @@ struct EventQueue<Element> {
     @inlinable
     mutating func popFirst() -> Element? {
         guard count > 0 else { return nil }
-        let element = buffer[head]
-        buffer[head] = nil
+        // Move the element out: no retain/release of its payload.
+        var element: Element?
+        swap(&element, &buffer[head])
         head += 1
         if head == buffer.count { head = 0 }
         count -= 1

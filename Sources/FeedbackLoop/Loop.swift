@@ -211,17 +211,20 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Runs queued entries until the queue is empty; the caller owns the engine (`draining` is set).
     @inlinable
     func drain() {
+        // Declared once, outside the loop: the hot path assigns plain values and never builds an `Action`.
+        var event: Event?
+        var observers: [StepObserver<State, Event>] = []
+        var revision: UInt64 = 0
+        var completion: Completion?
+        var rare = false
+        var rareAction = Action.idle
         while true {
-            var event: Event?
-            var observers: [StepObserver<State, Event>] = []
-            var revision: UInt64 = 0
-            var completion: Completion?
-            var rare: Action?
             let state = withCore { core, flags -> State? in
                 if core.stopped {
                     let observers = core.observers
                     core.observers = []
-                    rare = .shutDown(core.queue.removeAll(), observers, core.step)
+                    rare = true
+                    rareAction = .shutDown(core.queue.removeAll(), observers, core.step)
                     return nil
                 }
                 while let entry = core.queue.popFirst() {
@@ -240,7 +243,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     case .observe(let observer):
                         if observer.isCancelled { continue }
                         core.observers.append(observer)
-                        rare = .attach(observer, core.step)
+                        rare = true
+                        rareAction = .attach(observer, core.step)
                         return nil
                     }
                 }
@@ -249,11 +253,15 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             }
             if let state, let event {
                 notify(state, event, revision, observers, completion)
+                if !observers.isEmpty { observers = [] }
+                if completion != nil { completion = nil }
                 continue
             }
-            guard let rare else { return }
-            perform(rare)
-            if case .shutDown = rare { return }
+            guard rare else { return }
+            perform(rareAction)
+            if case .shutDown = rareAction { return }
+            rare = false
+            rareAction = .idle
         }
     }
 

@@ -19,6 +19,14 @@ if arguments.contains("--only-send") {
     exit(0)
 }
 
+if arguments.contains("--only-batch") {
+    let loop = makeFeedbackLoop()
+    let batch = Array(repeating: BenchEvent.increment, count: 64)
+    for _ in 0..<(events / 64) { loop.send(contentsOf: batch) { _ in } }
+    print(loop.state.count)
+    exit(0)
+}
+
 final class Probe {}
 
 // The allocation counter must see exactly what we allocate.
