@@ -24,6 +24,8 @@ func allocations() -> Int { malloc_counter_allocations() }
 struct Sample {
     var nanosecondsPerEvent: Double
     var allocationsPerEvent: Double
+    var allocations: Int
+    var events: Int
 }
 
 /// Runs `body(events)` `rounds` times; returns the median time per event and allocations per event.
@@ -43,7 +45,9 @@ func measure(events: Int, rounds: Int, _ body: (Int) -> Void) -> Sample {
         samples.append(
             Sample(
                 nanosecondsPerEvent: nanoseconds / Double(events),
-                allocationsPerEvent: Double(allocated) / Double(events)
+                allocationsPerEvent: Double(allocated) / Double(events),
+                allocations: allocated,
+                events: events
             )
         )
     }

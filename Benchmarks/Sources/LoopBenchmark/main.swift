@@ -76,15 +76,17 @@ print("| loop | ns/event | allocations/event | bytes per idle loop (RSS, \(idleL
 print("|---|---|---|---|")
 print(
     "| FeedbackLoop send(_:) | \(format(loopSample.nanosecondsPerEvent)) | "
-        + "\(format(loopSample.allocationsPerEvent, 3)) | \(format(idle.bytes, 0)) |"
+        + "\(format(loopSample.allocationsPerEvent, 3)) (\(loopSample.allocations) in \(loopSample.events)) | "
+        + "\(format(idle.bytes, 0)) (\(format(idle.bytes - Double(stateBytes) - 8, 0)) beyond state and array slot) |"
 )
 print(
     "| FeedbackLoop send(contentsOf:) x64 | \(format(batchSample.nanosecondsPerEvent)) | "
-        + "\(format(batchSample.allocationsPerEvent, 3)) | same loop |"
+        + "\(format(batchSample.allocationsPerEvent, 3)) (\(batchSample.allocations) in \(batchSample.events)) | same loop |"
 )
 print(
     "| OpenCombine merge+scan | \(format(combineSample.nanosecondsPerEvent)) | "
-        + "\(format(combineSample.allocationsPerEvent, 3)) | \(format(combineIdle.bytes, 0)) |"
+        + "\(format(combineSample.allocationsPerEvent, 3)) (\(combineSample.allocations) in \(combineSample.events)) | "
+        + "\(format(combineIdle.bytes, 0)) |"
 )
 print(
     "FeedbackLoop: \(format(combineSample.nanosecondsPerEvent / loopSample.nanosecondsPerEvent)) x faster per "
