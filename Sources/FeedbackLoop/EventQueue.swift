@@ -1,4 +1,4 @@
-/// A growable FIFO ring buffer. Not thread-safe: it lives inside a loop's mutex.
+/// A growable FIFO ring buffer. Not thread-safe: it lives inside a loop's core, under its engine lock.
 @usableFromInline
 struct EventQueue<Element> {
     @usableFromInline

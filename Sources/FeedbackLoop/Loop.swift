@@ -2,12 +2,11 @@
 ///
 /// Concurrency contract: one small lock (`engine`, an ``EngineLock`` word) guards the core: the state, the
 /// revision, the event queue, the observer list and `stopped`; the same word carries the `draining` flag.
-/// Whoever sets `draining` owns the engine: it reduces queued events
-/// one at a time under the mutex and notifies feedbacks, observers and completions *outside* it, in order, on
-/// its own thread. Every other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside
+/// Whoever sets `draining` owns the engine: it reduces queued events one at a time under the lock and notifies
+/// feedbacks, observers and completions *outside* it, in order, on its own thread. Every other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside
 /// a feedback, an observer or a completion is queued, never reduced reentrantly; reading `state` or sending from
 /// there cannot deadlock. Feedback reactors are touched only by the engine's owner.
-/// The reducer runs under the mutex: it must be pure and must not call back into the loop.
+/// The reducer runs under the lock: it must be pure, short, and must not call back into the loop.
 ///
 /// `stop()` (or deinit) cancels every running effect; events sent later are ignored.
 public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @unchecked Sendable {
@@ -287,7 +286,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         }
     }
 
-    /// Performs an action outside the mutex, on the engine owner's thread.
+    /// Performs an action outside the lock, on the engine owner's thread.
     @usableFromInline
     func perform(_ action: Action) {
         switch action {
