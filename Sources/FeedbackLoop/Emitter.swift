@@ -39,31 +39,3 @@ func launchEffect<Event: Sendable>(
     )
     return ticket
 }
-
-/// At most one running effect of one feedback; used only by the loop's engine owner.
-@usableFromInline
-final class EffectSlot<Event: Sendable>: @unchecked Sendable {
-    @usableFromInline
-    var ticket: EffectTicket?
-    @usableFromInline
-    var started = false
-
-    @usableFromInline
-    init() {}
-
-    @usableFromInline
-    func launch(
-        sink: EventSink<Event>,
-        onError: (@Sendable (any Error) -> Event?)?,
-        _ body: @escaping @Sendable (Emitter<Event>) async throws -> Void
-    ) {
-        ticket?.cancel()
-        ticket = launchEffect(sink: sink, onError: onError, body)
-    }
-
-    @usableFromInline
-    func cancel() {
-        ticket?.cancel()
-        ticket = nil
-    }
-}
