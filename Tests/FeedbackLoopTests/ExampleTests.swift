@@ -33,15 +33,20 @@ struct ExampleTests {
         case throwToHuman
     }
 
-    @Test func playCatchMachineThrowsBackAfterOneVirtualSecond() async {
-        let clock = TestClock()
-        let machine = Feedback<Catch, CatchEvent>.react(
+    /// The machine's feedback, with time injected: the service passes `ContinuousClock()`, tests a `TestClock`.
+    static func machinePitching(clock: any Clock<Duration>) -> Feedback<Catch, CatchEvent> {
+        .react(
             request: { $0 == .machineHasIt ? true : nil },
             effect: { _ in
                 try await clock.sleep(for: .seconds(1))
                 return .throwToHuman
             }
         )
+    }
+
+    @Test func playCatchMachineThrowsBackAfterOneVirtualSecond() async {
+        let clock = TestClock()
+        let machine = Self.machinePitching(clock: clock)
         let loop = Loop<Catch, CatchEvent>(
             initial: .humanHasIt,
             reduce: { state, event in
