@@ -19,6 +19,12 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
+        .executableTarget(
+            name: "HummingbirdPeer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird")
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
