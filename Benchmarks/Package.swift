@@ -9,6 +9,7 @@ let package = Package(
         .package(name: "FeedbackHost", path: ".."),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         .executableTarget(
@@ -16,6 +17,14 @@ let package = Package(
             dependencies: [
                 .product(name: "FeedbackLoop", package: "FeedbackHost"),
                 .product(name: "OpenCombine", package: "OpenCombine"),
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
+        .executableTarget(
+            name: "HTTPServerBench",
+            dependencies: [
+                .product(name: "HTTPServer", package: "FeedbackHost"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),

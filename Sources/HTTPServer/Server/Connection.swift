@@ -26,6 +26,8 @@ final class Connection {
     var respondingTo: RequestHead?
     var stream: ResponseStream?
     var streamChunked = false
+    /// gzip for the streaming response, one sync flush per write; owned by the shard queue.
+    var streamEncoder: GzipEncoder?
     var writeInterest = false
     var readPaused = false
     var inputEOF = false

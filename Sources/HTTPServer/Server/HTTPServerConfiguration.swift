@@ -24,6 +24,10 @@ public struct HTTPServerConfiguration: Sendable {
     public var streamHighWaterMark: Int
     /// Listen backlog.
     public var backlog: Int
+    /// Whole bodies of at least this many bytes are gzip-compressed when `Accept-Encoding` allows; nil never.
+    public var compressionThreshold: Int?
+    /// Whether streaming responses are gzip-compressed (one sync flush per write) when `Accept-Encoding` allows.
+    public var compressStreams: Bool
 
     /// Creates a configuration; the defaults suit a service behind a proxy.
     public init(
@@ -38,7 +42,9 @@ public struct HTTPServerConfiguration: Sendable {
         writeTimeout: Duration = .seconds(30),
         maxDrainBytes: Int = 64 * 1024,
         streamHighWaterMark: Int = 256 * 1024,
-        backlog: Int = 1024
+        backlog: Int = 1024,
+        compressionThreshold: Int? = 1024,
+        compressStreams: Bool = true
     ) {
         self.host = host
         self.port = port
@@ -52,6 +58,8 @@ public struct HTTPServerConfiguration: Sendable {
         self.maxDrainBytes = maxDrainBytes
         self.streamHighWaterMark = streamHighWaterMark
         self.backlog = backlog
+        self.compressionThreshold = compressionThreshold
+        self.compressStreams = compressStreams
     }
 }
 

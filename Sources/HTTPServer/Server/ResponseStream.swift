@@ -82,6 +82,16 @@ public final class ResponseStream: Sendable {
         }
     }
 
+    /// Writes one server-sent event as one chunk (and one gzip sync flush when compressing).
+    public func writeEvent(_ event: ServerSentEvent) {
+        write(event.encoded)
+    }
+
+    /// Writes an SSE comment (a heartbeat) as one chunk.
+    public func writeComment(_ text: String) {
+        write(ServerSentEvent.comment(text))
+    }
+
     /// Ends the response (the last chunk); the connection then serves the next request or closes.
     public func finish() {
         let first = state.withLock { s -> Bool in

@@ -18,7 +18,14 @@ extension Shard {
         server.metrics.record(status: response.status, since: connection.requestStart, now: now)
         server.logAccess(method: head.method, path: head.path, status: response.status, connection: connection.id)
         switch response.body {
-        case .bytes(let body):
+        case .bytes(var body):
+            if !bodyless, let threshold = server.configuration.compressionThreshold, body.count >= threshold,
+                Self.wantsGzip(head, response)
+            {
+                body = GzipEncoder(configuration: .body).compress(body, flush: .finish)
+                response.headers.add(name: "Content-Encoding", value: "gzip")
+                response.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
             ResponseWriter.appendHead(
                 status: response.status,
                 headers: response.headers,
@@ -33,6 +40,11 @@ extension Shard {
             if finished { finishResponse(connection) }
         case .stream(let start):
             let chunked = head.minorVersion >= 1
+            let gzip = !bodyless && server.configuration.compressStreams && Self.wantsGzip(head, response)
+            if gzip {
+                response.headers.add(name: "Content-Encoding", value: "gzip")
+                response.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
             if !chunked { connection.lifecycle.disableKeepAlive() }
             ResponseWriter.appendHead(
                 status: response.status,
@@ -56,6 +68,7 @@ extension Shard {
             )
             connection.stream = stream
             connection.streamChunked = chunked
+            connection.streamEncoder = gzip ? GzipEncoder(configuration: .streaming) : nil
             connection.respondingTo = head
             connection.lifecycle.streamingStarted()
             start(stream)
@@ -135,11 +148,7 @@ extension Shard {
             return
         }
         now = DispatchTimeNow.nanoseconds()
-        if connection.streamChunked {
-            ResponseWriter.appendChunk(bytes, to: &connection.output)
-        } else {
-            connection.output.append(contentsOf: bytes)
-        }
+        appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
         stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
         flush(connection)
     }
@@ -149,7 +158,7 @@ extension Shard {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let connection = liveConnection(stream), connection.stream === stream else { return }
         now = DispatchTimeNow.nanoseconds()
-        if connection.streamChunked { connection.output.append(contentsOf: ResponseWriter.lastChunk) }
+        endStreamBody(connection)
         connection.stream = nil
         stream.close(.clientGone)
         finishResponse(connection)
@@ -162,9 +171,35 @@ extension Shard {
         guard let stream = connection.stream else { return }
         connection.stream = nil
         stream.close(.serverShutdown)
-        if connection.streamChunked { connection.output.append(contentsOf: ResponseWriter.lastChunk) }
+        endStreamBody(connection)
         finishResponse(connection)
         flush(connection)
+    }
+
+    /// The gzip trailer (if compressing) and the last chunk (if chunked).
+    private func endStreamBody(_ connection: Connection) {
+        if let encoder = connection.streamEncoder {
+            appendStreamBytes(encoder.compress([], flush: .finish), to: connection)
+            connection.streamEncoder = nil
+        }
+        if connection.streamChunked { connection.output.append(contentsOf: ResponseWriter.lastChunk) }
+    }
+
+    private func appendStreamBytes(_ bytes: [UInt8], to connection: Connection) {
+        guard !bytes.isEmpty else { return }
+        if connection.streamChunked {
+            ResponseWriter.appendChunk(bytes, to: &connection.output)
+        } else {
+            connection.output.append(contentsOf: bytes)
+        }
+    }
+
+    /// Whether to gzip: the client prefers it and the handler did not encode the body itself.
+    static func wantsGzip(_ head: RequestHead, _ response: Response) -> Bool {
+        guard !response.headers.contains("Content-Encoding"), let accept = head.headers["Accept-Encoding"] else {
+            return false
+        }
+        return AcceptEncoding.preferred(accept) == .gzip
     }
 
     private func liveConnection(_ stream: ResponseStream) -> Connection? {
