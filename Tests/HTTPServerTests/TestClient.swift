@@ -2,7 +2,8 @@ import Glibc
 
 /// A blocking loopback client for integration tests: raw bytes out, raw bytes in, every read bounded by a
 /// receive timeout so a test waits for an outcome with a bound instead of sleeping.
-final class TestClient {
+/// Used by one thread at a time (the test, or the Dispatch thread it hands the client to).
+final class TestClient: @unchecked Sendable {
     let fd: Int32
     private var buffer: [UInt8] = []
 
@@ -73,7 +74,7 @@ final class TestClient {
         return true
     }
 
-    private func readLine() throws -> String {
+    func readLine() throws -> String {
         while true {
             if let i = buffer.firstIndex(of: UInt8(ascii: "\n")), i > 0, buffer[i - 1] == UInt8(ascii: "\r") {
                 let line = String(decoding: buffer[0..<(i - 1)], as: UTF8.self)
