@@ -18,12 +18,17 @@ swift build -c release --product HTTPServerBench
 swift build -c release --product HummingbirdPeer
 BIN=$(swift build -c release --show-bin-path)
 
+LOGS=$(mktemp -d)
 PIDS=()
 cleanup() { for pid in "${PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
 start() { # name binary port
-    taskset -c "$SERVER_CPU" "$BIN/$2" "$3" >/dev/null 2>&1 &
+    if curl -s -o /dev/null "http://127.0.0.1:$3/"; then
+        echo "port $3 is already in use" >&2
+        exit 1
+    fi
+    taskset -c "$SERVER_CPU" "$BIN/$2" "$3" >"$LOGS/$1.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 100); do
         curl -sf "http://127.0.0.1:$3/healthz" >/dev/null && return 0
@@ -79,3 +84,6 @@ for endpoint in healthz post; do
     }'
 done
 rm -f "$RESULTS"
+for pid in "${PIDS[@]}"; do
+    kill -0 "$pid" 2>/dev/null || { echo "a server died during the run; logs in $LOGS" >&2; exit 1; }
+done

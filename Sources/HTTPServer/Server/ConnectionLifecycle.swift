@@ -42,6 +42,9 @@ struct ConnectionLifecycle: Sendable, Equatable {
     private(set) var keepAlive = true
     private(set) var draining = false
     private(set) var inputClosed = false
+    /// Whether the client may still be sending when the response is out: then the write side is shut first
+    /// and input discarded until EOF, so that a reset does not destroy the response.
+    private(set) var lingers = false
     let timeouts: Timeouts
 
     init(timeouts: Timeouts, now: UInt64) {
@@ -88,6 +91,7 @@ struct ConnectionLifecycle: Sendable, Equatable {
     /// A response (whole or stream) has been queued completely.
     mutating func responseFinished(now: UInt64, hasBufferedInput: Bool) -> Action {
         if !keepAlive || draining || (inputClosed && !hasBufferedInput) {
+            lingers = hasBufferedInput
             return startClosing(now: now)
         }
         phase = hasBufferedInput ? .readingHead : .idle
@@ -98,6 +102,7 @@ struct ConnectionLifecycle: Sendable, Equatable {
     /// The request cannot be served further (parse error, limit): answer and close.
     mutating func requestFailed(now: UInt64) -> Action {
         keepAlive = false
+        lingers = true
         return startClosing(now: now)
     }
 

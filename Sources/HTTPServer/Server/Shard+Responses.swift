@@ -109,7 +109,7 @@ extension Shard {
             if connection.lifecycle.phase == .closing, !connection.writeShut {
                 connection.writeShut = true
                 shutdown(fd, Int32(SHUT_WR))
-                if connection.inputEOF {
+                if connection.inputEOF || !connection.lifecycle.lingers {
                     closeConnection(connection)
                     return
                 }

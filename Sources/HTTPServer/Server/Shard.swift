@@ -141,7 +141,9 @@ final class Shard: @unchecked Sendable {
         close(fd)
         connection.stream?.close(reason)
         connection.stream = nil
+        connection.streamEncoder = nil
         server.connectionClosed()
+        if draining, live.isEmpty { server.shardDrained(self) }
     }
 
     private func tick() {
