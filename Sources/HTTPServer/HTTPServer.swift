@@ -55,7 +55,9 @@ public final class HTTPServer: Sendable {
             throw error
         }
         let shortest = min(
-            configuration.headerTimeout, configuration.bodyTimeout, configuration.idleTimeout,
+            configuration.headerTimeout,
+            configuration.bodyTimeout,
+            configuration.idleTimeout,
             configuration.writeTimeout
         )
         let tickMillis = min(max(Int(shortest.nanoseconds / 4_000_000), 10), 1000)

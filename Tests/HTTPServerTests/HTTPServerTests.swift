@@ -138,7 +138,9 @@ func testRouter() -> Router {
         try await withServer(router: testRouter()) { port in
             let (response, closed) = try await offPool {
                 let client = try TestClient(port: port)
-                client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\nExpect: 100-continue\r\n\r\n")
+                client.send(
+                    "POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\nExpect: 100-continue\r\n\r\n"
+                )
                 return (try client.readResponse(), client.waitForClose())
             }
             #expect(response.status == 413)

@@ -3,7 +3,11 @@ import Testing
 @testable import HTTPServer
 
 /// Parses a literal request stream, whole and in pieces, and checks that both agree.
-private func parse(_ text: String, limits: RequestParser.Limits = .init(), bodyLimit: Int = 1 << 20)
+private func parse(
+    _ text: String,
+    limits: RequestParser.Limits = .init(),
+    bodyLimit: Int = 1 << 20
+)
     -> RequestParser.ParsedStream
 {
     let bytes = Array(text.utf8)
@@ -88,14 +92,18 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello") == 400)
     }
 
-    @Test(arguments: ["gzip, chunked", "chunked, chunked", "xchunked", "chunked;q=1", "identity", "\"chunked\"", "chunk"])
+    @Test(arguments: [
+        "gzip, chunked", "chunked, chunked", "xchunked", "chunked;q=1", "identity", "\"chunked\"", "chunk",
+    ])
     func rejectsUnknownOrObfuscatedTransferCodings(_ value: String) {
         #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \(value)\r\n\r\n0\r\n\r\n") == 400)
     }
 
     @Test func rejectsTwoTransferEncodingFields() {
         #expect(
-            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+            status(
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+            )
                 == 400
         )
     }
@@ -144,7 +152,9 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
     }
 
     @Test func rejectsChunkDataLongerThanItsSize() {
-        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n0\r\n\r\n") == 400)
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n0\r\n\r\n") == 400
+        )
     }
 
     @Test func rejectsBareLFInChunkFraming() {
@@ -166,7 +176,9 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
 
     @Test func answersTooLargeHeaderBlocksAndCountsWith431() {
         let big = RequestParser.Limits(maxHeaderBytes: 256)
-        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 300))\r\n\r\n", limits: big) == 431)
+        #expect(
+            status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 300))\r\n\r\n", limits: big) == 431
+        )
         let few = RequestParser.Limits(maxHeaderCount: 3)
         #expect(status("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: few) == 431)
     }
@@ -186,7 +198,10 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
         #expect(status("GET / HTTP/0.9\r\nHost: h\r\n\r\n") == 505)
     }
 
-    @Test(arguments: ["GET / HTTP/1.1x", "GET / http/1.1", "GET / HTTP/1", "GET  / HTTP/1.1", "GET / HTTP/1.1 ", "GET /", "GET /a\u{01} HTTP/1.1", "GET /caf\u{e9} HTTP/1.1", "G(T / HTTP/1.1"])
+    @Test(arguments: [
+        "GET / HTTP/1.1x", "GET / http/1.1", "GET / HTTP/1", "GET  / HTTP/1.1", "GET / HTTP/1.1 ", "GET /",
+        "GET /a\u{01} HTTP/1.1", "GET /caf\u{e9} HTTP/1.1", "G(T / HTTP/1.1",
+    ])
     func rejectsMalformedRequestLines(_ line: String) {
         #expect(status("\(line)\r\nHost: h\r\n\r\n") == 400)
     }
@@ -233,7 +248,9 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
 
     @Test func neverTrapsOnArbitraryBytes() {
         var generator = SplitMix64(seed: 42)
-        let alphabet = Array("GET POST / HTTP/1.1\r\n:;,=\t 0123456789abcdefHost Content-Length Transfer-Encoding chunked".utf8)
+        let alphabet = Array(
+            "GET POST / HTTP/1.1\r\n:;,=\t 0123456789abcdefHost Content-Length Transfer-Encoding chunked".utf8
+        )
         for round in 0..<2000 {
             let count = Int(generator.next() % 200)
             var bytes: [UInt8] = []

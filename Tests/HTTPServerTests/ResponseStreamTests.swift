@@ -20,7 +20,8 @@ import Testing
             }
             #expect(response.header("Content-Type") == "text/event-stream")
             #expect(response.header("Transfer-Encoding") == "chunked")
-            let expected = ServerSentEvent(id: "1", event: "state", data: "a\nb").encoded + ServerSentEvent.comment("ping")
+            let expected =
+                ServerSentEvent(id: "1", event: "state", data: "a\nb").encoded + ServerSentEvent.comment("ping")
             #expect(response.body == expected)
             #expect(response.text.contains("data: a\ndata: b\n"))
             #expect(next.text == response.text)

@@ -36,9 +36,10 @@ enum HTTPStatus {
     /// `HTTP/1.1 NNN Reason\r\n` for the common codes, built once.
     static let lines: [Int: [UInt8]] = {
         var table: [Int: [UInt8]] = [:]
-        for code in [100, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 415,
-            417, 422, 429, 431, 500, 501, 503, 505]
-        {
+        for code in [
+            100, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 415,
+            417, 422, 429, 431, 500, 501, 503, 505,
+        ] {
             table[code] = Array("HTTP/1.1 \(code) \(reason(code))\r\n".utf8)
         }
         return table

@@ -12,7 +12,12 @@ public struct Request: Sendable {
     public var pathParameters: [String: String]
 
     /// Creates a request (the server does; tests of handlers may too).
-    public init(head: RequestHead, body: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders(), pathParameters: [String: String] = [:]) {
+    public init(
+        head: RequestHead,
+        body: [UInt8] = [],
+        trailers: HTTPHeaders = HTTPHeaders(),
+        pathParameters: [String: String] = [:]
+    ) {
         self.head = head
         self.body = body
         self.trailers = trailers

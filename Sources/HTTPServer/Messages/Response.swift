@@ -27,7 +27,11 @@ public struct Response: Sendable {
     }
 
     /// Creates a response with a streamed body.
-    public init(status: Int = 200, headers: HTTPHeaders = HTTPHeaders(), stream: @escaping @Sendable (ResponseStream) -> Void) {
+    public init(
+        status: Int = 200,
+        headers: HTTPHeaders = HTTPHeaders(),
+        stream: @escaping @Sendable (ResponseStream) -> Void
+    ) {
         self.status = status
         self.headers = headers
         self.body = .stream(stream)
@@ -40,7 +44,11 @@ public struct Response: Sendable {
 
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200) -> Response {
-        Response(status: status, headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]), body: Array(text.utf8))
+        Response(
+            status: status,
+            headers: HTTPHeaders([("Content-Type", "text/plain; charset=utf-8")]),
+            body: Array(text.utf8)
+        )
     }
 
     /// An RFC 9457 `application/problem+json` response.

@@ -50,7 +50,11 @@ extension RequestParser {
                         buffer.removeFirst(progress.consumed)
                         if progress.isComplete {
                             result.requests.append(
-                                ParsedRequest(head: request.head, body: request.body, trailers: request.decoder.trailers)
+                                ParsedRequest(
+                                    head: request.head,
+                                    body: request.body,
+                                    trailers: request.decoder.trailers
+                                )
                             )
                             current = nil
                         } else {

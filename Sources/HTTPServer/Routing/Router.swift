@@ -56,9 +56,11 @@ public struct Router: Sendable {
         if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
             parameterRoutes.append(route)
         } else {
-            staticRoutes["/" + segments.map { if case .literal(let l) = $0 { l } else { "" } }.joined(separator: "/"),
-                default: []]
-                .append(route)
+            staticRoutes[
+                "/" + segments.map { if case .literal(let l) = $0 { l } else { "" } }.joined(separator: "/"),
+                default: []
+            ]
+            .append(route)
         }
     }
 
@@ -155,7 +157,9 @@ public struct Router: Sendable {
             }
         }
         guard !candidates.isEmpty else { return .notFound }
-        if let route = Self.pick(method, candidates), let i = candidates.firstIndex(where: { $0.method == route.method }) {
+        if let route = Self.pick(method, candidates),
+            let i = candidates.firstIndex(where: { $0.method == route.method })
+        {
             return .found(route, parameters: bound[i])
         }
         return .methodNotAllowed(allow: Self.allow(candidates))

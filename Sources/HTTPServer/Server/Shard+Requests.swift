@@ -129,7 +129,10 @@ extension Shard {
         let progress: BodyDecoder.Progress
         do throws(HTTPServerError) {
             progress = try connection.input.withUnsafeBufferPointer { (all) throws(HTTPServerError) in
-                try pending.decoder.decode(UnsafeBufferPointer(rebasing: all[connection.inputStart...]), into: &pending.body)
+                try pending.decoder.decode(
+                    UnsafeBufferPointer(rebasing: all[connection.inputStart...]),
+                    into: &pending.body
+                )
             }
         } catch {
             if pending.discard {

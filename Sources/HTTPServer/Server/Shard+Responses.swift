@@ -203,7 +203,8 @@ extension Shard {
     }
 
     private func liveConnection(_ stream: ResponseStream) -> Connection? {
-        guard Int(stream.fd) < connections.count, let c = connections[Int(stream.fd)], c.id == stream.connectionID else {
+        guard Int(stream.fd) < connections.count, let c = connections[Int(stream.fd)], c.id == stream.connectionID
+        else {
             return nil
         }
         return c
