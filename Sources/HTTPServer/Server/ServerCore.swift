@@ -16,6 +16,8 @@ final class ServerCore: @unchecked Sendable {
     let metrics: ServerMetrics
     let timeouts: ConnectionLifecycle.Timeouts
     let writeTimeout: UInt64
+    /// Input a connection may buffer while it cannot parse (a handler or a stream is working).
+    let maxBufferedInput: Int
     var shards: [Shard] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
@@ -44,6 +46,7 @@ final class ServerCore: @unchecked Sendable {
             linger: min(configuration.headerTimeout.nanoseconds, 5_000_000_000)
         )
         self.writeTimeout = configuration.writeTimeout.nanoseconds
+        self.maxBufferedInput = configuration.limits.maxHeaderBytes + router.defaultMaxBodySize
     }
 
     /// A socket was accepted (on shard 0's queue): check the cap, then hand it to a shard round-robin.

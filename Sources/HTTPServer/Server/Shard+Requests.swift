@@ -5,13 +5,12 @@ extension Shard {
     /// Reads what the socket has, then parses and answers as many buffered requests as the lifecycle allows.
     func readable(_ connection: Connection) {
         var eof = false
-        while true {
+        // At most four buffers per event: level-triggered epoll brings a fast sender back, and others get a turn.
+        for _ in 0..<4 {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
                 if connection.lifecycle.phase != .closing {
-                    connection.input.append(
-                        contentsOf: UnsafeRawBufferPointer(rebasing: readBuffer[0..<n]).bindMemory(to: UInt8.self)
-                    )
+                    connection.input.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n))
                 }
                 if n < readBuffer.count { break }
             } else if n == 0 {
@@ -25,6 +24,11 @@ extension Shard {
         }
         if connection.lifecycle.phase == .closing {
             if eof { closeConnection(connection) }
+            return
+        }
+        if !connection.lifecycle.acceptsRequests, connection.bufferedInput > server.maxBufferedInput {
+            // Pipelined bytes pile up while a handler or a stream works: a client that floods is cut off.
+            closeConnection(connection)
             return
         }
         if connection.bufferedInput > 0 {
