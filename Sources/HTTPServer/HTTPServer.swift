@@ -79,23 +79,25 @@ public final class HTTPServer: Sendable {
     public func shutdown(deadline: Duration) async {
         let core = self.core
         guard !core.shards.isEmpty else { return }
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask {
-                await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                    let done = core.drain.withLock { s -> Bool in
-                        if s.drained.count == core.shards.count { return true }
-                        s.waiter = continuation
-                        return false
-                    }
-                    if done { continuation.resume() }
-                    for shard in core.shards { shard.queue.async { shard.beginShutdown() } }
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let done = core.drain.withLock { s -> Bool in
+                if s.drained.count == core.shards.count { return true }
+                s.waiter = continuation
+                return false
+            }
+            if done {
+                continuation.resume()
+                return
+            }
+            for shard in core.shards { shard.queue.async { shard.beginShutdown() } }
+            // Whichever comes first, all shards drained or the deadline, takes the waiter and resumes it.
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(deadline.nanoseconds))) {
+                let waiter = core.drain.withLock { s -> CheckedContinuation<Void, Never>? in
+                    defer { s.waiter = nil }
+                    return s.waiter
                 }
+                waiter?.resume()
             }
-            group.addTask {
-                try? await Task.sleep(for: deadline)
-            }
-            await group.next()
-            group.cancelAll()
         }
         for shard in core.shards {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
