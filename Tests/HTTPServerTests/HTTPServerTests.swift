@@ -177,6 +177,20 @@ func testRouter() -> Router {
         }
     }
 
+    @Test func answersAnUnknownPathWithATooLargeBodyAndCloses() async throws {
+        try await withServer(router: testRouter()) { port in
+            let (response, closed) = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 10000000\r\n\r\n")
+                client.send([UInt8](repeating: 0x61, count: 100_000))
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.status == 404)
+            #expect(response.header("Connection") == "close")
+            #expect(closed)
+        }
+    }
+
     @Test func closesAfterConnectionClose() async throws {
         try await withServer(router: testRouter()) { port in
             let (response, closed) = try await offPool {

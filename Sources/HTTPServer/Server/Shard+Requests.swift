@@ -95,9 +95,11 @@ extension Shard {
         let limit = route?.maxBodySize ?? server.configuration.maxDrainBytes
         if case .length(let n) = head.framing, n > limit {
             if route == nil, let early {
-                // The answer is known; the body is too large to drain.
+                // The answer is known; the body is too large to drain: answer, then close with lingering so the
+                // body still arriving does not reset the connection before the client reads the answer.
                 connection.lifecycle.headParsed(now: now, hasBody: false, keepAlive: false)
-                respond(early, to: head, on: connection)
+                respond(early, to: head, on: connection, finished: false)
+                _ = connection.lifecycle.requestFailed(now: now)
                 return
             }
             throw HTTPServerError(.contentTooLarge, "The body is larger than \(limit) bytes.")
