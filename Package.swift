@@ -72,6 +72,7 @@ let package = Package(
             dependencies: [
                 "HTTPServer",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),

@@ -18,6 +18,7 @@ public final class HTTPServer: Sendable {
 
     /// Binds, listens and starts the shards. Returns the bound port (useful with port 0).
     public func start() throws(HTTPServerError) -> Int {
+        guard core.shards.isEmpty else { throw HTTPServerError(.io, "The server was already started.") }
         signal(SIGPIPE, SIG_IGN)
         let configuration = core.configuration
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue | SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue), 0)

@@ -9,6 +9,7 @@ public struct Response: Sendable {
         case bytes([UInt8])
         /// A body written over time through a `ResponseStream` (chunked on HTTP/1.1). The closure runs on the
         /// shard queue right after the head is queued; keep the stream and write to it from any thread.
+        /// For a HEAD request only the head is sent and the closure is not called.
         case stream(@Sendable (ResponseStream) -> Void)
     }
 
