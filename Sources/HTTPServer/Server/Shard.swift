@@ -81,12 +81,18 @@ final class Shard: @unchecked Sendable {
                 }
                 guard fd >= 0, Int(fd) < connections.count, let connection = connections[Int(fd)] else { continue }
                 let mask = event.events
-                if mask & (EPOLLOUT.rawValue | EPOLLERR.rawValue) != 0 {
+                if mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+                    // Reset, or both directions shut: nothing more can be delivered. (Reported whatever the mask,
+                    // so waiting would spin.)
+                    closeConnection(connection)
+                    continue
+                }
+                if mask & EPOLLOUT.rawValue != 0 {
                     writable(connection)
                     if connections[Int(fd)] !== connection { continue }
                 }
                 if !connection.readPaused,
-                    mask & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLHUP.rawValue | EPOLLERR.rawValue) != 0
+                    mask & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
                 {
                     readable(connection)
                 }
