@@ -61,17 +61,18 @@ import Testing
     @Test func answersARequestWhoseClientHalfClosedThenCloses() {
         var machine = ConnectionLifecycle(timeouts: timeouts, now: 0)
         machine.headParsed(now: 0, hasBody: false, keepAlive: true)
-        #expect(machine.inputEnded() == .none)
+        #expect(machine.inputEnded(now: 0) == .none)
         #expect(machine.responseFinished(now: 1, hasBufferedInput: false) == .closeAfterFlush)
     }
 
-    @Test func closesOnEOFWhileIdleOrStreaming() {
+    @Test func closesAfterQueuedAnswersOnEOFAndAtOnceWhileStreaming() {
         var idle = ConnectionLifecycle(timeouts: timeouts, now: 0)
-        #expect(idle.inputEnded() == .close)
+        #expect(idle.inputEnded(now: 0) == .closeAfterFlush)
+        #expect(!idle.lingers)
         var streaming = ConnectionLifecycle(timeouts: timeouts, now: 0)
         streaming.headParsed(now: 0, hasBody: false, keepAlive: true)
         streaming.streamingStarted()
-        #expect(streaming.inputEnded() == .close)
+        #expect(streaming.inputEnded(now: 0) == .close)
     }
 
     @Test func shutdownClosesIdleEndsStreamsAndLetsRequestsFinish() {

@@ -54,6 +54,21 @@ func testRouter() -> Router {
         }
     }
 
+    @Test func pausesReadingWhileAPipeliningClientDoesNotReadAndResumesWhenItDoes() async throws {
+        try await withServer(router: testRouter()) { port in
+            let count = try await offPool {
+                let client = try TestClient(port: port)
+                // About 9 MB of answers for 1000 small requests: more than the socket buffers and the backlog limit.
+                let requests = String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 1000)
+                client.send(requests)
+                var count = 0
+                for _ in 0..<1000 where try client.readResponse().body.count == 9000 { count += 1 }
+                return count
+            }
+            #expect(count == 1000)
+        }
+    }
+
     @Test func parsesARequestSentOneByteAtATime() async throws {
         try await withServer(router: testRouter()) { port in
             let response = try await offPool {
@@ -232,6 +247,23 @@ func testRouter() -> Router {
                 return try client.readResponse()
             }
             #expect(response.text == "async half")
+        }
+    }
+
+    @Test func answersEveryPipelinedRequestAndErrorsBeforeAHalfClose() async throws {
+        try await withServer(router: testRouter()) { port in
+            let (answers, error) = try await offPool {
+                let client = try TestClient(port: port)
+                client.send(String(repeating: "GET /big HTTP/1.1\r\nHost: x\r\n\r\n", count: 300))
+                client.shutdownWrite()
+                let answers = try (0..<300).filter { _ in try client.readResponse().status == 200 }.count
+                let bad = try TestClient(port: port)
+                bad.send("GARBAGE\r\n\r\n")
+                bad.shutdownWrite()
+                return (answers, try bad.readResponse().status)
+            }
+            #expect(answers == 300)
+            #expect(error == 400)
         }
     }
 

@@ -113,12 +113,16 @@ struct ConnectionLifecycle: Sendable, Equatable {
         return .closeAfterFlush
     }
 
-    /// The peer shut its write side (EOF or EPOLLRDHUP).
-    mutating func inputEnded() -> Action {
+    /// The peer shut its write side (EOF or EPOLLRDHUP) and no buffered request can make progress: answers
+    /// already queued still go out; a stream's client is gone; a handler at work still answers.
+    mutating func inputEnded(now: UInt64) -> Action {
         inputClosed = true
         switch phase {
-        case .idle, .readingHead, .readingBody, .streaming, .closing: return .close
-        case .responding: return .none
+        case .idle, .readingHead, .readingBody:
+            lingers = false
+            return startClosing(now: now)
+        case .streaming: return .close
+        case .responding, .closing: return .none
         }
     }
 

@@ -23,7 +23,11 @@ extension Shard {
             }
         }
         if connection.lifecycle.phase == .closing {
-            if eof { closeConnection(connection) }
+            // Input is discarded; at EOF the connection closes once its answer is out (flush does that).
+            if eof {
+                connection.inputEOF = true
+                if connection.hasPendingOutput { flush(connection) } else { closeConnection(connection) }
+            }
             return
         }
         if !connection.lifecycle.acceptsRequests, connection.bufferedInput > server.maxBufferedInput {
@@ -31,23 +35,33 @@ extension Shard {
             closeConnection(connection)
             return
         }
-        if connection.bufferedInput > 0 {
-            connection.lifecycle.bytesReceived(now: now)
+        if connection.bufferedInput > 0 { connection.lifecycle.bytesReceived(now: now) }
+        if eof { connection.inputEOF = true }
+        serve(connection)
+    }
+
+    /// Answers what buffered input allows, delivers EOF once nothing buffered can progress, and flushes; again
+    /// while flushing frees the way for requests that waited on a client reading slowly.
+    func serve(_ connection: Connection) {
+        let fd = Int(connection.fd)
+        while true {
+            let before = connection.bufferedInput
             process(connection)
-            guard connections[Int(connection.fd)] === connection else { return }
-        }
-        if eof {
-            // Input is no longer watched (flush updates the interest); output is still flushed.
-            connection.inputEOF = true
-            switch connection.lifecycle.inputEnded() {
-            case .close:
+            guard connections[fd] === connection else { return }
+            let blocked =
+                connection.bufferedInput > 0 && connection.lifecycle.acceptsRequests
+                && connection.output.count - connection.outputStart > Self.outputBacklogLimit
+            if connection.inputEOF, !blocked, connection.lifecycle.inputEnded(now: now) == .close {
                 closeConnection(connection)
                 return
-            case .none, .closeAfterFlush, .endStream:
-                break
             }
+            flush(connection)
+            guard connections[fd] === connection else { return }
+            let progressed = connection.bufferedInput < before
+            guard progressed, connection.bufferedInput > 0, connection.lifecycle.acceptsRequests,
+                !connection.hasPendingOutput
+            else { return }
         }
-        flush(connection)
     }
 
     /// Parses and answers buffered requests in order until one must wait (async handler, stream, more bytes).
@@ -199,8 +213,7 @@ extension Shard {
                         return
                     }
                     respond(response, to: request.head, on: connection)
-                    process(connection)
-                    flush(connection)
+                    serve(connection)
                 }
             }
         }

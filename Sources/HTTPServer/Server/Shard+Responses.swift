@@ -133,11 +133,8 @@ extension Shard {
     /// EPOLLOUT: send more, then serve pipelined requests that waited for the client to catch up.
     func writable(_ connection: Connection) {
         flush(connection)
-        guard connections[Int(connection.fd)] === connection else { return }
-        if connection.bufferedInput > 0, connection.lifecycle.acceptsRequests, !connection.hasPendingOutput {
-            process(connection)
-            flush(connection)
-        }
+        guard connections[Int(connection.fd)] === connection, !connection.hasPendingOutput else { return }
+        serve(connection)
     }
 
     /// A chunk from a `ResponseStream` (hopped onto this queue).
@@ -162,8 +159,7 @@ extension Shard {
         connection.stream = nil
         stream.close(.clientGone)
         finishResponse(connection)
-        process(connection)
-        flush(connection)
+        serve(connection)
     }
 
     /// Graceful shutdown of a streaming response: tell the handler, end the body, close after flushing.
