@@ -30,4 +30,27 @@ public struct RequestHead: Sendable, Equatable {
     public var keepAlive: Bool
     /// Whether the client sent `Expect: 100-continue`.
     public var expectsContinue: Bool
+
+    /// Creates a head (the parser does; tests of handlers may build one directly).
+    public init(
+        method: HTTPMethod,
+        path: String,
+        query: String? = nil,
+        headers: HTTPHeaders = HTTPHeaders(),
+        minorVersion: Int = 1,
+        framing: Framing = .none,
+        keepAlive: Bool = true,
+        expectsContinue: Bool = false,
+        target: String? = nil
+    ) {
+        self.method = method
+        self.target = target ?? (query.map { "\(path)?\($0)" } ?? path)
+        self.path = path
+        self.query = query
+        self.minorVersion = minorVersion
+        self.headers = headers
+        self.framing = framing
+        self.keepAlive = keepAlive
+        self.expectsContinue = expectsContinue
+    }
 }

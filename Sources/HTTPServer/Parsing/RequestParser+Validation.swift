@@ -33,14 +33,14 @@ extension RequestParser {
         }
         return RequestHead(
             method: method,
-            target: target,
             path: path,
             query: query,
-            minorVersion: minor,
             headers: headers,
+            minorVersion: minor,
             framing: framing,
             keepAlive: keepAlive && !semantics.connectionClose,
-            expectsContinue: semantics.expectsContinue && framing != .none
+            expectsContinue: semantics.expectsContinue && framing != .none,
+            target: target
         )
     }
 
