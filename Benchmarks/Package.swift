@@ -9,6 +9,7 @@ let package = Package(
         .package(name: "FeedbackHost", path: ".."),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", from: "0.14.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
     ],
     targets: [
         // Counts heap allocations for the benchmarks that report allocations per operation.
@@ -21,6 +22,20 @@ let package = Package(
                 .product(name: "OpenCombine", package: "OpenCombine"),
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
+        .executableTarget(
+            name: "HTTPServerBench",
+            dependencies: [
+                .product(name: "HTTPServer", package: "FeedbackHost"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
+        .executableTarget(
+            name: "HummingbirdPeer",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird")
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,186 @@
+/// An incremental decoder of one request body: Content-Length or chunked (RFC 9112 section 7.1), with chunk
+/// extensions (validated, ignored) and trailer fields (validated, collected), and a size limit.
+///
+/// A pure value type with no I/O, driven by its connection on the shard queue. It never traps on any input.
+public struct BodyDecoder: Sendable {
+    private enum State: Sendable {
+        case length(remaining: Int)
+        case chunkSize(value: Int, digits: Int)
+        case chunkExtension(length: Int)
+        case chunkSizeLF
+        case chunkData(remaining: Int)
+        case chunkDataCR
+        case chunkDataLF
+        case trailerLine(length: Int, sawCR: Bool)
+        case done
+    }
+
+    /// The result of one call to `decode`.
+    public struct Progress: Sendable, Equatable {
+        /// Bytes of the input that were used.
+        public var consumed: Int
+        /// Whether the body is complete.
+        public var isComplete: Bool
+    }
+
+    private var state: State
+    private let limit: Int
+    private let trailerLimits: RequestParser.Limits
+    private var received = 0
+    private var trailerBytes: [UInt8] = []
+    private var trailerCount = 0
+    /// The trailer fields of a chunked body, once complete.
+    public private(set) var trailers = HTTPHeaders()
+
+    /// Creates a decoder for a framing, refusing bodies longer than `limit` bytes.
+    public init(framing: RequestHead.Framing, limit: Int, trailerLimits: RequestParser.Limits = .init()) {
+        switch framing {
+        case .none: state = .done
+        case .length(let n): state = .length(remaining: n)
+        case .chunked: state = .chunkSize(value: 0, digits: 0)
+        }
+        self.limit = limit
+        self.trailerLimits = trailerLimits
+    }
+
+    /// Whether the whole body has been decoded.
+    public var isComplete: Bool {
+        if case .done = state { return true }
+        return false
+    }
+
+    /// The number of body bytes decoded so far.
+    public var receivedCount: Int { received }
+
+    /// Decodes what it can of `input`, appending body bytes to `body`.
+    public mutating func decode(
+        _ input: UnsafeBufferPointer<UInt8>,
+        into body: inout [UInt8]
+    ) throws(HTTPServerError) -> Progress {
+        var i = 0
+        let n = input.count
+        while i < n {
+            switch state {
+            case .done:
+                return Progress(consumed: i, isComplete: true)
+            case .length(let remaining):
+                let take = min(remaining, n - i)
+                try account(take)
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<(i + take)]))
+                i += take
+                state = remaining == take ? .done : .length(remaining: remaining - take)
+            case .chunkData(let remaining):
+                let take = min(remaining, n - i)
+                body.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<(i + take)]))
+                i += take
+                state = remaining == take ? .chunkDataCR : .chunkData(remaining: remaining - take)
+            default:
+                try step(input[i])
+                i += 1
+            }
+        }
+        return Progress(consumed: i, isComplete: isComplete)
+    }
+
+    private mutating func account(_ count: Int) throws(HTTPServerError) {
+        received += count
+        guard received <= limit else {
+            throw HTTPServerError(.contentTooLarge, "The body is larger than \(limit) bytes.")
+        }
+    }
+
+    /// One byte of chunk framing.
+    private mutating func step(_ b: UInt8) throws(HTTPServerError) {
+        switch state {
+        case .chunkSize(let value, let digits):
+            if let h = ASCII.hexValue(b) {
+                // 15 hex digits already exceed any limit we could accept; more would overflow.
+                guard digits < 15 else { throw HTTPServerError(.badRequest, "The chunk size overflows.") }
+                state = .chunkSize(value: value << 4 | h, digits: digits + 1)
+            } else if digits > 0, b == ASCII.cr {
+                state = .chunkSizeLF
+                try beginChunk(value)
+            } else if digits > 0, b == ASCII.semicolon || ASCII.isWhitespace(b) {
+                try beginChunk(value)
+                state = .chunkExtension(length: 1)
+            } else {
+                throw HTTPServerError(.badRequest, "A chunk size is not a hexadecimal number.")
+            }
+        case .chunkExtension(let length):
+            if b == ASCII.cr {
+                state = .chunkSizeLF
+            } else {
+                guard ASCII.fieldValue[Int(b)], length < 4096 else {
+                    throw HTTPServerError(.badRequest, "A chunk extension is invalid or too long.")
+                }
+                state = .chunkExtension(length: length + 1)
+            }
+        case .chunkSizeLF:
+            guard b == ASCII.lf else { throw HTTPServerError(.badRequest, "A chunk size line ends with a bare CR.") }
+            state = pendingChunk == 0 ? .trailerLine(length: 0, sawCR: false) : .chunkData(remaining: pendingChunk)
+        case .chunkDataCR:
+            guard b == ASCII.cr else { throw HTTPServerError(.badRequest, "Chunk data is longer than its size.") }
+            state = .chunkDataLF
+        case .chunkDataLF:
+            guard b == ASCII.lf else { throw HTTPServerError(.badRequest, "Chunk data ends with a bare CR.") }
+            state = .chunkSize(value: 0, digits: 0)
+        case .trailerLine(let length, let sawCR):
+            try trailerByte(b, length: length, sawCR: sawCR)
+        case .length, .chunkData, .done:
+            break
+        }
+    }
+
+    private var pendingChunk = 0
+
+    private mutating func beginChunk(_ size: Int) throws(HTTPServerError) {
+        try account(size)
+        pendingChunk = size
+    }
+
+    private mutating func trailerByte(_ b: UInt8, length: Int, sawCR: Bool) throws(HTTPServerError) {
+        if sawCR {
+            guard b == ASCII.lf else { throw HTTPServerError(.badRequest, "A trailer line ends with a bare CR.") }
+            if length == 0 {
+                try finishTrailers()
+                state = .done
+            } else {
+                trailerCount += 1
+                guard trailerCount <= trailerLimits.maxHeaderCount else {
+                    throw HTTPServerError(.headerFieldsTooLarge, "Too many trailer fields.")
+                }
+                trailerBytes.append(ASCII.cr)
+                trailerBytes.append(ASCII.lf)
+                state = .trailerLine(length: 0, sawCR: false)
+            }
+            return
+        }
+        if b == ASCII.cr {
+            state = .trailerLine(length: length, sawCR: true)
+            return
+        }
+        guard b != ASCII.lf else { throw HTTPServerError(.badRequest, "A trailer line ends with a bare LF.") }
+        trailerBytes.append(b)
+        guard trailerBytes.count <= trailerLimits.maxHeaderBytes else {
+            throw HTTPServerError(.headerFieldsTooLarge, "The trailer section is too large.")
+        }
+        state = .trailerLine(length: length + 1, sawCR: false)
+    }
+
+    private mutating func finishTrailers() throws(HTTPServerError) {
+        guard !trailerBytes.isEmpty else { return }
+        var fields = HTTPHeaders()
+        try trailerBytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            var start = 0
+            while start < buffer.count {
+                var end = start
+                while end < buffer.count, buffer[end] != ASCII.cr { end += 1 }
+                let (name, value) = try RequestParser.parseFieldLine(buffer, start..<end)
+                fields.add(buffer, name: name, value: value)
+                start = end + 2
+            }
+        }
+        trailers = fields
+        trailerBytes = []
+    }
+}

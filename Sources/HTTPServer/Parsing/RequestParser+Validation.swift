@@ -1,0 +1,130 @@
+extension RequestParser {
+    /// Validates a complete head: request line, every field line, and the framing the fields imply.
+    static func validate(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        requestLine: Range<Int>,
+        fieldsEnd: Int
+    ) throws(HTTPServerError) -> RequestHead {
+        let (methodRange, targetRange, minor) = try parseRequestLine(buffer, requestLine)
+        guard let method = HTTPMethod.parse(UnsafeBufferPointer(rebasing: buffer[methodRange])) else {
+            throw HTTPServerError(.notImplemented, "The method is not implemented.")
+        }
+        var headers = HTTPHeaders()
+        var semantics = FieldSemantics()
+        var lineStart = requestLine.upperBound + 2
+        let end = fieldsEnd - 2
+        while lineStart < end {
+            var lineEnd = lineStart
+            while buffer[lineEnd] != ASCII.cr { lineEnd += 1 }
+            let (name, value) = try parseFieldLine(buffer, lineStart..<lineEnd)
+            try semantics.note(buffer, name: name, value: value)
+            headers.add(buffer, name: name, value: value)
+            lineStart = lineEnd + 2
+        }
+        let target = String(decoding: UnsafeBufferPointer(rebasing: buffer[targetRange]), as: UTF8.self)
+        let (path, query) = try splitTarget(target, method: method)
+        let framing = try semantics.framing(minorVersion: minor)
+        let keepAlive = minor >= 1 ? !semantics.connectionClose : semantics.connectionKeepAlive
+        if minor >= 1, semantics.hostCount != 1 {
+            throw HTTPServerError(.badRequest, "HTTP/1.1 needs exactly one Host header.")
+        }
+        if semantics.hostCount > 1 {
+            throw HTTPServerError(.badRequest, "More than one Host header.")
+        }
+        return RequestHead(
+            method: method,
+            path: path,
+            query: query,
+            headers: headers,
+            minorVersion: minor,
+            framing: framing,
+            keepAlive: keepAlive && !semantics.connectionClose,
+            expectsContinue: semantics.expectsContinue && framing != .none,
+            target: target
+        )
+    }
+
+    /// method SP request-target SP HTTP-version, nothing else.
+    static func parseRequestLine(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        _ line: Range<Int>
+    ) throws(HTTPServerError) -> (method: Range<Int>, target: Range<Int>, minor: Int) {
+        var i = line.lowerBound
+        while i < line.upperBound, ASCII.token[Int(buffer[i])] { i += 1 }
+        guard i > line.lowerBound, i < line.upperBound, buffer[i] == ASCII.sp else {
+            throw HTTPServerError(.badRequest, "The request line has an invalid method.")
+        }
+        let method = line.lowerBound..<i
+        i += 1
+        let targetStart = i
+        while i < line.upperBound, ASCII.target[Int(buffer[i])] { i += 1 }
+        guard i > targetStart, i < line.upperBound, buffer[i] == ASCII.sp else {
+            throw HTTPServerError(.badRequest, "The request line has an invalid target.")
+        }
+        let target = targetStart..<i
+        i += 1
+        let version = UnsafeBufferPointer(rebasing: buffer[i..<line.upperBound])
+        guard version.count == 8, version[0] == UInt8(ascii: "H"), version[1] == UInt8(ascii: "T"),
+            version[2] == UInt8(ascii: "T"), version[3] == UInt8(ascii: "P"), version[4] == UInt8(ascii: "/"),
+            version[6] == UInt8(ascii: "."),
+            let major = decimal(version[5]), let minor = decimal(version[7])
+        else {
+            throw HTTPServerError(.badRequest, "The request line has an invalid HTTP version.")
+        }
+        guard major == 1 else {
+            throw HTTPServerError(.versionNotSupported, "Only HTTP/1.x is supported.")
+        }
+        return (method, target, min(minor, 1))
+    }
+
+    /// field-name ":" OWS field-value OWS, with no whitespace before the colon and no obs-fold.
+    static func parseFieldLine(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        _ line: Range<Int>
+    ) throws(HTTPServerError) -> (name: Range<Int>, value: Range<Int>) {
+        guard line.lowerBound < line.upperBound, !ASCII.isWhitespace(buffer[line.lowerBound]) else {
+            throw HTTPServerError(.badRequest, "Line folding (obs-fold) is not accepted.")
+        }
+        var i = line.lowerBound
+        while i < line.upperBound, ASCII.token[Int(buffer[i])] { i += 1 }
+        guard i > line.lowerBound, i < line.upperBound, buffer[i] == ASCII.colon else {
+            throw HTTPServerError(.badRequest, "A header field has an invalid name or no colon right after it.")
+        }
+        let name = line.lowerBound..<i
+        let value = ASCII.trimmed(buffer, (i + 1)..<line.upperBound)
+        for j in value where !ASCII.fieldValue[Int(buffer[j])] {
+            throw HTTPServerError(.badRequest, "A header field value holds an invalid character.")
+        }
+        return (name, value)
+    }
+
+    static func splitTarget(_ target: String, method: HTTPMethod) throws(HTTPServerError) -> (String, String?) {
+        var rest = Substring(target)
+        if rest == "*" {
+            guard method == .options else { throw HTTPServerError(.badRequest, "`*` is only a target for OPTIONS.") }
+            return ("*", nil)
+        }
+        if !rest.hasPrefix("/") {
+            // absolute-form: "http://" or "https://" authority [path]
+            let lower = rest.prefix(8).lowercased()
+            if lower.hasPrefix("http://") {
+                rest = rest.dropFirst(7)
+            } else if lower.hasPrefix("https://") {
+                rest = rest.dropFirst(8)
+            } else {
+                throw HTTPServerError(.badRequest, "The request target is neither origin-form nor absolute-form.")
+            }
+            guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" }) else { return ("/", nil) }
+            rest = rest[slash...]
+            if rest.first == "?" { return ("/", String(rest.dropFirst())) }
+        }
+        if let q = rest.firstIndex(of: "?") {
+            return (String(rest[..<q]), String(rest[rest.index(after: q)...]))
+        }
+        return (String(rest), nil)
+    }
+
+    private static func decimal(_ b: UInt8) -> Int? {
+        b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") ? Int(b - UInt8(ascii: "0")) : nil
+    }
+}

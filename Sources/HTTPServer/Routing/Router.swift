@@ -1,0 +1,183 @@
+/// Maps a method and a path to a handler. Paths are literal segments and `{name}` parameters
+/// (`/v1/sessions/{id}/events`). A GET route also answers HEAD (without a body).
+///
+/// A value built before the server starts and then only read, from every shard queue.
+public struct Router: Sendable {
+    /// How a route answers.
+    public enum Handler: Sendable {
+        /// Runs synchronously on the shard queue: for fast paths that never block.
+        case sync(@Sendable (Request) throws -> Response)
+        /// Runs in a `Task`; the response is written when it returns, from whatever thread it finishes on.
+        case async(@Sendable (Request) async throws -> Response)
+    }
+
+    /// A registered route.
+    struct Route: Sendable {
+        var method: HTTPMethod
+        var segments: [Segment]
+        var handler: Handler
+        var maxBodySize: Int
+    }
+
+    enum Segment: Sendable, Equatable {
+        case literal(String)
+        case parameter(String)
+    }
+
+    /// The outcome of a lookup.
+    enum Match {
+        case found(Route, parameters: [String: String])
+        case methodNotAllowed(allow: [HTTPMethod])
+        case notFound
+    }
+
+    /// The body limit of routes registered without one.
+    public var defaultMaxBodySize: Int
+    private var staticRoutes: [String: [Route]] = [:]
+    private var parameterRoutes: [Route] = []
+
+    /// Creates an empty router.
+    public init(defaultMaxBodySize: Int = 1 << 20) {
+        self.defaultMaxBodySize = defaultMaxBodySize
+    }
+
+    /// Registers a handler for a method and a path pattern.
+    public mutating func route(_ method: HTTPMethod, _ path: String, maxBodySize: Int? = nil, handler: Handler) {
+        let segments = path.split(separator: "/", omittingEmptySubsequences: true).map { s -> Segment in
+            s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2
+                ? .parameter(String(s.dropFirst().dropLast())) : .literal(String(s))
+        }
+        let route = Route(
+            method: method,
+            segments: segments,
+            handler: handler,
+            maxBodySize: maxBodySize ?? defaultMaxBodySize
+        )
+        if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+            parameterRoutes.append(route)
+        } else {
+            staticRoutes[
+                "/" + segments.map { if case .literal(let l) = $0 { l } else { "" } }.joined(separator: "/"),
+                default: []
+            ]
+            .append(route)
+        }
+    }
+
+    /// Registers a synchronous handler (runs on the shard queue).
+    public mutating func route(
+        _ method: HTTPMethod,
+        _ path: String,
+        maxBodySize: Int? = nil,
+        _ handler: @escaping @Sendable (Request) throws -> Response
+    ) {
+        route(method, path, maxBodySize: maxBodySize, handler: .sync(handler))
+    }
+
+    /// Registers an asynchronous handler (runs in a Task).
+    public mutating func route(
+        _ method: HTTPMethod,
+        _ path: String,
+        maxBodySize: Int? = nil,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
+        route(method, path, maxBodySize: maxBodySize, handler: .async(handler))
+    }
+
+    /// Registers a synchronous GET handler.
+    public mutating func get(_ path: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        route(.get, path, handler: .sync(handler))
+    }
+
+    /// Registers an asynchronous GET handler.
+    public mutating func get(_ path: String, _ handler: @escaping @Sendable (Request) async throws -> Response) {
+        route(.get, path, handler: .async(handler))
+    }
+
+    /// Registers a synchronous POST handler.
+    public mutating func post(
+        _ path: String,
+        maxBodySize: Int? = nil,
+        _ handler: @escaping @Sendable (Request) throws -> Response
+    ) {
+        route(.post, path, maxBodySize: maxBodySize, handler: .sync(handler))
+    }
+
+    /// Registers an asynchronous POST handler.
+    public mutating func post(
+        _ path: String,
+        maxBodySize: Int? = nil,
+        _ handler: @escaping @Sendable (Request) async throws -> Response
+    ) {
+        route(.post, path, maxBodySize: maxBodySize, handler: .async(handler))
+    }
+
+    /// Registers a synchronous PUT handler.
+    public mutating func put(
+        _ path: String,
+        maxBodySize: Int? = nil,
+        _ handler: @escaping @Sendable (Request) throws -> Response
+    ) {
+        route(.put, path, maxBodySize: maxBodySize, handler: .sync(handler))
+    }
+
+    /// Registers a synchronous DELETE handler.
+    public mutating func delete(_ path: String, _ handler: @escaping @Sendable (Request) throws -> Response) {
+        route(.delete, path, handler: .sync(handler))
+    }
+
+    /// Finds the route for a method and a path (not percent-decoded; parameters are decoded here).
+    func match(_ method: HTTPMethod, _ path: String) -> Match {
+        if let candidates = staticRoutes[path] ?? staticRoutes[Self.normalized(path)] {
+            if let route = Self.pick(method, candidates) { return .found(route, parameters: [:]) }
+            return .methodNotAllowed(allow: Self.allow(candidates))
+        }
+        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
+        var candidates: [Route] = []
+        var bound: [[String: String]] = []
+        for route in parameterRoutes where route.segments.count == parts.count {
+            var parameters: [String: String] = [:]
+            var ok = true
+            for (segment, part) in zip(route.segments, parts) {
+                switch segment {
+                case .literal(let l):
+                    if l != part { ok = false }
+                case .parameter(let name):
+                    guard let value = PercentDecoding.decode(part, plusIsSpace: false) else {
+                        ok = false
+                        break
+                    }
+                    parameters[name] = value
+                }
+                if !ok { break }
+            }
+            if ok {
+                candidates.append(route)
+                bound.append(parameters)
+            }
+        }
+        guard !candidates.isEmpty else { return .notFound }
+        if let route = Self.pick(method, candidates),
+            let i = candidates.firstIndex(where: { $0.method == route.method })
+        {
+            return .found(route, parameters: bound[i])
+        }
+        return .methodNotAllowed(allow: Self.allow(candidates))
+    }
+
+    private static func normalized(_ path: String) -> String {
+        "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    }
+
+    private static func pick(_ method: HTTPMethod, _ routes: [Route]) -> Route? {
+        if let exact = routes.first(where: { $0.method == method }) { return exact }
+        if method == .head { return routes.first { $0.method == .get } }
+        return nil
+    }
+
+    private static func allow(_ routes: [Route]) -> [HTTPMethod] {
+        var methods = Set(routes.map(\.method))
+        if methods.contains(.get) { methods.insert(.head) }
+        return HTTPMethod.allCases.filter { methods.contains($0) }
+    }
+}

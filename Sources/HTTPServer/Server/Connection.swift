@@ -1,0 +1,61 @@
+/// The shell state of one accepted socket: buffers, parser, lifecycle machine and the request in progress.
+///
+/// Owned by one `Shard` and touched only on its serial queue (the shard's connection table holds it by fd).
+final class Connection {
+    /// A request whose head is parsed and whose body is still arriving.
+    struct PendingBody {
+        var head: RequestHead
+        var route: Router.Route?
+        var parameters: [String: String]
+        var decoder: BodyDecoder
+        var body: [UInt8]
+        /// The answer was already given (404/405); the body is read only to be discarded.
+        var discard: Bool
+    }
+
+    let fd: Int32
+    let id: UInt64
+    var input: [UInt8] = []
+    var inputStart = 0
+    var output: [UInt8] = []
+    var outputStart = 0
+    var parser: RequestParser
+    var lifecycle: ConnectionLifecycle
+    var pendingBody: PendingBody?
+    /// The head of the request being answered (HEAD and keep-alive decisions for async and streamed answers).
+    var respondingTo: RequestHead?
+    var stream: ResponseStream?
+    var streamChunked = false
+    /// gzip for the streaming response, one sync flush per write; owned by the shard queue.
+    var streamEncoder: GzipEncoder?
+    var writeInterest = false
+    var readPaused = false
+    var inputEOF = false
+    var writeShut = false
+    /// Monotonic nanoseconds after which a connection whose output does not move is closed.
+    var stallDeadline: UInt64 = .max
+    var requestStart: UInt64 = 0
+    /// Index in the shard's list of live connections.
+    var slot = 0
+
+    init(fd: Int32, id: UInt64, parser: RequestParser, lifecycle: ConnectionLifecycle) {
+        self.fd = fd
+        self.id = id
+        self.parser = parser
+        self.lifecycle = lifecycle
+        input.reserveCapacity(4096)
+        output.reserveCapacity(4096)
+    }
+
+    var hasPendingOutput: Bool { outputStart < output.count }
+    var bufferedInput: Int { input.count - inputStart }
+
+    func compactInput() {
+        if inputStart == input.count {
+            input.removeAll(keepingCapacity: true)
+        } else if inputStart > 0 {
+            input.removeFirst(inputStart)
+        }
+        inputStart = 0
+    }
+}

@@ -1,0 +1,71 @@
+/// Everything an `HTTPServer` can be configured with. A plain value, read by every shard.
+public struct HTTPServerConfiguration: Sendable {
+    /// The IPv4 address to bind, dotted (`127.0.0.1`, `0.0.0.0`).
+    public var host: String
+    /// The port; 0 lets the kernel pick one (`start()` returns it).
+    public var port: Int
+    /// Connections served at once; one more is answered 503 and closed.
+    public var maxConnections: Int
+    /// Shards (serial queues with an epoll set each); nil means one per usable CPU.
+    public var shardCount: Int?
+    /// Request-line and header limits.
+    public var limits: RequestParser.Limits
+    /// Longest time from a request's first byte to the end of its head.
+    public var headerTimeout: Duration
+    /// Longest time between two reads of a request body.
+    public var bodyTimeout: Duration
+    /// Longest time an idle keep-alive connection stays open.
+    public var idleTimeout: Duration
+    /// Longest time a response may wait on a client that does not read.
+    public var writeTimeout: Duration
+    /// A body left unread after an early answer (404, 405) is discarded up to this size; beyond, the connection closes.
+    public var maxDrainBytes: Int
+    /// A streaming response counts as slow once this many bytes wait to be sent.
+    public var streamHighWaterMark: Int
+    /// Listen backlog.
+    public var backlog: Int
+    /// Whole bodies of at least this many bytes are gzip-compressed when `Accept-Encoding` allows; nil never.
+    public var compressionThreshold: Int?
+    /// Whether streaming responses are gzip-compressed (one sync flush per write) when `Accept-Encoding` allows.
+    public var compressStreams: Bool
+
+    /// Creates a configuration; the defaults suit a service behind a proxy.
+    public init(
+        host: String = "127.0.0.1",
+        port: Int = 8080,
+        maxConnections: Int = 10_000,
+        shardCount: Int? = nil,
+        limits: RequestParser.Limits = RequestParser.Limits(),
+        headerTimeout: Duration = .seconds(10),
+        bodyTimeout: Duration = .seconds(30),
+        idleTimeout: Duration = .seconds(60),
+        writeTimeout: Duration = .seconds(30),
+        maxDrainBytes: Int = 64 * 1024,
+        streamHighWaterMark: Int = 256 * 1024,
+        backlog: Int = 1024,
+        compressionThreshold: Int? = 1024,
+        compressStreams: Bool = true
+    ) {
+        self.host = host
+        self.port = port
+        self.maxConnections = maxConnections
+        self.shardCount = shardCount
+        self.limits = limits
+        self.headerTimeout = headerTimeout
+        self.bodyTimeout = bodyTimeout
+        self.idleTimeout = idleTimeout
+        self.writeTimeout = writeTimeout
+        self.maxDrainBytes = maxDrainBytes
+        self.streamHighWaterMark = streamHighWaterMark
+        self.backlog = backlog
+        self.compressionThreshold = compressionThreshold
+        self.compressStreams = compressStreams
+    }
+}
+
+extension Duration {
+    var nanoseconds: UInt64 {
+        let (s, a) = components
+        return UInt64(max(0, s)) * 1_000_000_000 + UInt64(max(0, a / 1_000_000_000))
+    }
+}

@@ -1,0 +1,137 @@
+import Dispatch
+import Synchronization
+
+/// The writable body of a streaming response (chunked on HTTP/1.1, close-delimited on HTTP/1.0).
+///
+/// Thread-safe: any thread may call any method. Writes hop to the connection's shard queue, which owns the socket;
+/// the byte counts and callbacks live behind a `Mutex`. Callbacks (`onWritable`, `onClose`) run on the shard queue
+/// and must not block. After the client goes away, writes are dropped and `isClosed` is true.
+public final class ResponseStream: Sendable {
+    /// Why a stream ended before `finish()`.
+    public enum CloseReason: Sendable, Equatable {
+        /// The client closed its connection or reset it.
+        case clientGone
+        /// The client stopped reading and the write timeout passed.
+        case writeStalled
+        /// The server is shutting down; the stream was ended cleanly.
+        case serverShutdown
+    }
+
+    struct State {
+        var queuedBytes = 0
+        var bufferedBytes = 0
+        var closed = false
+        var finished = false
+        var wasAboveHighWater = false
+        var onWritable: (@Sendable () -> Void)?
+        var onClose: (@Sendable (CloseReason) -> Void)?
+    }
+
+    let shard: Shard
+    let fd: Int32
+    let connectionID: UInt64
+    /// Pending bytes above which `isWritable` turns false.
+    public let highWaterMark: Int
+    let state = Mutex(State())
+
+    init(shard: Shard, fd: Int32, connectionID: UInt64, highWaterMark: Int) {
+        self.shard = shard
+        self.fd = fd
+        self.connectionID = connectionID
+        self.highWaterMark = highWaterMark
+    }
+
+    /// Bytes written but not yet accepted by the kernel.
+    public var pendingByteCount: Int { state.withLock { $0.queuedBytes + $0.bufferedBytes } }
+
+    /// Whether the client keeps up: false while more than `highWaterMark` bytes wait. A producer that may
+    /// drop data should then keep only the latest state and write it from `onWritable`.
+    public var isWritable: Bool { pendingByteCount <= highWaterMark }
+
+    /// Whether the stream has ended (finished, client gone, or server shutdown).
+    public var isClosed: Bool { state.withLock { $0.closed || $0.finished } }
+
+    /// Sets the callback run (on the shard queue) each time pending bytes drop back to half the high-water
+    /// mark or less after having exceeded it.
+    public func onWritable(_ callback: @escaping @Sendable () -> Void) {
+        state.withLock { $0.onWritable = callback }
+    }
+
+    /// Sets the callback run once (on the shard queue) when the stream ends other than by `finish()`.
+    /// Runs at once if that already happened.
+    public func onClose(_ callback: @escaping @Sendable (CloseReason) -> Void) {
+        let already = state.withLock { s -> Bool in
+            if s.closed { return true }
+            s.onClose = callback
+            return false
+        }
+        if already { shard.queue.async { callback(.clientGone) } }
+    }
+
+    /// Queues bytes as one chunk. Dropped when the stream has ended.
+    public func write(_ bytes: [UInt8]) {
+        guard !bytes.isEmpty else { return }
+        let accepted = state.withLock { s -> Bool in
+            guard !s.closed, !s.finished else { return false }
+            s.queuedBytes += bytes.count
+            return true
+        }
+        guard accepted else { return }
+        shard.queue.async { [self] in
+            shard.streamWrite(self, bytes)
+        }
+    }
+
+    /// Writes one server-sent event as one chunk (and one gzip sync flush when compressing).
+    public func writeEvent(_ event: ServerSentEvent) {
+        write(event.encoded)
+    }
+
+    /// Writes an SSE comment (a heartbeat) as one chunk.
+    public func writeComment(_ text: String) {
+        write(ServerSentEvent.comment(text))
+    }
+
+    /// Ends the response (the last chunk); the connection then serves the next request or closes.
+    public func finish() {
+        let first = state.withLock { s -> Bool in
+            guard !s.closed, !s.finished else { return false }
+            s.finished = true
+            return true
+        }
+        guard first else { return }
+        shard.queue.async { [self] in
+            shard.streamFinish(self)
+        }
+    }
+
+    /// Called on the shard queue when bytes moved from queued to the connection's buffer or out.
+    func update(appended: Int, buffered: Int) {
+        let callback = state.withLock { s -> (@Sendable () -> Void)? in
+            s.queuedBytes -= appended
+            s.bufferedBytes = buffered
+            let pending = s.queuedBytes + s.bufferedBytes
+            if pending > highWaterMark {
+                s.wasAboveHighWater = true
+            } else if s.wasAboveHighWater, pending <= highWaterMark / 2 {
+                s.wasAboveHighWater = false
+                return s.onWritable
+            }
+            return nil
+        }
+        callback?()
+    }
+
+    /// Called on the shard queue when the connection ends the stream.
+    func close(_ reason: CloseReason) {
+        let callback = state.withLock { s -> (@Sendable (CloseReason) -> Void)? in
+            guard !s.closed else { return nil }
+            s.closed = true
+            let c = s.onClose
+            s.onClose = nil
+            s.onWritable = nil
+            return s.finished ? nil : c
+        }
+        callback?(reason)
+    }
+}

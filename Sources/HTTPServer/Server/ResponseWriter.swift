@@ -1,0 +1,91 @@
+/// Serializes response heads and bodies into a connection's output buffer. Pure functions over bytes.
+enum ResponseWriter {
+    static let continueLine: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
+    static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// Whether a handler's header field can be sent as is (no CR, LF or NUL; a token name).
+    static func isValid(_ headers: HTTPHeaders) -> Bool {
+        for field in headers.fields {
+            let name = headers.nameBytes(field)
+            guard !name.isEmpty, name.allSatisfy({ ASCII.token[Int($0)] }) else { return false }
+            guard headers.valueBytes(field).allSatisfy({ ASCII.fieldValue[Int($0)] }) else { return false }
+        }
+        return true
+    }
+
+    /// Appends the status line, the handler's fields, framing fields, `Date` and the blank line.
+    static func appendHead(
+        status: Int,
+        headers: HTTPHeaders,
+        contentLength: Int?,
+        chunked: Bool,
+        keepAlive: Bool,
+        minorVersion: Int,
+        date: [UInt8],
+        to out: inout [UInt8]
+    ) {
+        HTTPStatus.appendLine(status, to: &out)
+        for field in headers.fields {
+            out.append(contentsOf: headers.nameBytes(field))
+            out.append(ASCII.colon)
+            out.append(ASCII.sp)
+            out.append(contentsOf: headers.valueBytes(field))
+            out.append(ASCII.cr)
+            out.append(ASCII.lf)
+        }
+        if let contentLength {
+            out.append(contentsOf: "Content-Length: ".utf8)
+            appendDecimal(contentLength, to: &out)
+            out.append(ASCII.cr)
+            out.append(ASCII.lf)
+        }
+        if chunked { out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
+        if !keepAlive {
+            out.append(contentsOf: "Connection: close\r\n".utf8)
+        } else if minorVersion == 0 {
+            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
+        }
+        out.append(contentsOf: date)
+        out.append(ASCII.cr)
+        out.append(ASCII.lf)
+    }
+
+    static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
+        var digits: [UInt8] = []
+        var n = bytes.count
+        repeat {
+            digits.append(hex[n & 15])
+            n >>= 4
+        } while n > 0
+        out.append(contentsOf: digits.reversed())
+        out.append(ASCII.cr)
+        out.append(ASCII.lf)
+        out.append(contentsOf: bytes)
+        out.append(ASCII.cr)
+        out.append(ASCII.lf)
+    }
+
+    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
+        if value < 10 {
+            out.append(UInt8(ascii: "0") + UInt8(value))
+            return
+        }
+        var digits:
+            (
+                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+                UInt8, UInt8, UInt8, UInt8, UInt8
+            ) =
+                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var count = 0
+        var n = value
+        withUnsafeMutableBytes(of: &digits) { p in
+            while n > 0 {
+                p[count] = UInt8(ascii: "0") + UInt8(n % 10)
+                n /= 10
+                count += 1
+            }
+            for i in stride(from: count - 1, through: 0, by: -1) { out.append(p[i]) }
+        }
+    }
+}

@@ -1,0 +1,208 @@
+import CEpoll
+import Dispatch
+import Glibc
+
+extension Shard {
+    /// Pending output beyond which a connection stops reading and parsing until the client catches up.
+    static let outputBacklogLimit = 1 << 20
+
+    /// Serializes a response for `head` into the connection's output.
+    /// `finished: false` when the request body must still be drained before the next request.
+    func respond(_ response: Response, to head: RequestHead, on connection: Connection, finished: Bool = true) {
+        var response = response
+        if !ResponseWriter.isValid(response.headers) {
+            response = .problem(status: 500, detail: "The handler produced an invalid header field.")
+        }
+        let isHead = head.method == .head
+        let bodyless = isHead || response.status == 204 || response.status == 304 || response.status < 200
+        server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        server.logAccess(method: head.method, path: head.path, status: response.status, connection: connection.id)
+        switch response.body {
+        case .bytes(var body):
+            if !bodyless, let threshold = server.configuration.compressionThreshold, body.count >= threshold,
+                Self.wantsGzip(head, response)
+            {
+                body = GzipEncoder(configuration: .body).compress(body, flush: .finish)
+                response.headers.add(name: "Content-Encoding", value: "gzip")
+                response.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+            ResponseWriter.appendHead(
+                status: response.status,
+                headers: response.headers,
+                contentLength: response.status == 204 || response.status == 304 ? nil : body.count,
+                chunked: false,
+                keepAlive: connection.lifecycle.keepAlive && !connection.lifecycle.draining,
+                minorVersion: head.minorVersion,
+                date: date.line,
+                to: &connection.output
+            )
+            if !bodyless { connection.output.append(contentsOf: body) }
+            if finished { finishResponse(connection) }
+        case .stream(let start):
+            let chunked = head.minorVersion >= 1
+            let gzip = !bodyless && server.configuration.compressStreams && Self.wantsGzip(head, response)
+            if gzip {
+                response.headers.add(name: "Content-Encoding", value: "gzip")
+                response.headers.add(name: "Vary", value: "Accept-Encoding")
+            }
+            if !chunked { connection.lifecycle.disableKeepAlive() }
+            ResponseWriter.appendHead(
+                status: response.status,
+                headers: response.headers,
+                contentLength: nil,
+                chunked: chunked && !bodyless,
+                keepAlive: connection.lifecycle.keepAlive && !connection.lifecycle.draining,
+                minorVersion: head.minorVersion,
+                date: date.line,
+                to: &connection.output
+            )
+            if bodyless {
+                finishResponse(connection)
+                return
+            }
+            let stream = ResponseStream(
+                shard: self,
+                fd: connection.fd,
+                connectionID: connection.id,
+                highWaterMark: server.configuration.streamHighWaterMark
+            )
+            connection.stream = stream
+            connection.streamChunked = chunked
+            connection.streamEncoder = gzip ? GzipEncoder(configuration: .streaming) : nil
+            connection.respondingTo = head
+            connection.lifecycle.streamingStarted()
+            start(stream)
+        }
+    }
+
+    /// The response is fully queued: keep the connection for the next request or start closing it.
+    func finishResponse(_ connection: Connection) {
+        connection.respondingTo = nil
+        _ = connection.lifecycle.responseFinished(now: now, hasBufferedInput: connection.bufferedInput > 0)
+    }
+
+    /// Writes as much queued output as the socket takes; arms EPOLLOUT when it does not take everything.
+    func flush(_ connection: Connection) {
+        let fd = connection.fd
+        while connection.outputStart < connection.output.count {
+            let n = connection.output.withUnsafeBytes { p in
+                send(fd, p.baseAddress! + connection.outputStart, p.count - connection.outputStart, Int32(MSG_NOSIGNAL))
+            }
+            if n > 0 {
+                connection.outputStart += n
+                connection.stallDeadline = now &+ server.writeTimeout
+            } else if n < 0, errno == EINTR {
+                continue
+            } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
+                if connection.stallDeadline == .max { connection.stallDeadline = now &+ server.writeTimeout }
+                break
+            } else {
+                closeConnection(connection)
+                return
+            }
+        }
+        let pending = connection.output.count - connection.outputStart
+        if pending == 0 {
+            connection.output.removeAll(keepingCapacity: true)
+            connection.outputStart = 0
+            connection.stallDeadline = .max
+            if connection.lifecycle.phase == .closing, !connection.writeShut {
+                connection.writeShut = true
+                shutdown(fd, Int32(SHUT_WR))
+                if connection.inputEOF || !connection.lifecycle.lingers {
+                    closeConnection(connection)
+                    return
+                }
+            }
+        }
+        updateInterest(connection, pending: pending)
+        connection.stream?.update(appended: 0, buffered: pending)
+    }
+
+    private func updateInterest(_ connection: Connection, pending: Int) {
+        let wantWrite = pending > 0
+        let wantRead = !connection.inputEOF && pending <= Self.outputBacklogLimit
+        let current = (connection.writeInterest, !connection.readPaused)
+        guard current != (wantWrite, wantRead) else { return }
+        connection.writeInterest = wantWrite
+        connection.readPaused = !wantRead
+        let mask = (wantRead ? Self.readMask : 0) | (wantWrite ? EPOLLOUT.rawValue : 0)
+        watch(connection.fd, events: mask, op: EPOLL_CTL_MOD)
+    }
+
+    /// EPOLLOUT: send more, then serve pipelined requests that waited for the client to catch up.
+    func writable(_ connection: Connection) {
+        flush(connection)
+        guard connections[Int(connection.fd)] === connection, !connection.hasPendingOutput else { return }
+        serve(connection)
+    }
+
+    /// A chunk from a `ResponseStream` (hopped onto this queue).
+    func streamWrite(_ stream: ResponseStream, _ bytes: [UInt8]) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let connection = liveConnection(stream), connection.stream === stream else {
+            stream.update(appended: bytes.count, buffered: 0)
+            return
+        }
+        now = DispatchTimeNow.nanoseconds()
+        appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
+        stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
+        flush(connection)
+    }
+
+    /// `finish()` from a `ResponseStream` (hopped onto this queue).
+    func streamFinish(_ stream: ResponseStream) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let connection = liveConnection(stream), connection.stream === stream else { return }
+        now = DispatchTimeNow.nanoseconds()
+        endStreamBody(connection)
+        connection.stream = nil
+        stream.close(.clientGone)
+        finishResponse(connection)
+        serve(connection)
+    }
+
+    /// Graceful shutdown of a streaming response: tell the handler, end the body, close after flushing.
+    func endStreamForShutdown(_ connection: Connection) {
+        guard let stream = connection.stream else { return }
+        connection.stream = nil
+        stream.close(.serverShutdown)
+        endStreamBody(connection)
+        finishResponse(connection)
+        flush(connection)
+    }
+
+    /// The gzip trailer (if compressing) and the last chunk (if chunked).
+    private func endStreamBody(_ connection: Connection) {
+        if let encoder = connection.streamEncoder {
+            appendStreamBytes(encoder.compress([], flush: .finish), to: connection)
+            connection.streamEncoder = nil
+        }
+        if connection.streamChunked { connection.output.append(contentsOf: ResponseWriter.lastChunk) }
+    }
+
+    private func appendStreamBytes(_ bytes: [UInt8], to connection: Connection) {
+        guard !bytes.isEmpty else { return }
+        if connection.streamChunked {
+            ResponseWriter.appendChunk(bytes, to: &connection.output)
+        } else {
+            connection.output.append(contentsOf: bytes)
+        }
+    }
+
+    /// Whether to gzip: the client prefers it and the handler did not encode the body itself.
+    static func wantsGzip(_ head: RequestHead, _ response: Response) -> Bool {
+        guard !response.headers.contains("Content-Encoding"), let accept = head.headers["Accept-Encoding"] else {
+            return false
+        }
+        return AcceptEncoding.preferred(accept) == .gzip
+    }
+
+    private func liveConnection(_ stream: ResponseStream) -> Connection? {
+        guard Int(stream.fd) < connections.count, let c = connections[Int(stream.fd)], c.id == stream.connectionID
+        else {
+            return nil
+        }
+        return c
+    }
+}

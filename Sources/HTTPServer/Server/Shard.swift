@@ -1,0 +1,198 @@
+import CEpoll
+import Dispatch
+import Glibc
+import Logging
+
+/// One event loop of the server: a serial queue, a private level-triggered epoll set watched by ONE
+/// `DispatchSourceRead`, and the table of its connections indexed by fd. The read handler drains
+/// `epoll_wait(fd, events, 256, 0)` and does all non-blocking socket I/O inline.
+///
+/// Every mutable property is touched only on `queue` (checked with `dispatchPrecondition` at entry points).
+/// Sockets are closed on the queue after `EPOLL_CTL_DEL`; no DispatchSource watches them individually.
+final class Shard: @unchecked Sendable {
+    let index: Int
+    let queue: DispatchQueue
+    let epollFD: Int32
+    let server: ServerCore
+    var source: (any DispatchSourceRead)?
+    var timer: (any DispatchSourceTimer)?
+    var connections: [Connection?] = []
+    var live: [Connection] = []
+    let readBuffer: UnsafeMutableRawBufferPointer
+    let events: UnsafeMutablePointer<epoll_event>
+    var listenFD: Int32 = -1
+    var now: UInt64 = DispatchTime.now().uptimeNanoseconds
+    var date = HTTPDate()
+    var draining = false
+    static let maxEvents: Int32 = 256
+
+    init(index: Int, server: ServerCore) throws(HTTPServerError) {
+        self.index = index
+        self.server = server
+        self.queue = DispatchQueue(label: "feedbackhost.http.shard\(index)")
+        let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard fd >= 0 else { throw HTTPServerError(.io, "epoll_create1 failed: errno \(errno)") }
+        self.epollFD = fd
+        self.readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
+        self.events = .allocate(capacity: Int(Self.maxEvents))
+    }
+
+    deinit {
+        readBuffer.deallocate()
+        events.deallocate()
+    }
+
+    /// Starts the epoll source and the timeout timer.
+    func start(tick: DispatchTimeInterval) {
+        let source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
+        source.setEventHandler { [unowned self] in self.drainEvents() }
+        let epollFD = self.epollFD
+        source.setCancelHandler { close(epollFD) }
+        self.source = source
+        source.resume()
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + tick, repeating: tick, leeway: .milliseconds(5))
+        timer.setEventHandler { [unowned self] in self.tick() }
+        self.timer = timer
+        timer.resume()
+    }
+
+    func watch(_ fd: Int32, events mask: UInt32, op: Int32) {
+        var event = epoll_event()
+        event.events = mask
+        event.data.fd = fd
+        _ = epoll_ctl(epollFD, op, fd, &event)
+    }
+
+    static let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
+
+    private func drainEvents() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        while true {
+            let n = epoll_wait(epollFD, events, Self.maxEvents, 0)
+            guard n > 0 else { return }
+            now = DispatchTime.now().uptimeNanoseconds
+            for i in 0..<Int(n) {
+                let event = events[i]
+                let fd = event.data.fd
+                if fd == listenFD {
+                    acceptConnections()
+                    continue
+                }
+                guard fd >= 0, Int(fd) < connections.count, let connection = connections[Int(fd)] else { continue }
+                let mask = event.events
+                if mask & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0 {
+                    // Reset, or both directions shut: nothing more can be delivered. (Reported whatever the mask,
+                    // so waiting would spin.)
+                    closeConnection(connection)
+                    continue
+                }
+                if mask & EPOLLOUT.rawValue != 0 {
+                    writable(connection)
+                    if connections[Int(fd)] !== connection { continue }
+                }
+                if !connection.readPaused,
+                    mask & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue) != 0
+                {
+                    readable(connection)
+                }
+            }
+            if n < Self.maxEvents { return }
+        }
+    }
+
+    private func acceptConnections() {
+        for _ in 0..<64 {
+            let fd = accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
+            guard fd >= 0 else { return }
+            server.accepted(fd)
+        }
+    }
+
+    /// Registers an accepted socket with this shard (on the shard's queue).
+    func adopt(_ fd: Int32, id: UInt64) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        now = DispatchTime.now().uptimeNanoseconds
+        guard !draining else {
+            server.rejectOverCapacity(fd)
+            return
+        }
+        let connection = Connection(
+            fd: fd,
+            id: id,
+            parser: RequestParser(limits: server.configuration.limits),
+            lifecycle: ConnectionLifecycle(timeouts: server.timeouts, now: now)
+        )
+        if Int(fd) >= connections.count {
+            connections.append(contentsOf: repeatElement(nil, count: Int(fd) + 1 - connections.count + 64))
+        }
+        connections[Int(fd)] = connection
+        connection.slot = live.count
+        live.append(connection)
+        watch(fd, events: Self.readMask, op: EPOLL_CTL_ADD)
+        server.metrics.connectionOpened()
+    }
+
+    /// Closes a connection: unregisters it, ends its stream, closes the fd.
+    func closeConnection(_ connection: Connection, reason: ResponseStream.CloseReason = .clientGone) {
+        let fd = connection.fd
+        guard Int(fd) < connections.count, connections[Int(fd)] === connection else { return }
+        connections[Int(fd)] = nil
+        let last = live.removeLast()
+        if last !== connection {
+            live[connection.slot] = last
+            last.slot = connection.slot
+        }
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, nil)
+        close(fd)
+        connection.stream?.close(reason)
+        connection.stream = nil
+        connection.streamEncoder = nil
+        server.connectionClosed()
+        if draining, live.isEmpty { server.shardDrained(self) }
+    }
+
+    private func tick() {
+        now = DispatchTime.now().uptimeNanoseconds
+        date.refresh()
+        var expired: [(Connection, ResponseStream.CloseReason)] = []
+        for connection in live {
+            if connection.lifecycle.tick(now: now) == .close {
+                expired.append((connection, .clientGone))
+            } else if connection.hasPendingOutput, now >= connection.stallDeadline {
+                expired.append((connection, .writeStalled))
+            }
+        }
+        for (connection, reason) in expired { closeConnection(connection, reason: reason) }
+        if draining, live.isEmpty { server.shardDrained(self) }
+    }
+
+    /// Graceful shutdown of this shard's connections (on the queue).
+    func beginShutdown() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        draining = true
+        if listenFD >= 0 {
+            _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
+            close(listenFD)
+            listenFD = -1
+        }
+        for connection in live {
+            switch connection.lifecycle.shutdownRequested() {
+            case .close: closeConnection(connection)
+            case .endStream: endStreamForShutdown(connection)
+            case .none, .closeAfterFlush: break
+            }
+        }
+        if live.isEmpty { server.shardDrained(self) }
+    }
+
+    /// Closes everything left (after the shutdown deadline) and stops the sources.
+    func stop() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        for connection in live { closeConnection(connection, reason: .serverShutdown) }
+        timer?.cancel()
+        source?.cancel()
+        timer = nil
+        source = nil
+    }
+}

@@ -1,5 +1,0 @@
-import Testing
-
-@Test func placeholderHTTPServer() {
-    #expect(Bool(true))
-}

@@ -1,0 +1,278 @@
+import Testing
+
+@testable import HTTPServer
+
+/// Parses a literal request stream, whole and in pieces, and checks that both agree.
+private func parse(
+    _ text: String,
+    limits: RequestParser.Limits = .init(),
+    bodyLimit: Int = 1 << 20
+)
+    -> RequestParser.ParsedStream
+{
+    let bytes = Array(text.utf8)
+    let whole = RequestParser.parse(bytes, limits: limits, bodyLimit: bodyLimit)
+    for piece in [1, 2, 3, 7] {
+        let split = RequestParser.parse(bytes, pieceSize: piece, limits: limits, bodyLimit: bodyLimit)
+        #expect(split == whole, "pieces of \(piece) bytes parse differently")
+    }
+    return whole
+}
+
+private func status(_ text: String, limits: RequestParser.Limits = .init(), bodyLimit: Int = 1 << 20) -> Int? {
+    parse(text, limits: limits, bodyLimit: bodyLimit).error?.status
+}
+
+@Suite struct RequestParserTests {
+    @Test func parsesRequestLineAndHeadersInOrder() throws {
+        let result = parse("GET /a/b?x=1&y=2 HTTP/1.1\r\nHost: h\r\nX-One: 1\r\nx-two:  two words  \r\n\r\n")
+        let request = try #require(result.requests.first)
+        #expect(result.error == nil)
+        #expect(request.head.method == .get)
+        #expect(request.head.path == "/a/b")
+        #expect(request.head.query == "x=1&y=2")
+        #expect(request.head.headers["X-TWO"] == "two words")
+        #expect(request.head.headers.map(\.name) == ["Host", "X-One", "x-two"])
+        #expect(request.head.keepAlive)
+        #expect(request.head.framing == .none)
+    }
+
+    @Test func parsesPipelinedRequestsInOrder() {
+        let result = parse(
+            "GET /1 HTTP/1.1\r\nHost: h\r\n\r\nPOST /2 HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabc"
+                + "GET /3 HTTP/1.1\r\nHost: h\r\n\r\n"
+        )
+        #expect(result.requests.map(\.head.path) == ["/1", "/2", "/3"])
+        #expect(result.requests[1].body == Array("abc".utf8))
+    }
+
+    @Test func ignoresEmptyLinesBeforeTheRequestLine() {
+        #expect(parse("\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func keepsAnIncompleteRequestPending() {
+        let result = parse("GET / HTTP/1.1\r\nHost: h\r\n")
+        #expect(result.requests.isEmpty)
+        #expect(result.error == nil)
+        #expect(result.pendingBytes > 0)
+    }
+
+    @Test func decodesChunkedBodiesWithExtensionsAndTrailers() throws {
+        let result = parse(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n"
+                + "4;name=value\r\nWiki\r\n5 ; a=\"q\"\r\npedia\r\nE\r\n in\r\n\r\nchunks.\r\n0\r\nExpires: never\r\n\r\n"
+        )
+        let request = try #require(result.requests.first)
+        #expect(String(decoding: request.body, as: UTF8.self) == "Wikipedia in\r\n\r\nchunks.")
+        #expect(request.trailers["expires"] == "never")
+        #expect(request.head.framing == .chunked)
+    }
+
+    @Test func treatsTransferEncodingCaseInsensitively() {
+        #expect(parse("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: Chunked\r\n\r\n0\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func rejectsContentLengthWithTransferEncoding() {
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+                == 400
+        )
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nContent-Length: 5\r\n\r\n0\r\n\r\n")
+                == 400
+        )
+    }
+
+    @Test(arguments: ["5, 5", "+5", "-1", "0x5", "5 5", "5.0", "", "99999999999999999999", "1_0"])
+    func rejectsInvalidContentLength(_ value: String) {
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: \(value)\r\n\r\nhello") == 400)
+    }
+
+    @Test func rejectsDuplicateContentLength() {
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 5\r\nContent-Length: 5\r\n\r\nhello") == 400)
+    }
+
+    @Test(arguments: [
+        "gzip, chunked", "chunked, chunked", "xchunked", "chunked;q=1", "identity", "\"chunked\"", "chunk",
+    ])
+    func rejectsUnknownOrObfuscatedTransferCodings(_ value: String) {
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: \(value)\r\n\r\n0\r\n\r\n") == 400)
+    }
+
+    @Test func rejectsTwoTransferEncodingFields() {
+        #expect(
+            status(
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"
+            )
+                == 400
+        )
+    }
+
+    @Test func rejectsTransferEncodingInHTTP10() {
+        #expect(status("POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n") == 400)
+    }
+
+    @Test func rejectsObsFold() {
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX-A: a\r\n  folded\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\n Host: h\r\n\r\n") == 400)
+    }
+
+    @Test func rejectsWhitespaceBeforeTheColon() {
+        #expect(status("GET / HTTP/1.1\r\nHost : h\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nContent-Length\t: 0\r\n\r\n") == 400)
+    }
+
+    @Test(arguments: ["X A: 1", "X@A: 1", "X(A): 1", ": empty", "X\u{01}: 1", "Caf\u{e9}: 1", "NoColon"])
+    func rejectsInvalidFieldNames(_ line: String) {
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\n\(line)\r\n\r\n") == 400)
+    }
+
+    @Test(arguments: ["a\u{0}b", "a\u{7f}b", "a\u{01}b", "a\u{0b}b", "a\rb"])
+    func rejectsInvalidCharactersInValues(_ value: String) {
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX-A: \(value)\r\n\r\n") == 400)
+    }
+
+    @Test func acceptsObsTextInValues() {
+        #expect(parse("GET / HTTP/1.1\r\nHost: h\r\nX-A: caf\u{e9}\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func rejectsBareCRAndBareLF() {
+        #expect(status("GET / HTTP/1.1\rHost: h\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\nHost: h\n\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\n\r\r\n") == 400)
+    }
+
+    @Test(arguments: ["zz", "", " 5", "0x5", "-5", "fffffffffffffffff", "5\u{0}"])
+    func rejectsMalformedAndOverflowingChunkSizes(_ size: String) {
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n\(size)\r\nhello\r\n0\r\n\r\n")
+                == 400
+        )
+    }
+
+    @Test func rejectsChunkDataLongerThanItsSize() {
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nhello\r\n0\r\n\r\n") == 400
+        )
+    }
+
+    @Test func rejectsBareLFInChunkFraming() {
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\nhello\r\n0\r\n\r\n") == 400)
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\n0\r\n\r\n") == 400)
+    }
+
+    @Test func rejectsInvalidTrailers() {
+        #expect(
+            status("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n0\r\nBad Name: x\r\n\r\n") == 400
+        )
+    }
+
+    @Test func answersTooLongRequestLinesWith414() {
+        let limits = RequestParser.Limits(maxRequestLineLength: 64)
+        #expect(status("GET /\(String(repeating: "a", count: 100)) HTTP/1.1\r\nHost: h\r\n\r\n", limits: limits) == 414)
+        #expect(status("GET /\(String(repeating: "a", count: 100))", limits: limits) == 414)
+    }
+
+    @Test func answersTooLargeHeaderBlocksAndCountsWith431() {
+        let big = RequestParser.Limits(maxHeaderBytes: 256)
+        #expect(
+            status("GET / HTTP/1.1\r\nHost: h\r\nX: \(String(repeating: "v", count: 300))\r\n\r\n", limits: big) == 431
+        )
+        let few = RequestParser.Limits(maxHeaderCount: 3)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nA: 1\r\nB: 2\r\nC: 3\r\n\r\n", limits: few) == 431)
+    }
+
+    @Test func answersTooLargeBodiesWith413() {
+        #expect(status("POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 11\r\n\r\nhello world", bodyLimit: 10) == 413)
+        #expect(
+            status(
+                "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n6\r\nhello \r\n5\r\nworld\r\n0\r\n\r\n",
+                bodyLimit: 10
+            ) == 413
+        )
+    }
+
+    @Test func answersOtherMajorVersionsWith505() {
+        #expect(status("GET / HTTP/2.0\r\nHost: h\r\n\r\n") == 505)
+        #expect(status("GET / HTTP/0.9\r\nHost: h\r\n\r\n") == 505)
+    }
+
+    @Test(arguments: [
+        "GET / HTTP/1.1x", "GET / http/1.1", "GET / HTTP/1", "GET  / HTTP/1.1", "GET / HTTP/1.1 ", "GET /",
+        "GET /a\u{01} HTTP/1.1", "GET /caf\u{e9} HTTP/1.1", "G(T / HTTP/1.1",
+    ])
+    func rejectsMalformedRequestLines(_ line: String) {
+        #expect(status("\(line)\r\nHost: h\r\n\r\n") == 400)
+    }
+
+    @Test func answersUnknownMethodsWith501() {
+        #expect(status("BREW / HTTP/1.1\r\nHost: h\r\n\r\n") == 501)
+        #expect(status("get / HTTP/1.1\r\nHost: h\r\n\r\n") == 501)
+    }
+
+    @Test func requiresExactlyOneHostInHTTP11() {
+        #expect(status("GET / HTTP/1.1\r\n\r\n") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: a\r\nHost: b\r\n\r\n") == 400)
+        #expect(parse("GET / HTTP/1.0\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func recognisesExpectContinueAndRejectsOtherExpectations() throws {
+        let result = parse("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")
+        #expect(try #require(result.requests.first).head.expectsContinue)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nExpect: something\r\n\r\n") == 417)
+    }
+
+    @Test func decidesKeepAliveFromVersionAndConnection() {
+        let cases: [(String, Bool)] = [
+            ("GET / HTTP/1.1\r\nHost: h\r\n\r\n", true),
+            ("GET / HTTP/1.1\r\nHost: h\r\nConnection: close\r\n\r\n", false),
+            ("GET / HTTP/1.1\r\nHost: h\r\nConnection: Upgrade, CLOSE\r\n\r\n", false),
+            ("GET / HTTP/1.0\r\n\r\n", false),
+            ("GET / HTTP/1.0\r\nConnection: keep-alive\r\n\r\n", true),
+        ]
+        for (text, keepAlive) in cases {
+            #expect(parse(text).requests.first?.head.keepAlive == keepAlive, "\(text)")
+        }
+    }
+
+    @Test func takesThePathFromAbsoluteFormTargets() throws {
+        let result = parse("GET http://example.com/x/y?z=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
+        let head = try #require(result.requests.first?.head)
+        #expect(head.path == "/x/y")
+        #expect(head.query == "z=1")
+        #expect(status("GET ftp://x/ HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(status("GET * HTTP/1.1\r\nHost: h\r\n\r\n") == 400)
+        #expect(parse("OPTIONS * HTTP/1.1\r\nHost: h\r\n\r\n").requests.count == 1)
+    }
+
+    @Test func neverTrapsOnArbitraryBytes() {
+        var generator = SplitMix64(seed: 42)
+        let alphabet = Array(
+            "GET POST / HTTP/1.1\r\n:;,=\t 0123456789abcdefHost Content-Length Transfer-Encoding chunked".utf8
+        )
+        for round in 0..<2000 {
+            let count = Int(generator.next() % 200)
+            var bytes: [UInt8] = []
+            for _ in 0..<count {
+                let r = generator.next()
+                bytes.append(r % 4 == 0 ? UInt8(truncatingIfNeeded: r >> 8) : alphabet[Int(r >> 8) % alphabet.count])
+            }
+            if round % 2 == 0 { bytes = Array("POST / HTTP/1.1\r\nHost: h\r\n".utf8) + bytes }
+            _ = RequestParser.parse(bytes, pieceSize: 1 + round % 5, bodyLimit: 100)
+        }
+    }
+}
+
+/// A small deterministic generator for the no-trap test.
+struct SplitMix64: RandomNumberGenerator {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,63 @@
+import Testing
+
+@testable import HTTPServer
+
+@Suite struct RouterTests {
+    private func router() -> Router {
+        var router = Router()
+        router.get("/v1/sessions") { _ in Response.text("list") }
+        router.post("/v1/sessions", maxBodySize: 10) { _ in Response.text("create") }
+        router.get("/v1/sessions/{id}/events") { _ in Response.text("events") }
+        router.delete("/v1/sessions/{id}") { _ in Response.text("delete") }
+        return router
+    }
+
+    @Test func matchesLiteralPathsByMethod() {
+        guard case .found(let route, _) = router().match(.post, "/v1/sessions") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(route.method == .post)
+        #expect(route.maxBodySize == 10)
+    }
+
+    @Test func bindsAndPercentDecodesPathParameters() {
+        guard case .found(_, let parameters) = router().match(.get, "/v1/sessions/a%2Fb%20c/events") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(parameters == ["id": "a/b c"])
+    }
+
+    @Test func answersHeadWithTheGetRoute() {
+        guard case .found(let route, _) = router().match(.head, "/v1/sessions") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(route.method == .get)
+    }
+
+    @Test func listsAllowedMethodsWhenOnlyTheMethodDiffers() {
+        guard case .methodNotAllowed(let allow) = router().match(.put, "/v1/sessions") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(allow == [.get, .head, .post])
+        guard case .methodNotAllowed(let other) = router().match(.post, "/v1/sessions/x") else {
+            Issue.record("expected 405")
+            return
+        }
+        #expect(other == [.delete])
+    }
+
+    @Test func findsNothingForUnknownPathsOrMalformedEscapes() {
+        guard case .notFound = router().match(.get, "/v2") else {
+            Issue.record("expected 404")
+            return
+        }
+        guard case .notFound = router().match(.get, "/v1/sessions/%zz/events") else {
+            Issue.record("expected 404")
+            return
+        }
+    }
+}
