@@ -75,7 +75,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlClientTests",
-            dependencies: ["CurlClient", "HTTPServer"],
+            dependencies: ["CurlClient"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
     ],
