@@ -85,7 +85,11 @@ public final class CurlClient: UpstreamFetching, Sendable {
         return await withCheckedContinuation { continuation in
             driver.queue.async {
                 continuation.resume(
-                    returning: Statistics(activeTransfers: driver.activeTransfers, watchedSockets: driver.watchedSockets)
+                    returning: Statistics(
+                        activeTransfers: driver.activeTransfers,
+                        pausedTransfers: driver.pausedTransfers,
+                        watchedSockets: driver.watchedSockets
+                    )
                 )
             }
         }
@@ -95,6 +99,8 @@ public final class CurlClient: UpstreamFetching, Sendable {
     public struct Statistics: Sendable, Hashable {
         /// Transfers attached to the multi handle.
         public var activeTransfers: Int
+        /// Transfers paused because their stream's reader fell behind.
+        public var pausedTransfers: Int
         /// Sockets watched by Dispatch or waiting for a safe close.
         public var watchedSockets: Int
     }

@@ -64,6 +64,12 @@ final class MultiDriver: @unchecked Sendable {
         return transfers.count
     }
 
+    /// How many attached transfers are paused because their reader fell behind.
+    var pausedTransfers: Int {
+        dispatchPrecondition(condition: .onQueue(queue))
+        return transfers.values.filter { $0.machine.isPaused }.count
+    }
+
     /// How many sockets are watched or waiting for a safe close.
     var watchedSockets: Int {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -75,6 +81,7 @@ final class MultiDriver: @unchecked Sendable {
     /// Starts a transfer whose continuation is already stored in it.
     func start(_ transfer: Transfer) {
         dispatchPrecondition(condition: .onQueue(queue))
+        transfer.started = true
         guard phase == .running, let multi else {
             transfer.complete(error: CurlClientError(.shutdown, "The client was shut down; \(transfer.request.url) was not requested."))
             return
@@ -103,9 +110,13 @@ final class MultiDriver: @unchecked Sendable {
     /// Cancels a transfer: removes it from the multi handle at once (its connection is closed) and fails its waiters.
     func cancel(_ transfer: Transfer) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let easy = transfer.easy, transfers[easy] != nil else {
+        guard transfer.started else {
+            // Cancelled before `start` ran: `start` fails it.
             transfer.cancelRequested = true
-            transfer.complete(error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled."))
+            return
+        }
+        guard let easy = transfer.easy, transfers[easy] != nil else {
+            // Already finished; a stream's reader may still drain what was buffered.
             return
         }
         detach(easy, transfer, error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled."))

@@ -16,6 +16,8 @@ final class Transfer: @unchecked Sendable {
     private(set) var followsRedirects = false
     /// Set when cancellation arrived before the transfer started.
     var cancelRequested = false
+    /// Set by the driver when it handles the transfer's start.
+    var started = false
 
     var fetchContinuation: CheckedContinuation<UpstreamResponse, any Error>?
     var headContinuation: CheckedContinuation<UpstreamHead, any Error>?

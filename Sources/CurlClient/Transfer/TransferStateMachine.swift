@@ -71,6 +71,9 @@ struct TransferStateMachine {
     /// True once the transfer ended (completed, failed or cancelled).
     var isFinished: Bool { ending != nil }
 
+    /// True while libcurl holds the transfer paused because the reader fell behind.
+    var isPaused: Bool { paused }
+
     mutating func receivedHeaderLine(_ line: UnsafeRawBufferPointer, url: String, followsRedirects: Bool) -> HeadAction {
         guard parser.feed(line), case .streaming = mode, !headDelivered else { return .none }
         let status = parser.status
