@@ -75,7 +75,7 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlClientTests",
-            dependencies: ["CurlClient"],
+            dependencies: ["CurlClient", "CCurl"],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

@@ -83,11 +83,18 @@ final class MultiDriver: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         transfer.started = true
         guard phase == .running, let multi else {
-            transfer.complete(error: CurlClientError(.shutdown, "The client was shut down; \(transfer.request.url) was not requested."))
+            transfer.complete(
+                error: CurlClientError(
+                    .shutdown,
+                    "The client was shut down; \(transfer.request.url) was not requested."
+                )
+            )
             return
         }
         if transfer.cancelRequested {
-            transfer.complete(error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled."))
+            transfer.complete(
+                error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
+            )
             return
         }
         do {
@@ -101,7 +108,9 @@ final class MultiDriver: @unchecked Sendable {
         guard code == CURLM_OK else {
             let reason = String(cString: curl_multi_strerror(code))
             transfer.releaseEasy()
-            transfer.complete(error: CurlClientError(.other, "libcurl could not start \(transfer.request.url): \(reason)."))
+            transfer.complete(
+                error: CurlClientError(.other, "libcurl could not start \(transfer.request.url): \(reason).")
+            )
             return
         }
         transfers[easy] = transfer
@@ -119,7 +128,11 @@ final class MultiDriver: @unchecked Sendable {
             // Already finished; a stream's reader may still drain what was buffered.
             return
         }
-        detach(easy, transfer, error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled."))
+        detach(
+            easy,
+            transfer,
+            error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
+        )
     }
 
     /// Asks a stream's transfer for its next chunk.

@@ -32,7 +32,10 @@ struct EasyOptions {
             ?? (streaming ? configuration.streamTotalTimeoutMilliseconds : configuration.totalTimeoutMilliseconds)
         try set(CURLOPT_TIMEOUT_MS, total)
         try set(CURLOPT_LOW_SPEED_LIMIT, configuration.lowSpeedBytesPerSecond)
-        try set(CURLOPT_LOW_SPEED_TIME, configuration.lowSpeedBytesPerSecond > 0 ? configuration.lowSpeedTimeSeconds : 0)
+        try set(
+            CURLOPT_LOW_SPEED_TIME,
+            configuration.lowSpeedBytesPerSecond > 0 ? configuration.lowSpeedTimeSeconds : 0
+        )
         if !streaming {
             // Refuses at once when Content-Length announces too much; the write callback checks the rest.
             try check(

@@ -74,7 +74,8 @@ struct TransferStateMachine {
     /// True while libcurl holds the transfer paused because the reader fell behind.
     var isPaused: Bool { paused }
 
-    mutating func receivedHeaderLine(_ line: UnsafeRawBufferPointer, url: String, followsRedirects: Bool) -> HeadAction {
+    mutating func receivedHeaderLine(_ line: UnsafeRawBufferPointer, url: String, followsRedirects: Bool) -> HeadAction
+    {
         guard parser.feed(line), case .streaming = mode, !headDelivered else { return .none }
         let status = parser.status
         if status < 200 { return .none }
