@@ -19,6 +19,13 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
+        .executableTarget(
+            name: "CurlBenchmark",
+            dependencies: [
+                .product(name: "CurlClient", package: "FeedbackHost")
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
