@@ -167,6 +167,12 @@ final class MultiDriver: @unchecked Sendable {
             else { continue }
             let code = fh_message_result(message)
             let error = CurlClientError.from(curlCode: code, url: transfer.currentURL, detail: transfer.curlDetail)
+            if let error {
+                logger.debug(
+                    "upstream transfer failed",
+                    metadata: ["upstream.url": "\(transfer.request.url)", "error": "\(error)"]
+                )
+            }
             detach(easy, transfer, error: error)
         }
     }

@@ -103,6 +103,23 @@ struct CurlClientTests {
         }
     }
 
+    @Test func totalLimitBoundsOpenConnections() async throws {
+        let configuration = CurlClient.Configuration(maxConnectionsPerHost: 0, maxConnectionsTotal: 3)
+        try await withFixture(configuration) { server, client in
+            let ids = try await withThrowingTaskGroup(of: String.self) { group in
+                for _ in 0..<9 {
+                    group.addTask {
+                        let response = try await client.fetch(UpstreamRequest(url: server.url("/slow?ms=50")))
+                        return response.headers["X-Connection-Id"] ?? "none"
+                    }
+                }
+                return try await group.reduce(into: Set<String>()) { $0.insert($1) }
+            }
+            #expect(ids.count <= 3)
+            #expect(!ids.contains("none"))
+        }
+    }
+
     @Test func twoHundredConcurrentTransfersAllSucceed() async throws {
         try await withFixture { server, client in
             let bodies = try await withThrowingTaskGroup(of: (Int, String).self) { group in

@@ -138,6 +138,11 @@ final class Transfer: @unchecked Sendable {
 
     /// The stream's reader asks for the next chunk.
     func readNext(_ continuation: CheckedContinuation<[UInt8]?, any Error>) {
+        guard readerContinuation == nil else {
+            let message = "Another task is already reading the stream from \(request.url); read it from one task."
+            continuation.resume(throwing: CurlClientError(.invalidRequest, message))
+            return
+        }
         switch machine.readerWantsChunk() {
         case .deliver(let chunk, let unpause):
             continuation.resume(returning: chunk)
