@@ -66,7 +66,11 @@ struct ClientRun {
     }
 
     /// Runs `total` fetches with `concurrency` workers; returns the number that failed.
-    private static func runBatch(total: Int, concurrency: Int, fetch: @escaping @Sendable () async -> Bool) async
+    private static func runBatch(
+        total: Int,
+        concurrency: Int,
+        fetch: @escaping @Sendable () async -> Bool
+    ) async
         -> Int
     {
         await withTaskGroup(of: Int.self) { group in

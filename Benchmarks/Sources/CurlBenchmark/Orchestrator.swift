@@ -21,8 +21,12 @@ struct Orchestrator {
         guard let port = Int(portLine.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             fatalError("server did not print a port: \(portLine)")
         }
-        print("CurlBenchmark: \(total) GETs of a \(BenchmarkServer.body.count)-byte JSON page, \(concurrency) in flight,")
-        print("local thread-per-connection server on 127.0.0.1:\(port) (separate process), \(rounds) interleaved rounds")
+        print(
+            "CurlBenchmark: \(total) GETs of a \(BenchmarkServer.body.count)-byte JSON page, \(concurrency) in flight,"
+        )
+        print(
+            "local thread-per-connection server on 127.0.0.1:\(port) (separate process), \(rounds) interleaved rounds"
+        )
         var results: [String: [ClientRun]] = [:]
         for round in 0..<rounds {
             let order = round % 2 == 0 ? ["curl", "urlsession"] : ["urlsession", "curl"]
