@@ -78,7 +78,8 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlClientTests",
-            dependencies: ["CurlClient", "HTTPServer"],
+            dependencies: ["CurlClient", "CCurl"],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
     ],

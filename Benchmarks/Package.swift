@@ -37,6 +37,13 @@ let package = Package(
                 .product(name: "Hummingbird", package: "hummingbird")
             ]
         ),
+        .executableTarget(
+            name: "CurlBenchmark",
+            dependencies: [
+                .product(name: "CurlClient", package: "FeedbackHost")
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,0 @@
-import Testing
-
-@Test func placeholderCurlClient() {
-    #expect(Bool(true))
-}
