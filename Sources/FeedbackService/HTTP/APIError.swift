@@ -84,10 +84,10 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code.status) \(code.title): \(message)" }
 
-    /// The RFC 9457 problem document: `type`, `title`, `status`, `detail`, and any extra members.
+    /// The RFC 9457 problem document: `type` (a URN naming the code, listed in docs/API.md), `title`, `status`, `detail`, and any extra members.
     public var problemBody: [UInt8] {
         var members = extra
-        members["type"] = .string("https://feedbackhost.dev/problems/\(code.rawValue)")
+        members["type"] = .string("urn:feedbackhost:problem:\(code.rawValue)")
         members["title"] = .string(code.title)
         members["status"] = .int(Int64(code.status))
         members["detail"] = .string(message)
