@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "FeedbackLoop", targets: ["FeedbackLoop"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "CurlClient", targets: ["CurlClient"]),
+        .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -52,6 +53,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "FeedbackService",
+            dependencies: [
+                "FeedbackLoop",
+                "HTTPServer",
+                "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "feedback-host",
             dependencies: [
@@ -74,6 +86,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackServiceTests",
+            dependencies: ["FeedbackService"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,98 @@
+/// Remembers the answers to one session's `Idempotency-Key` requests, so a retried POST applies nothing twice.
+///
+/// The same key with the same body gets the first answer again; with another body it is a conflict of content
+/// (422); while the first request is still being answered, a retry is told to wait (409). Bodies are compared by a
+/// 64-bit SipHash keyed randomly per process (the standard library's `Hasher`), so a client cannot aim for a
+/// collision. The ledger keeps the most recent `capacity` keys; the oldest are forgotten first.
+///
+/// Not thread-safe: the session that owns it guards it with its own lock.
+public struct IdempotencyLedger<Answer: Sendable>: Sendable {
+    /// What a request with a key should do.
+    public enum Decision: Sendable {
+        /// A new key: apply the request, then call `complete`.
+        case proceed
+        /// The same request was answered before: send this answer again.
+        case replay(Answer)
+        /// The same key is still being answered.
+        case inFlight
+        /// The same key came with another body.
+        case mismatch
+    }
+
+    private enum Entry: Sendable {
+        case inFlight(fingerprint: Int)
+        case done(fingerprint: Int, answer: Answer)
+
+        var fingerprint: Int {
+            switch self {
+            case .inFlight(let fingerprint), .done(let fingerprint, _): fingerprint
+            }
+        }
+    }
+
+    private var entries: [String: Entry] = [:]
+    private var order: [String] = []
+    private var orderStart = 0
+    /// How many keys are remembered.
+    public let capacity: Int
+
+    /// Creates an empty ledger remembering up to `capacity` keys.
+    public init(capacity: Int) {
+        precondition(capacity > 0, "an idempotency ledger remembers at least one key")
+        self.capacity = capacity
+    }
+
+    /// The number of keys remembered.
+    public var count: Int { entries.count }
+
+    /// Decides what a request with `key` and `body` does; on `.proceed` the key is now in flight.
+    public mutating func begin(key: String, body: some Sequence<UInt8>) -> Decision {
+        let fingerprint = Self.fingerprint(body)
+        if let entry = entries[key] {
+            guard entry.fingerprint == fingerprint else { return .mismatch }
+            switch entry {
+            case .inFlight: return .inFlight
+            case .done(_, let answer): return .replay(answer)
+            }
+        }
+        if entries.count >= capacity { evictOldest() }
+        entries[key] = .inFlight(fingerprint: fingerprint)
+        order.append(key)
+        return .proceed
+    }
+
+    /// Records the answer for a key that `begin` let proceed.
+    public mutating func complete(key: String, answer: Answer) {
+        guard let entry = entries[key] else { return }
+        entries[key] = .done(fingerprint: entry.fingerprint, answer: answer)
+    }
+
+    /// Forgets a key whose request failed before it changed anything, so that a retry may apply it.
+    public mutating func abandon(key: String) {
+        guard case .inFlight = entries[key] else { return }
+        entries[key] = nil
+    }
+
+    private mutating func evictOldest() {
+        while orderStart < order.count {
+            let key = order[orderStart]
+            orderStart += 1
+            if entries.removeValue(forKey: key) != nil { break }
+        }
+        if orderStart > capacity {
+            order.removeFirst(orderStart)
+            orderStart = 0
+        }
+    }
+
+    private static func fingerprint(_ body: some Sequence<UInt8>) -> Int {
+        var hasher = Hasher()
+        var length = 0
+        for byte in body {
+            hasher.combine(byte)
+            length += 1
+        }
+        hasher.combine(length)
+        return hasher.finalize()
+    }
+}

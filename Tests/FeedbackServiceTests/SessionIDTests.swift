@@ -1,0 +1,160 @@
+import Testing
+
+@testable import FeedbackService
+
+struct SessionIDTests {
+    @Test func randomIdsAre22Base64URLCharactersAndParseBack() {
+        for _ in 0..<1000 {
+            let id = SessionID.random()
+            #expect(id.description.utf8.count == 22)
+            #expect(SessionID(id.description) == id)
+        }
+    }
+
+    @Test func randomIdsDoNotRepeat() {
+        let ids = Set((0..<10_000).map { _ in SessionID.random() })
+        #expect(ids.count == 10_000)
+    }
+
+    @Test func base64URLMatchesRFC4648Vectors() {
+        #expect(SessionID.base64URL(Array("f".utf8)) == "Zg")
+        #expect(SessionID.base64URL(Array("fo".utf8)) == "Zm8")
+        #expect(SessionID.base64URL(Array("foobar".utf8)) == "Zm9vYmFy")
+        #expect(SessionID.base64URL([0xFB, 0xFF]) == "-_8")
+    }
+
+    @Test func malformedIdsAreRefused() {
+        #expect(SessionID("") == nil)
+        #expect(SessionID("AAAAAAAAAAAAAAAAAAAAA") == nil)  // 21
+        #expect(SessionID("AAAAAAAAAAAAAAAAAAAAAAA") == nil)  // 23
+        #expect(SessionID("AAAAAAAAAAAAAAAAAAAA+A") == nil)
+        #expect(SessionID("AAAAAAAAAAAAAAAAAAAAAB") == nil)  // non-zero padding bits
+        #expect(SessionID("AAAAAAAAAAAAAAAAAAAAAw") != nil)
+    }
+}
+
+struct CursorTests {
+    @Test func parsesAndPrintsEpochDashRev() {
+        #expect(Cursor("7-42") == Cursor(epoch: 7, rev: 42))
+        #expect(Cursor(epoch: 7, rev: 42).description == "7-42")
+        #expect(Cursor(epoch: 7, rev: 42).entityTag == "\"7-42\"")
+    }
+
+    @Test func refusesGarbage() {
+        for text in ["", "7", "7-", "-1", "a-1", "1-b", "01-1", "1-2-3", "18446744073709551616-0", " 1-1", "1-+1"] {
+            #expect(Cursor(text) == nil, "\(text)")
+        }
+    }
+
+    @Test func matchesEntityTagLists() {
+        let cursor = Cursor(epoch: 1, rev: 5)
+        #expect(cursor.matches(entityTags: "\"1-5\""))
+        #expect(cursor.matches(entityTags: "W/\"1-5\""))
+        #expect(cursor.matches(entityTags: "\"0-0\", \"1-5\""))
+        #expect(cursor.matches(entityTags: "*"))
+        #expect(!cursor.matches(entityTags: "\"1-4\""))
+        #expect(!cursor.matches(entityTags: "1-5"))
+    }
+}
+
+struct IdempotencyLedgerTests {
+    @Test func sameKeySameBodyReplaysTheFirstAnswer() {
+        var ledger = IdempotencyLedger<String>(capacity: 4)
+        guard case .proceed = ledger.begin(key: "k", body: Array("{}".utf8)) else {
+            Issue.record("a new key proceeds")
+            return
+        }
+        ledger.complete(key: "k", answer: "first")
+        guard case .replay(let answer) = ledger.begin(key: "k", body: Array("{}".utf8)) else {
+            Issue.record("a repeated key replays")
+            return
+        }
+        #expect(answer == "first")
+    }
+
+    @Test func sameKeyOtherBodyIsAMismatch() {
+        var ledger = IdempotencyLedger<String>(capacity: 4)
+        _ = ledger.begin(key: "k", body: Array("{\"a\":1}".utf8))
+        ledger.complete(key: "k", answer: "first")
+        guard case .mismatch = ledger.begin(key: "k", body: Array("{\"a\":2}".utf8)) else {
+            Issue.record("another body is a mismatch")
+            return
+        }
+    }
+
+    @Test func keyStillInFlightIsReported() {
+        var ledger = IdempotencyLedger<String>(capacity: 4)
+        _ = ledger.begin(key: "k", body: [1])
+        guard case .inFlight = ledger.begin(key: "k", body: [1]) else {
+            Issue.record("in flight")
+            return
+        }
+        ledger.abandon(key: "k")
+        guard case .proceed = ledger.begin(key: "k", body: [1]) else {
+            Issue.record("an abandoned key may proceed again")
+            return
+        }
+    }
+
+    @Test func oldestKeysAreForgottenPastCapacity() {
+        var ledger = IdempotencyLedger<Int>(capacity: 3)
+        for index in 0..<10 {
+            _ = ledger.begin(key: "k\(index)", body: [UInt8(index)])
+            ledger.complete(key: "k\(index)", answer: index)
+            #expect(ledger.count <= 3)
+        }
+        guard case .replay(9) = ledger.begin(key: "k9", body: [9]) else {
+            Issue.record("the newest key is remembered")
+            return
+        }
+        guard case .proceed = ledger.begin(key: "k0", body: [0]) else {
+            Issue.record("the oldest key is forgotten")
+            return
+        }
+    }
+}
+
+struct CORSPolicyTests {
+    @Test func noOriginsAllowedByDefaultAndNoHeadersSent() {
+        let policy = CORSPolicy()
+        #expect(policy.responseHeaders(origin: "https://evil.example").isEmpty)
+        #expect(policy.preflight(origin: "https://evil.example", method: "POST", headers: nil) != .allowed([]))
+    }
+
+    @Test func allowedOriginIsEchoedWithVaryAndNeverStar() {
+        let policy = CORSPolicy(allowedOrigins: ["https://app.example"])
+        let headers = policy.responseHeaders(origin: "https://app.example")
+        #expect(headers.contains { $0 == ("Access-Control-Allow-Origin", "https://app.example") })
+        #expect(headers.contains { $0 == ("Vary", "Origin") })
+        #expect(!headers.contains { $0.1 == "*" })
+        let other = policy.responseHeaders(origin: "https://other.example")
+        #expect(other.count == 1 && other[0] == ("Vary", "Origin"))
+    }
+
+    @Test func preflightChecksMethodAndHeaders() {
+        let policy = CORSPolicy(allowedOrigins: ["https://app.example"])
+        guard
+            case .allowed(let headers) = policy.preflight(
+                origin: "https://app.example",
+                method: "POST",
+                headers: "Content-Type, Idempotency-Key"
+            )
+        else {
+            Issue.record("preflight allowed")
+            return
+        }
+        #expect(headers.contains(.init(name: "Access-Control-Allow-Headers", value: "content-type, idempotency-key")))
+        guard case .refused(let reason) = policy.preflight(origin: "https://app.example", method: "PATCH", headers: nil)
+        else {
+            Issue.record("PATCH refused")
+            return
+        }
+        #expect(reason.contains("PATCH"))
+        guard
+            case .refused = policy.preflight(origin: "https://app.example", method: "POST", headers: "X-Secret")
+        else {
+            Issue.record("unknown header refused")
+            return
+        }
+    }
+}
