@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "CurlClient", targets: ["CurlClient"]),
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
+        .library(name: "Systems", targets: ["Systems"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -64,6 +65,11 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .target(
+            name: "Systems",
+            dependencies: ["FeedbackLoop", "FeedbackService"],
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "feedback-host",
             dependencies: [
@@ -91,6 +97,11 @@ let package = Package(
         .testTarget(
             name: "FeedbackServiceTests",
             dependencies: ["FeedbackService"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SystemsTests",
+            dependencies: ["Systems", "FeedbackLoop", "FeedbackService", "CurlClient"],
             swiftSettings: strict
         ),
         .testTarget(

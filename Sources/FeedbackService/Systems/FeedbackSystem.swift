@@ -1,0 +1,58 @@
+public import CurlClient
+public import FeedbackLoop
+public import Logging
+
+/// A feedback system the service can host: a name, a `Codable` state and events, an initial state, a pure reducer
+/// and feedbacks. A library user conforms a type to this and registers an instance with the service; the
+/// instance carries the system's configuration (delays, upstream URLs), the reducer stays static and pure.
+///
+/// Events travel as JSON objects tagged by `"type"` with the case's fields beside it (`{"type":"add","amount":2}`);
+/// `Event`'s `Codable` conformance must read and write that shape. Only `clientEventTypes` may be posted by clients;
+/// the other types are an effect's results.
+public protocol FeedbackSystem: Sendable {
+    /// The system's state, sent to clients as JSON.
+    associatedtype State: Codable & Equatable & Sendable
+    /// The system's events, tagged by `"type"` on the wire.
+    associatedtype Event: Codable & Sendable
+
+    /// The name clients create sessions with, e.g. `counter`.
+    var name: String { get }
+    /// One or two sentences for people browsing `GET /v1/systems`.
+    var summary: String { get }
+    /// The `"type"` tags clients may post; the rest are internal.
+    var clientEventTypes: [String] { get }
+    /// Events a client could post, shown as examples.
+    var exampleEvents: [Event] { get }
+    /// The state a new session starts from unless the client gives one.
+    var initialState: State { get }
+
+    /// The pure reducer: applies one event to the state.
+    static func reduce(_ state: inout State, _ event: Event)
+
+    /// The feedbacks that run the system's effects, given what the host provides.
+    func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>]
+}
+
+/// What the host gives a system's feedbacks: time, upstream HTTP, and a logger with the session's id.
+public struct SystemEnvironment: Sendable {
+    /// The clock effects sleep on: the real clock in the server, a `TestClock` in tests.
+    public var clock: any Clock<Duration>
+    /// Upstream HTTP for fetching feedbacks.
+    public var upstream: any UpstreamFetching
+    /// A logger carrying the session's metadata.
+    public var logger: Logger
+
+    /// Creates an environment.
+    public init(clock: any Clock<Duration>, upstream: any UpstreamFetching, logger: Logger) {
+        self.clock = clock
+        self.upstream = upstream
+        self.logger = logger
+    }
+}
+
+extension FeedbackSystem {
+    /// Starts a loop of this system from `state` with its feedbacks in `environment`.
+    public func makeLoop(from state: State, environment: SystemEnvironment) -> Loop<State, Event> {
+        Loop(initial: state, reduce: Self.reduce, feedbacks: feedbacks(environment))
+    }
+}

@@ -1,0 +1,71 @@
+public import FeedbackLoop
+public import FeedbackService
+
+/// The counter from the seeds: increment, decrement, add an amount. No effects.
+///
+/// The count saturates at `Int.min` and `Int.max`: a reducer is total, so an overflowing `add` cannot crash it.
+public struct CounterSystem: FeedbackSystem {
+    /// The counter's state.
+    public struct State: Codable, Equatable, Sendable {
+        /// The current count.
+        public var count: Int
+
+        /// Creates a state.
+        public init(count: Int = 0) { self.count = count }
+    }
+
+    /// The counter's events, all of them client events.
+    public enum Event: Codable, Equatable, Sendable {
+        case increment
+        case decrement
+        case add(amount: Int)
+
+        static let types = ["increment", "decrement", "add"]
+
+        public init(from decoder: any Decoder) throws {
+            let container = try decoder.container(keyedBy: TaggedEventKey.self)
+            switch try container.eventType() {
+            case "increment": self = .increment
+            case "decrement": self = .decrement
+            case "add": self = .add(amount: try container.decode(Int.self, forKey: TaggedEventKey("amount")))
+            case let other: throw container.unknownType(other, known: Self.types)
+            }
+        }
+
+        public func encode(to encoder: any Encoder) throws {
+            var container = encoder.container(keyedBy: TaggedEventKey.self)
+            switch self {
+            case .increment: try container.encode("increment", forKey: .type)
+            case .decrement: try container.encode("decrement", forKey: .type)
+            case .add(let amount):
+                try container.encode("add", forKey: .type)
+                try container.encode(amount, forKey: TaggedEventKey("amount"))
+            }
+        }
+    }
+
+    /// Creates the counter system.
+    public init() {}
+
+    public var name: String { "counter" }
+    public var summary: String { "A counter: increment, decrement, or add an amount (saturating at the Int limits)." }
+    public var clientEventTypes: [String] { Event.types }
+    public var exampleEvents: [Event] { [.increment, .decrement, .add(amount: 5)] }
+    public var initialState: State { State() }
+
+    public static func reduce(_ state: inout State, _ event: Event) {
+        switch event {
+        case .increment: state.count = saturatingSum(state.count, 1)
+        case .decrement: state.count = saturatingSum(state.count, -1)
+        case .add(let amount): state.count = saturatingSum(state.count, amount)
+        }
+    }
+
+    private static func saturatingSum(_ lhs: Int, _ rhs: Int) -> Int {
+        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
+        guard overflow else { return sum }
+        return rhs > 0 ? Int.max : Int.min
+    }
+
+    public func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }
+}

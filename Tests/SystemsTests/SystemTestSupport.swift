@@ -1,0 +1,37 @@
+import CurlClient
+import FeedbackLoop
+import FeedbackService
+import Foundation
+import Logging
+
+/// An upstream that must not be called: these systems fetch nothing.
+struct NoUpstream: UpstreamFetching {
+    struct Called: Error {}
+    func fetch(_ request: UpstreamRequest) async throws -> UpstreamResponse { throw Called() }
+}
+
+func environment(_ clock: TestClock) -> SystemEnvironment {
+    SystemEnvironment(clock: clock, upstream: NoUpstream(), logger: Logger(label: "SystemsTests"))
+}
+
+/// Waits for the first state of `loop` that satisfies `predicate` (the current one included).
+@discardableResult
+func firstState<State: Sendable, Event: Sendable>(
+    of loop: Loop<State, Event>,
+    where predicate: (State) -> Bool
+) async -> State? {
+    for await state in loop.states where predicate(state) {
+        return state
+    }
+    return nil
+}
+
+func decode<Event: Decodable>(_ type: Event.Type, _ json: String) throws -> Event {
+    try JSONDecoder().decode(Event.self, from: Data(json.utf8))
+}
+
+func encode(_ value: some Encodable) throws -> String {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = .sortedKeys
+    return String(decoding: try encoder.encode(value), as: UTF8.self)
+}
