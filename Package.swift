@@ -20,6 +20,11 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
+        .package(
+            url: "https://github.com/apple/swift-configuration.git",
+            from: "1.4.0",
+            traits: [.defaults, "CommandLineArguments"]
+        ),
     ],
     targets: [
         .systemLibrary(
@@ -62,6 +67,7 @@ let package = Package(
                 "CurlClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict
         ),
@@ -73,10 +79,12 @@ let package = Package(
         .executableTarget(
             name: "feedback-host",
             dependencies: [
-                "FeedbackLoop",
+                "FeedbackService",
+                "Systems",
                 "HTTPServer",
                 "CurlClient",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict
         ),

@@ -1,51 +1,63 @@
-import FeedbackLoop
+import Dispatch
+import FeedbackService
+import Foundation
+import Logging
+import Systems
 
-// Until the service exists (sessions, REST and SSE API), `make run` shows the FeedbackLoop core at work:
-// Play Catch from the seeds on the real clock, with every (event, state) step printed as it happens.
+// feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
 
-enum Catch: Sendable, Equatable {
-    case humanHasIt
-    case machineHasIt
+LoggingSystem.bootstrap { label in
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = .info
+    return handler
 }
-
-enum CatchEvent: Sendable {
-    case throwToMachine
-    case throwToHuman
-}
-
-let clock = ContinuousClock()
-let throwDelay = Duration.milliseconds(500)
-let rounds = 3
-
-let loop = Loop<Catch, CatchEvent>(
-    initial: .humanHasIt,
-    reduce: { state, event in
-        switch event {
-        case .throwToMachine: state = .machineHasIt
-        case .throwToHuman: state = .humanHasIt
-        }
-    },
-    feedbacks: [
-        // The machine throws back after a delay: the effect is encoded in the state (`machineHasIt`).
-        .react(
-            request: { $0 == .machineHasIt ? true : nil },
-            effect: { _ in
-                try await clock.sleep(for: throwDelay)
-                return .throwToHuman
-            }
-        )
-    ]
+let logger = Logger(label: "feedback-host")
+let reader = ServiceApplication.defaultReader(
+    arguments: CommandLine.arguments,
+    environment: ProcessInfo.processInfo.environment
 )
-let logging = loop.logSteps { print($0) }
+let application = ServiceApplication.build(
+    reader: reader,
+    systems: [
+        HostedSystem(CounterSystem()),
+        HostedSystem(CatchSystem()),
+        HostedSystem(TrafficLightSystem()),
+    ],
+    logger: logger
+)
 
-print("feedback-host: the HTTP service is not built yet; running a demo of the FeedbackLoop core (Play Catch)")
-for round in 1...rounds {
-    print("round \(round): the human throws")
-    loop.send(.throwToMachine)
-    for await state in loop.states where state == .humanHasIt {
-        break
+let port: Int
+do {
+    port = try application.server.start()
+} catch {
+    FileHandle.standardError.write(Data("feedback-host: cannot start: \(error)\n".utf8))
+    exit(1)
+}
+// The first line on standard output, written unbuffered so that a parent process can read the port at once.
+FileHandle.standardOutput.write(
+    Data("listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n".utf8)
+)
+
+/// Runs the graceful shutdown on SIGTERM or SIGINT. Not main-actor code: the handlers run on their own queue.
+nonisolated func handleTerminationSignals(
+    _ application: ServiceApplication,
+    logger: Logger
+) -> [any DispatchSourceSignal] {
+    let queue = DispatchQueue(label: "feedback-host.signals")
+    return [SIGTERM, SIGINT].map { number in
+        signal(number, SIG_IGN)
+        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
+        source.setEventHandler {
+            logger.info("shutting down", metadata: ["signal": "\(number)"])
+            Task {
+                await application.shutdown(deadline: .seconds(10))
+                exit(0)
+            }
+        }
+        source.resume()
+        return source
     }
 }
-logging.cancel()
-loop.stop()
-print("done after \(loop.revision) steps")
+
+let signalSources = handleTerminationSignals(application, logger: logger)
+dispatchMain()

@@ -1,0 +1,73 @@
+public import Configuration
+public import CurlClient
+public import HTTPServer
+public import Logging
+
+/// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
+///
+/// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
+public struct ServiceApplication: Sendable {
+    /// The HTTP server, not yet started.
+    public let server: HTTPServer
+    /// The session API.
+    public let service: SessionService
+    /// The upstream client the feedbacks fetch with.
+    public let upstream: CurlClient
+
+    /// Builds the application from `reader` with `systems` registered.
+    public static func build(
+        reader: ConfigReader,
+        systems: [HostedSystem],
+        logger: Logger
+    ) -> ServiceApplication {
+        let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
+        let configuration = ServiceConfiguration(
+            maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
+            maxEventBodyBytes: reader.int(forKey: "max.event.body.bytes", default: 64 * 1024),
+            maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
+            cors: CORSPolicy(allowedOrigins: Set(cors))
+        )
+        let upstream = CurlClient(logger: logger)
+        let clock = ContinuousClock()
+        let service = SessionService(configuration: configuration, systems: systems) { id in
+            var sessionLogger = logger
+            sessionLogger[metadataKey: "session.id"] = "\(id)"
+            return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
+        }
+        var router = Router()
+        service.register(in: &router)
+        let server = HTTPServer(
+            configuration: HTTPServerConfiguration(
+                host: reader.string(forKey: "host", default: "127.0.0.1"),
+                port: reader.int(forKey: "port", default: 8080),
+                maxConnections: reader.int(forKey: "max.connections", default: 10_000)
+            ),
+            router: router,
+            logger: logger
+        )
+        return ServiceApplication(server: server, service: service, upstream: upstream)
+    }
+
+    /// The reader `feedback-host` uses: command-line flags first, then `FEEDBACKHOST_` environment variables.
+    public static func defaultReader(
+        arguments: [String],
+        environment: [String: String]
+    ) -> ConfigReader {
+        var scoped: [String: String] = [:]
+        for (name, value) in environment where name.hasPrefix("FEEDBACKHOST_") {
+            scoped[String(name.dropFirst("FEEDBACKHOST_".count))] = value
+        }
+        return ConfigReader(providers: [
+            CommandLineArgumentsProvider(arguments: arguments),
+            EnvironmentVariablesProvider(environmentVariables: scoped),
+        ])
+    }
+
+    /// Stops accepting, finishes in-flight requests, stops every session and the upstream client.
+    public func shutdown(deadline: Duration) async {
+        await server.shutdown(deadline: deadline)
+        service.stopAll()
+        await upstream.shutdown()
+    }
+}

@@ -1,0 +1,24 @@
+/// The service's limits and policies. An immutable value.
+public struct ServiceConfiguration: Sendable {
+    /// Sessions the server holds at most; past it, creating one is 503.
+    public var maxSessions: Int
+    /// The largest event body accepted, in bytes (413 above).
+    public var maxEventBodyBytes: Int
+    /// Events one POST may carry.
+    public var maxEventsPerBatch: Int
+    /// Which origins browsers may call from.
+    public var cors: CORSPolicy
+
+    /// Creates a configuration.
+    public init(
+        maxSessions: Int = 100_000,
+        maxEventBodyBytes: Int = 64 * 1024,
+        maxEventsPerBatch: Int = 100,
+        cors: CORSPolicy = CORSPolicy()
+    ) {
+        self.maxSessions = maxSessions
+        self.maxEventBodyBytes = maxEventBodyBytes
+        self.maxEventsPerBatch = maxEventsPerBatch
+        self.cors = cors
+    }
+}

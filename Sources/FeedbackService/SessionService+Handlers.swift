@@ -1,0 +1,128 @@
+import HTTPServer
+
+extension SessionService {
+    func listSystems() -> Response {
+        let list = systemOrder.compactMap { systems[$0]?.description }
+        return Response.json(JSONValue.object(["systems": .array(list)]).serialized())
+    }
+
+    func createSession(_ request: Request) throws(APIError) -> Response {
+        let body = try Self.jsonBody(request)
+        guard case .object(let members) = body else {
+            throw APIError(.invalidRequest, "the body is a JSON object like {\"system\": \"counter\"}")
+        }
+        guard case .string(let name)? = members["system"] else {
+            throw APIError(
+                .invalidRequest,
+                "\"system\" (a string) is required; available: \(systemOrder.joined(separator: ", "))"
+            )
+        }
+        guard let system = systems[name] else {
+            throw APIError(
+                .systemNotFound,
+                "there is no system \"\(name)\"; available: \(systemOrder.joined(separator: ", "))"
+            )
+        }
+        let id = SessionID.random()
+        let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
+        let session = try store.insert { () throws(APIError) in
+            try system.startSession(id: id, epoch: epoch, state: members["state"], environment: environment(id))
+        }
+        let snapshot = session.snapshot()
+        var response = Response.json(snapshot.body(id: id, system: name), status: 201)
+        response.headers.add(name: "Location", value: "/v1/sessions/\(id)")
+        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        return response
+    }
+
+    func getSession(_ request: Request) throws(APIError) -> Response {
+        let session = try session(for: request)
+        let snapshot = session.snapshot()
+        if let tags = request.headers["if-none-match"], snapshot.cursor.matches(entityTags: tags) {
+            return Response(status: 304, headers: HTTPHeaders([("ETag", snapshot.cursor.entityTag)]))
+        }
+        var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
+        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        response.headers.add(name: "Cache-Control", value: "no-cache")
+        return response
+    }
+
+    func deleteSession(_ request: Request) throws(APIError) -> Response {
+        let id = try sessionID(request)
+        guard let session = store.remove(id) else { throw Self.notFound(id) }
+        session.stop()
+        return Response(status: 204)
+    }
+
+    func postEvents(_ request: Request) async throws(APIError) -> Response {
+        let session = try session(for: request)
+        let body = try Self.jsonBody(request)
+        let events: [JSONValue]
+        if case .object(let members) = body, members["type"] == nil, case .array(let list)? = members["events"] {
+            events = list
+        } else if case .object = body {
+            events = [body]
+        } else {
+            throw APIError(.invalidEvent, "send one event {\"type\": …} or a batch {\"events\": [{\"type\": …}, …]}")
+        }
+        guard !events.isEmpty else {
+            throw APIError(.invalidEvent, "the batch is empty; send at least one event")
+        }
+        guard events.count <= configuration.maxEventsPerBatch else {
+            throw APIError(
+                .invalidEvent,
+                "a batch holds at most \(configuration.maxEventsPerBatch) events; this one has \(events.count)"
+            )
+        }
+        if let tags = request.headers["if-match"], !session.snapshot().cursor.matches(entityTags: tags) {
+            throw APIError(
+                .preconditionFailed,
+                "If-Match \(tags) is not the session's current cursor \(session.snapshot().cursor.entityTag); "
+                    + "GET the session and retry with its ETag"
+            )
+        }
+        let snapshot = try await session.post(events)
+        var response = Response.json(snapshot.body())
+        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        return response
+    }
+
+    // MARK: - Request parts
+
+    private func sessionID(_ request: Request) throws(APIError) -> SessionID {
+        let text = request.parameter("id") ?? ""
+        guard let id = SessionID(text) else {
+            throw APIError(.sessionNotFound, "no session has the id \"\(text)\"; ids are 22 base64url characters")
+        }
+        return id
+    }
+
+    private func session(for request: Request) throws(APIError) -> any HostedSession {
+        let id = try sessionID(request)
+        guard let session = store[id] else { throw Self.notFound(id) }
+        return session
+    }
+
+    static func notFound(_ id: SessionID) -> APIError {
+        APIError(.sessionNotFound, "no session \(id): it never existed, was deleted, or expired")
+    }
+
+    /// The body as JSON: 415 unless the content type is JSON, 400 with the parser's words when it is malformed.
+    static func jsonBody(_ request: Request) throws(APIError) -> JSONValue {
+        let type = request.headers["content-type"] ?? ""
+        let mediaType = type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
+        guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
+        else {
+            throw APIError(
+                .unsupportedMediaType,
+                "the body must be JSON with Content-Type: application/json; got \(type.isEmpty ? "none" : type)"
+            )
+        }
+        do {
+            return try JSONValue(parsing: request.body)
+        } catch {
+            let detail = request.body.isEmpty ? "the body is empty" : SystemEvents.syntaxError(in: request.body)
+            throw APIError(.malformedJSON, "the body is not valid JSON: \(detail)")
+        }
+    }
+}

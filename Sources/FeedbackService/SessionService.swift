@@ -1,0 +1,87 @@
+public import HTTPServer
+
+/// The REST API over the hosted sessions: the routes of `/v1` and the health endpoints.
+///
+/// Thread-safe: handlers run on any shard queue (synchronous ones) or in Tasks (posting events, which waits for
+/// the loop); the session store and each session's loop carry their own locks.
+public final class SessionService: Sendable {
+    let configuration: ServiceConfiguration
+    let systems: [String: HostedSystem]
+    let systemOrder: [String]
+    let store: SessionStore
+    let environment: @Sendable (SessionID) -> SystemEnvironment
+
+    /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
+    public init(
+        configuration: ServiceConfiguration,
+        systems: [HostedSystem],
+        environment: @escaping @Sendable (SessionID) -> SystemEnvironment
+    ) {
+        self.configuration = configuration
+        var byName: [String: HostedSystem] = [:]
+        for system in systems {
+            precondition(byName[system.name] == nil, "two systems are named \(system.name)")
+            byName[system.name] = system
+        }
+        self.systems = byName
+        systemOrder = systems.map(\.name)
+        store = SessionStore(capacity: configuration.maxSessions)
+        self.environment = environment
+    }
+
+    /// The number of live sessions.
+    public var sessionCount: Int { store.count }
+
+    /// Adds the service's routes to `router`.
+    public func register(in router: inout Router) {
+        router.get("/healthz") { _ in Response.json(Array(#"{"status":"ok"}"#.utf8)) }
+        router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
+        router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
+            [self] (request: Request) throws -> Response in
+            respond(to: request) { () throws(APIError) in try createSession(request) }
+        }
+        router.get("/v1/sessions/{id}") { [self] request in
+            respond(to: request) { () throws(APIError) in try getSession(request) }
+        }
+        router.delete("/v1/sessions/{id}") { [self] request in
+            respond(to: request) { () throws(APIError) in try deleteSession(request) }
+        }
+        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: configuration.maxEventBodyBytes) {
+            [self] (request: Request) async throws -> Response in
+            do throws(APIError) {
+                return withCORS(try await postEvents(request), request)
+            } catch {
+                return withCORS(Self.problem(error), request)
+            }
+        }
+    }
+
+    /// Stops every session: effects are cancelled.
+    public func stopAll() {
+        for session in store.removeAll() { session.stop() }
+    }
+
+    // MARK: - Plumbing
+
+    private func respond(to request: Request, _ body: () throws(APIError) -> Response) -> Response {
+        do {
+            return withCORS(try body(), request)
+        } catch {
+            return withCORS(Self.problem(error), request)
+        }
+    }
+
+    private func withCORS(_ response: Response, _ request: Request) -> Response {
+        var response = response
+        for (name, value) in configuration.cors.responseHeaders(origin: request.headers["origin"]) {
+            response.headers.add(name: name, value: value)
+        }
+        return response
+    }
+
+    static func problem(_ error: APIError) -> Response {
+        var headers = HTTPHeaders([("Content-Type", "application/problem+json")])
+        if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+        return Response(status: error.status, headers: headers, body: error.problemBody)
+    }
+}

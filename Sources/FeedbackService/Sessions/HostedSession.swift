@@ -1,0 +1,17 @@
+/// One running session, whatever its system: what the API handlers talk to.
+///
+/// Implementations are thread-safe: the loop underneath has its own lock, and handlers on any shard queue may
+/// call at once.
+public protocol HostedSession: AnyObject, Sendable {
+    /// The session's id.
+    var id: SessionID { get }
+    /// The name of the session's system.
+    var systemName: String { get }
+    /// The current state, encoded.
+    func snapshot() -> SessionSnapshot
+    /// Applies client events, all or none: each is checked against the system before any is sent to the
+    /// reducer. Returns the snapshot right after the last was reduced.
+    func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot
+    /// Stops the loop: effects are cancelled, later posts fail.
+    func stop()
+}

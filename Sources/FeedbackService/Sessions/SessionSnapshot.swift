@@ -1,0 +1,26 @@
+/// A session's state at one revision, encoded once: what `GET /v1/sessions/{id}` answers and a POST returns.
+public struct SessionSnapshot: Sendable, Equatable {
+    /// The revision and epoch.
+    public let cursor: Cursor
+    /// The state as compact JSON.
+    public let state: [UInt8]
+
+    /// The revision.
+    public var rev: UInt64 { cursor.rev }
+
+    /// `{"rev":…,"cursor":"…","state":…}`, optionally preceded by the session's id and system.
+    public func body(id: SessionID? = nil, system: String? = nil) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(state.count + 96)
+        out.append(UInt8(ascii: "{"))
+        if let id, let system {
+            out.append(contentsOf: #""id":"\#(id)","system":"#.utf8)
+            JSONValue.writeString(system, into: &out)
+            out.append(UInt8(ascii: ","))
+        }
+        out.append(contentsOf: #""rev":\#(cursor.rev),"cursor":"\#(cursor)","state":"#.utf8)
+        out.append(contentsOf: state)
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+}

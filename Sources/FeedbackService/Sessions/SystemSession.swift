@@ -1,0 +1,62 @@
+import FeedbackLoop
+import Foundation
+import Synchronization
+
+/// A session of one concrete system: its loop and the latest encoded state.
+///
+/// The loop owns the state under its own lock; `encoded` caches the JSON of the latest revision asked for under a
+/// `Mutex`, so a state is encoded at most once however many readers ask.
+final class SystemSession<System: FeedbackSystem>: HostedSession {
+    let id: SessionID
+    let system: System
+    let epoch: UInt64
+    private let loop: Loop<System.State, System.Event>
+    private let encoded = Mutex<SessionSnapshot?>(nil)
+
+    var systemName: String { system.name }
+
+    init(id: SessionID, system: System, epoch: UInt64, state: System.State, environment: SystemEnvironment) {
+        self.id = id
+        self.system = system
+        self.epoch = epoch
+        loop = system.makeLoop(from: state, environment: environment)
+    }
+
+    func snapshot() -> SessionSnapshot {
+        let step = loop.currentStep
+        return snapshot(of: step.state, rev: step.revision)
+    }
+
+    private func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
+        if let cached = encoded.withLock({ $0 }), cached.rev == rev { return cached }
+        let snapshot = SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state))
+        encoded.withLock { current in
+            if current == nil || current!.rev < rev { current = snapshot }
+        }
+        return snapshot
+    }
+
+    static func encode(_ state: System.State) -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        // A Codable state whose encoding throws is a bug of the system, not of a client.
+        guard let data = try? encoder.encode(state) else {
+            preconditionFailure("the state of system \(System.self) failed to encode")
+        }
+        return Array(data)
+    }
+
+    func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot {
+        let decoded = try events.enumerated().map { (index, event) throws(APIError) in
+            try SystemEvents.decode(event, at: index, of: system)
+        }
+        guard let step = await loop.send(contentsOf: decoded) else {
+            throw APIError(.sessionNotFound, "session \(id) has ended")
+        }
+        return snapshot(of: step.state, rev: step.revision)
+    }
+
+    func stop() {
+        loop.stop()
+    }
+}

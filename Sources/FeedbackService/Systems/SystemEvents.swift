@@ -1,0 +1,82 @@
+import Foundation
+
+/// Checks posted JSON events against a system: tagged by a `"type"` the clients may send, with the fields the
+/// system's `Event` needs. Every refusal says what was wrong and what is accepted.
+enum SystemEvents {
+    static func decode<System: FeedbackSystem>(
+        _ event: JSONValue,
+        at index: Int,
+        of system: System
+    ) throws(APIError) -> System.Event {
+        let accepted: [String: JSONValue] = ["accepted": .array(system.clientEventTypes.map { .string($0) })]
+        let acceptedList = system.clientEventTypes.joined(separator: ", ")
+        guard case .object(let members) = event else {
+            throw APIError(.invalidEvent, "event \(index) is not a JSON object; send {\"type\": …}", extra: accepted)
+        }
+        guard case .string(let type)? = members["type"] else {
+            throw APIError(
+                .invalidEvent,
+                "event \(index) has no string \"type\"; \(system.name) accepts: \(acceptedList)",
+                extra: accepted
+            )
+        }
+        guard system.clientEventTypes.contains(type) else {
+            let internalType = (try? event.decode(System.Event.self)) != nil
+            throw APIError(
+                internalType ? .eventNotAccepted : .invalidEvent,
+                internalType
+                    ? "event \(index) of type \"\(type)\" is internal to \(system.name) and cannot be posted; "
+                        + "clients may post: \(acceptedList)"
+                    : "\(system.name) has no event of type \"\(type)\"; clients may post: \(acceptedList)",
+                extra: accepted
+            )
+        }
+        do {
+            return try event.decode(System.Event.self)
+        } catch {
+            throw APIError(
+                .invalidEvent,
+                "event \(index) of type \"\(type)\" does not fit \(system.name): \(Self.describe(error))",
+                extra: accepted
+            )
+        }
+    }
+
+    /// Where JSON text is malformed, in the parser's words ("Invalid value around character 26."). Foundation's
+    /// JSONDecoder on Linux does not say where, so this asks JSONSerialization, on the error path only.
+    static func syntaxError(in bytes: [UInt8]) -> String {
+        do {
+            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
+            return "it does not parse"
+        } catch let error as NSError {
+            return error.userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not parse"
+        }
+    }
+
+    /// A decoding error in a sentence: which field, and what was wrong with it.
+    static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "the event" : "field \"\(keys.joined(separator: "."))\""
+        }
+        switch error {
+        case .keyNotFound(let key, _): return "field \"\(key.stringValue)\" is missing"
+        case .typeMismatch(let type, let context): return "\(path(context)) should be \(Self.name(of: type))"
+        case .valueNotFound(let type, let context): return "\(path(context)) should be \(Self.name(of: type)), not null"
+        case .dataCorrupted(let context):
+            return context.debugDescription
+        @unknown default: return "\(error)"
+        }
+    }
+
+    private static func name(of type: Any.Type) -> String {
+        switch type {
+        case is Int.Type, is Int64.Type, is Int32.Type: "an integer"
+        case is Double.Type, is Float.Type: "a number"
+        case is String.Type: "a string"
+        case is Bool.Type: "true or false"
+        default: "a \(type)"
+        }
+    }
+}
