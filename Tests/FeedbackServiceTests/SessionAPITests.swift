@@ -1,0 +1,159 @@
+import Foundation
+import Testing
+
+/// The REST API of the real `feedback-host` binary, over loopback, with curl and Python as clients.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct SessionAPITests {
+    private func withServer(_ body: (RunningServer) throws -> Void) throws {
+        let server = try RunningServer()
+        defer { server.stop() }
+        try body(server)
+    }
+
+    private func createCounter(_ server: RunningServer) throws -> String {
+        let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)
+        #expect(created.status == 201)
+        return try #require(created.json["id"] as? String)
+    }
+
+    @Test func healthAndSystemsAnswer() throws {
+        try withServer { server in
+            #expect(try curl(["\(server.base)/healthz"]).status == 200)
+            let systems = try curl(["\(server.base)/v1/systems"])
+            let list = systems.json["systems"] as? [[String: Any]] ?? []
+            #expect(list.compactMap { $0["name"] as? String } == ["counter", "catch", "traffic-light"])
+            #expect((list.first?["clientEvents"] as? [String]) == ["increment", "decrement", "add"])
+        }
+    }
+
+    @Test func counterSessionLifecycle() throws {
+        try withServer { server in
+            let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter","state":{"count":10}}"#)
+            #expect(created.status == 201)
+            let id = try #require(created.json["id"] as? String)
+            #expect(id.utf8.count == 22)
+            #expect(created.headers["location"] == "/v1/sessions/\(id)")
+            #expect((created.json["state"] as? [String: Any])?["count"] as? Int == 10)
+            let url = "\(server.base)/v1/sessions/\(id)"
+
+            let one = try postJSON("\(url)/events", #"{"type":"increment"}"#)
+            #expect(one.status == 200)
+            #expect(one.json["rev"] as? Int == 1)
+            let batch = try postJSON("\(url)/events", #"{"events":[{"type":"add","amount":5},{"type":"decrement"}]}"#)
+            #expect((batch.json["state"] as? [String: Any])?["count"] as? Int == 15)
+            #expect(batch.json["rev"] as? Int == 3)
+
+            let snapshot = try curl([url])
+            #expect(snapshot.status == 200)
+            let etag = try #require(snapshot.headers["etag"])
+            #expect(etag == "\"\(batch.json["cursor"] as? String ?? "")\"")
+            #expect(try curl(["-H", "If-None-Match: \(etag)", url]).status == 304)
+
+            #expect(try curl(["-X", "DELETE", url]).status == 204)
+            #expect(try curl([url]).status == 404)
+            #expect(try postJSON("\(url)/events", #"{"type":"increment"}"#).status == 404)
+        }
+    }
+
+    @Test func badInputGetsAProblemAndChangesNothing() throws {
+        try withServer { server in
+            let id = try createCounter(server)
+            let events = "\(server.base)/v1/sessions/\(id)/events"
+
+            let malformed = try postJSON(events, #"{"type":"add", "amount": x}"#)
+            #expect(malformed.status == 400)
+            #expect(malformed.headers["content-type"] == "application/problem+json")
+            #expect(malformed.body.contains("character"))
+
+            let notJSON = try curl(["-X", "POST", "--data-binary", "type=increment", events])
+            #expect(notJSON.status == 415)
+
+            let unknown = try postJSON(events, #"{"type":"multiply"}"#)
+            #expect(unknown.status == 422)
+            #expect(unknown.json["accepted"] as? [String] == ["increment", "decrement", "add"])
+
+            let wrongField = try postJSON(events, #"{"type":"add","amount":"five"}"#)
+            #expect(wrongField.status == 422)
+            #expect(wrongField.body.contains("amount"))
+
+            // One bad event in a batch refuses the whole batch.
+            let mixed = try postJSON(events, #"{"events":[{"type":"increment"},{"type":"nope"}]}"#)
+            #expect(mixed.status == 422)
+
+            let stale = try postJSON(events, #"{"type":"increment"}"#, headers: ["-H", "If-Match: \"1-99\""])
+            #expect(stale.status == 412)
+
+            let tooLarge = try postJSON(
+                events,
+                "{\"type\":\"increment\",\"pad\":\"\(String(repeating: "x", count: 70_000))\"}"
+            )
+            #expect(tooLarge.status == 413)
+
+            #expect(try curl(["\(server.base)/v1/sessions/not-an-id"]).status == 404)
+            let wrongMethod = try curl(["-X", "DELETE", "\(server.base)/v1/systems"])
+            #expect(wrongMethod.status == 405)
+            #expect(wrongMethod.headers["allow"]?.contains("GET") == true)
+
+            let noSystem = try postJSON("\(server.base)/v1/sessions", #"{"system":"chess"}"#)
+            #expect(noSystem.status == 404)
+            #expect(noSystem.body.contains("counter"))
+
+            let state = try curl(["\(server.base)/v1/sessions/\(id)"])
+            #expect(state.json["rev"] as? Int == 0)
+            #expect((state.json["state"] as? [String: Any])?["count"] as? Int == 0)
+        }
+    }
+
+    @Test func internalEventsAreRefusedNamingTheClientEvents() throws {
+        try withServer { server in
+            let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"catch"}"#)
+            let id = try #require(created.json["id"] as? String)
+            let refused = try postJSON("\(server.base)/v1/sessions/\(id)/events", #"{"type":"throwToHuman"}"#)
+            #expect(refused.status == 422)
+            #expect(refused.json["accepted"] as? [String] == ["throwToMachine"])
+        }
+    }
+
+    @Test func concurrentPythonClientsLoseNoEvent() throws {
+        try withServer { server in
+            let id = try createCounter(server)
+            let script = """
+                import http.client, json, threading, sys
+                port, sid = int(sys.argv[1]), sys.argv[2]
+                errors = []
+                def worker():
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                    for _ in range(50):
+                        conn.request("POST", f"/v1/sessions/{sid}/events", body='{"type":"increment"}',
+                                     headers={"Content-Type": "application/json"})
+                        response = conn.getresponse()
+                        response.read()
+                        if response.status != 200:
+                            errors.append(response.status)
+                    conn.close()
+                threads = [threading.Thread(target=worker) for _ in range(8)]
+                for t in threads: t.start()
+                for t in threads: t.join()
+                print(json.dumps({"errors": errors}))
+                """
+            let process = Process()
+            let output = Pipe()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["timeout", "30", "python3", "-c", script, String(server.port), id]
+            process.standardOutput = output
+            try process.run()
+            let data = output.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            #expect(String(decoding: data, as: UTF8.self).contains(#""errors": []"#))
+            let state = try curl(["\(server.base)/v1/sessions/\(id)"])
+            #expect((state.json["state"] as? [String: Any])?["count"] as? Int == 400)
+            #expect(state.json["rev"] as? Int == 400)
+        }
+    }
+
+    @Test func sigtermStopsTheServerCleanly() throws {
+        let server = try RunningServer()
+        _ = try createCounter(server)
+        #expect(server.stop() == 0)
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+
+/// The real `feedback-host` binary, started on 127.0.0.1:0 for one test and stopped (SIGTERM, then SIGKILL)
+/// when `stop` is called.
+final class RunningServer: @unchecked Sendable {
+    let process = Process()
+    let port: Int
+    private let output = Pipe()
+
+    static var binary: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
+                ".build/debug/feedback-host"
+            )
+    }
+
+    init(arguments: [String] = []) throws {
+        process.executableURL = Self.binary
+        process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // The first line on standard output names the port.
+        var line: [UInt8] = []
+        let handle = output.fileHandleForReading
+        while line.last != UInt8(ascii: "\n") {
+            let byte = handle.readData(ofLength: 1)
+            guard let first = byte.first else { break }
+            line.append(first)
+        }
+        let text = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard text.hasPrefix("listening on http://127.0.0.1:"), let port = Int(text.split(separator: ":").last ?? "")
+        else {
+            process.terminate()
+            throw ServerFailure(message: "unexpected first line: \(text)")
+        }
+        self.port = port
+    }
+
+    struct ServerFailure: Error { let message: String }
+
+    var base: String { "http://127.0.0.1:\(port)" }
+
+    /// Stops the server with SIGTERM and returns its exit status; SIGKILL if it has not exited within 10 s.
+    @discardableResult
+    func stop() -> Int32 {
+        guard process.isRunning else { return process.terminationStatus }
+        process.terminate()
+        let deadline = Date().addingTimeInterval(10)
+        while process.isRunning && Date() < deadline { usleep(10_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+}
+
+/// What `curl` saw: status, headers (lowercased names) and body.
+struct CurlResult {
+    var status: Int
+    var headers: [String: String]
+    var body: String
+
+    var json: [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body.utf8))) as? [String: Any] ?? [:]
+    }
+}
+
+/// Runs `curl` (bounded by --max-time) and parses its `-i` output.
+func curl(_ arguments: [String]) throws -> CurlResult {
+    let process = Process()
+    let output = Pipe()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+    process.arguments = ["-s", "-i", "--max-time", "10"] + arguments
+    process.standardOutput = output
+    try process.run()
+    let data = output.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    let text = String(decoding: data, as: UTF8.self)
+    guard let split = text.range(of: "\r\n\r\n") else { return CurlResult(status: 0, headers: [:], body: text) }
+    let headLines = text[..<split.lowerBound].split(separator: "\r\n")
+    let status = headLines.first.flatMap { Int($0.split(separator: " ")[1]) } ?? 0
+    var headers: [String: String] = [:]
+    for line in headLines.dropFirst() {
+        guard let colon = line.firstIndex(of: ":") else { continue }
+        headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+    }
+    return CurlResult(status: status, headers: headers, body: String(text[split.upperBound...]))
+}
+
+/// `curl -X POST` with a JSON body.
+func postJSON(_ url: String, _ body: String, headers: [String] = []) throws -> CurlResult {
+    try curl(["-X", "POST", "-H", "Content-Type: application/json", "--data-binary", body] + headers + [url])
+}
