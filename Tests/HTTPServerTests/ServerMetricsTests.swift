@@ -69,6 +69,22 @@ import Testing
         }
     }
 
+    @Test func aMalformedHeadAfterAKeepAliveRequestIsNotTimedFromTheEarlierRequest() async throws {
+        let metrics = TestMetrics()
+        try await withServer(configuration(metrics), router: testRouter()) { port in
+            let statuses = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+                let ok = try client.readResponse().status
+                client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n")
+                return [ok, try client.readResponse().status]
+            }
+            #expect(statuses == [200, 400])
+            #expect(try responses(metrics, "4xx") == 1)
+            #expect(try metrics.expectTimer("http_server_request_duration_seconds").values.count == 1)
+        }
+    }
+
     @Test func connectionGaugeRisesWithOpenConnectionsAndFallsBackToZero() async throws {
         let metrics = TestMetrics()
         try await withServer(configuration(metrics), router: testRouter()) { port in
