@@ -34,6 +34,7 @@ final class Connection {
     var writeShut = false
     /// Monotonic nanoseconds after which a connection whose output does not move is closed.
     var stallDeadline: UInt64 = .max
+    /// Monotonic nanoseconds at which the current head was parsed; 0 once its response is timed (or before any).
     var requestStart: UInt64 = 0
     /// Index in the shard's list of live connections.
     var slot = 0

@@ -1,3 +1,5 @@
+public import Metrics
+
 /// Everything an `HTTPServer` can be configured with. A plain value, read by every shard.
 public struct HTTPServerConfiguration: Sendable {
     /// The IPv4 address to bind, dotted (`127.0.0.1`, `0.0.0.0`).
@@ -28,6 +30,9 @@ public struct HTTPServerConfiguration: Sendable {
     public var compressionThreshold: Int?
     /// Whether streaming responses are gzip-compressed (one sync flush per write) when `Accept-Encoding` allows.
     public var compressStreams: Bool
+    /// Where the server's counters, timer and meter are created (once, when the server is initialised); nil means
+    /// the process-wide `MetricsSystem.factory`. Tests pass their own factory instead of bootstrapping the global one.
+    public var metricsFactory: (any MetricsFactory)?
 
     /// Creates a configuration; the defaults suit a service behind a proxy.
     public init(
@@ -44,7 +49,8 @@ public struct HTTPServerConfiguration: Sendable {
         streamHighWaterMark: Int = 256 * 1024,
         backlog: Int = 1024,
         compressionThreshold: Int? = 1024,
-        compressStreams: Bool = true
+        compressStreams: Bool = true,
+        metricsFactory: (any MetricsFactory)? = nil
     ) {
         self.host = host
         self.port = port
@@ -60,6 +66,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.backlog = backlog
         self.compressionThreshold = compressionThreshold
         self.compressStreams = compressStreams
+        self.metricsFactory = metricsFactory
     }
 }
 

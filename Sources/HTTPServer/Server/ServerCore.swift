@@ -2,6 +2,7 @@ import CEpoll
 import Dispatch
 import Glibc
 import Logging
+import Metrics
 import Synchronization
 
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
@@ -38,7 +39,10 @@ final class ServerCore: @unchecked Sendable {
         self.configuration = configuration
         self.router = router
         self.logger = logger
-        self.metrics = ServerMetrics(label: "http_server")
+        self.metrics = ServerMetrics(
+            label: "http_server",
+            factory: configuration.metricsFactory ?? MetricsSystem.factory
+        )
         self.timeouts = ConnectionLifecycle.Timeouts(
             header: configuration.headerTimeout.nanoseconds,
             body: configuration.bodyTimeout.nanoseconds,

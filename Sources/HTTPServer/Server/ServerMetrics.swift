@@ -1,17 +1,24 @@
 import Metrics
 
-/// The server's swift-metrics handles, created once and shared by every shard (the handles are thread-safe).
+/// The server's swift-metrics handles, created once from one factory and shared by every shard.
+///
+/// Immutable; the handles themselves are thread-safe, so any shard queue or Task may record through them.
 struct ServerMetrics: Sendable {
     private let responses: [Counter]
     private let duration: Timer
+    /// Open connections: incremented when a shard adopts a socket, decremented when it closes one.
     private let connections: Meter
     private let rejected: Counter
 
-    init(label: String) {
-        responses = (1...5).map { Counter(label: "\(label)_responses_total", dimensions: [("status", "\($0)xx")]) }
-        duration = Timer(label: "\(label)_request_duration_seconds")
-        connections = Meter(label: "\(label)_connections")
-        rejected = Counter(label: "\(label)_connections_rejected_total")
+    /// Creates the handles under `label` with `factory` (the global `MetricsSystem.factory` unless a test or an
+    /// embedder chose another).
+    init(label: String, factory: any MetricsFactory) {
+        responses = (1...5).map {
+            Counter(label: "\(label)_responses_total", dimensions: [("status", "\($0)xx")], factory: factory)
+        }
+        duration = Timer(label: "\(label)_request_duration_seconds", factory: factory)
+        connections = Meter(label: "\(label)_connections", factory: factory)
+        rejected = Counter(label: "\(label)_connections_rejected_total", factory: factory)
     }
 
     func record(status: Int, since start: UInt64, now: UInt64) {

@@ -246,6 +246,7 @@ extension Shard {
         if case .bytes(let body) = response.body { out.append(contentsOf: body) }
         connection.output = out
         server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        connection.requestStart = 0  // timed once; a later failure on this connection has no start
         server.logAccess(method: nil, path: nil, status: response.status, connection: connection.id)
     }
 

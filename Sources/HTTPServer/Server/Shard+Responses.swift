@@ -16,6 +16,7 @@ extension Shard {
         let isHead = head.method == .head
         let bodyless = isHead || response.status == 204 || response.status == 304 || response.status < 200
         server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        connection.requestStart = 0  // timed once; a later failure on this connection has no start
         server.logAccess(method: head.method, path: head.path, status: response.status, connection: connection.id)
         switch response.body {
         case .bytes(var body):
