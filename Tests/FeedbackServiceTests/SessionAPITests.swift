@@ -151,6 +151,15 @@ struct SessionAPITests {
         }
     }
 
+    @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
+        let server = try RunningServer(arguments: ["--max-sessions", "1"])
+        defer { server.stop() }
+        _ = try createCounter(server)
+        let refused = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)
+        #expect(refused.status == 503)
+        #expect(refused.headers["retry-after"] != nil)
+    }
+
     @Test func sigtermStopsTheServerCleanly() throws {
         let server = try RunningServer()
         _ = try createCounter(server)
