@@ -74,17 +74,60 @@ extension SessionService {
                 "a batch holds at most \(configuration.maxEventsPerBatch) events; this one has \(events.count)"
             )
         }
-        if let tags = request.headers["if-match"], !session.snapshot().cursor.matches(entityTags: tags) {
-            throw APIError(
-                .preconditionFailed,
-                "If-Match \(tags) is not the session's current cursor \(session.snapshot().cursor.entityTag); "
-                    + "GET the session and retry with its ETag"
-            )
+        let snapshot = try await Self.once(session, key: request.headers["idempotency-key"], body: request.body) {
+            () async throws(APIError) in
+            // A replayed answer wins over If-Match: the retry of an applied request must not fail.
+            if let tags = request.headers["if-match"], !session.snapshot().cursor.matches(entityTags: tags) {
+                throw APIError(
+                    .preconditionFailed,
+                    "If-Match \(tags) is not the session's current cursor \(session.snapshot().cursor.entityTag); "
+                        + "GET the session and retry with its ETag"
+                )
+            }
+            return try await session.post(events)
         }
-        let snapshot = try await session.post(events)
         var response = Response.json(snapshot.body())
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         return response
+    }
+
+    /// Runs `apply` at most once per `Idempotency-Key`: a retry with the same body gets the first answer, another
+    /// body is 422, a retry while the first is still running is 409. A request that fails applies nothing, so its
+    /// key is forgotten and may be used again.
+    static func once(
+        _ session: any HostedSession,
+        key: String?,
+        body: [UInt8],
+        _ apply: () async throws(APIError) -> SessionSnapshot
+    ) async throws(APIError) -> SessionSnapshot {
+        guard let key else { return try await apply() }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            throw APIError(.invalidRequest, "Idempotency-Key is 1 to 255 visible ASCII characters, e.g. a UUID")
+        }
+        switch session.withIdempotencyLedger({ $0.begin(key: key, body: body) }) {
+        case .replay(let snapshot):
+            return snapshot
+        case .inFlight:
+            throw APIError(
+                .idempotencyInFlight,
+                "a request with Idempotency-Key \(key) is still being applied; retry when it has been answered",
+                retryAfter: 1
+            )
+        case .mismatch:
+            throw APIError(
+                .idempotencyMismatch,
+                "Idempotency-Key \(key) was used with another body; use a new key for a new request"
+            )
+        case .proceed:
+            do {
+                let snapshot = try await apply()
+                session.withIdempotencyLedger { $0.complete(key: key, answer: snapshot) }
+                return snapshot
+            } catch {
+                session.withIdempotencyLedger { $0.abandon(key: key) }
+                throw error
+            }
+        }
     }
 
     // MARK: - Request parts

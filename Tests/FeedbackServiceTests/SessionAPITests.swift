@@ -151,6 +151,33 @@ struct SessionAPITests {
         }
     }
 
+    @Test func idempotencyKeyAppliesARetriedPostOnce() throws {
+        try withServer { server in
+            let id = try createCounter(server)
+            let events = "\(server.base)/v1/sessions/\(id)/events"
+            let key = ["-H", "Idempotency-Key: 5b0e7c1e-retry"]
+            let first = try postJSON(events, #"{"type":"add","amount":7}"#, headers: key)
+            let again = try postJSON(events, #"{"type":"add","amount":7}"#, headers: key)
+            #expect(first.status == 200 && again.status == 200)
+            #expect(first.body == again.body)
+            let other = try postJSON(events, #"{"type":"add","amount":8}"#, headers: key)
+            #expect(other.status == 422)
+            #expect(
+                try postJSON(events, #"{"type":"increment"}"#, headers: ["-H", "Idempotency-Key: has space"]).status
+                    == 400
+            )
+            // A failed request applies nothing, so its key stays free.
+            let failed = try postJSON(events, #"{"type":"nope"}"#, headers: ["-H", "Idempotency-Key: k2"])
+            #expect(failed.status == 422)
+            #expect(
+                try postJSON(events, #"{"type":"increment"}"#, headers: ["-H", "Idempotency-Key: k2"]).status == 200
+            )
+            let state = try curl(["\(server.base)/v1/sessions/\(id)"])
+            #expect((state.json["state"] as? [String: Any])?["count"] as? Int == 8)
+            #expect(state.json["rev"] as? Int == 2)
+        }
+    }
+
     @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
         let server = try RunningServer(arguments: ["--max-sessions", "1"])
         defer { server.stop() }

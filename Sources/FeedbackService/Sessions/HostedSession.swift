@@ -12,6 +12,8 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Applies client events, all or none: each is checked against the system before any is sent to the
     /// reducer. Returns the snapshot right after the last was reduced.
     func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot
+    /// The answers to this session's `Idempotency-Key` requests, under the session's own lock.
+    func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
 }

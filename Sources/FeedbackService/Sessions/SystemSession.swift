@@ -12,6 +12,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     let epoch: UInt64
     private let loop: Loop<System.State, System.Event>
     private let encoded = Mutex<SessionSnapshot?>(nil)
+    private let idempotency = Mutex(IdempotencyLedger<SessionSnapshot>(capacity: 256))
 
     var systemName: String { system.name }
 
@@ -54,6 +55,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             throw APIError(.sessionNotFound, "session \(id) has ended")
         }
         return snapshot(of: step.state, rev: step.revision)
+    }
+
+    func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
+        idempotency.withLock { body(&$0) }
     }
 
     func stop() {
