@@ -2,6 +2,7 @@ public import Configuration
 public import CurlClient
 public import HTTPServer
 public import Logging
+import Prometheus
 
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
@@ -28,20 +29,32 @@ public struct ServiceApplication: Sendable {
             maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
             cors: CORSPolicy(allowedOrigins: Set(cors))
         )
+        // One registry per application, rendered on /metrics; tests can run several servers in one process.
+        let registry = PrometheusCollectorRegistry()
+        let metricsFactory = PrometheusMetricsFactory(registry: registry)
         let upstream = CurlClient(logger: logger)
         let clock = ContinuousClock()
-        let service = SessionService(configuration: configuration, systems: systems) { id in
+        let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
+            id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
         }
         var router = Router()
         service.register(in: &router)
+        router.get("/metrics") { _ in
+            Response(
+                status: 200,
+                headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
+                body: registry.emitToBuffer()
+            )
+        }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: reader.string(forKey: "host", default: "127.0.0.1"),
                 port: reader.int(forKey: "port", default: 8080),
-                maxConnections: reader.int(forKey: "max.connections", default: 10_000)
+                maxConnections: reader.int(forKey: "max.connections", default: 10_000),
+                metricsFactory: metricsFactory
             ),
             router: router,
             logger: logger
@@ -64,8 +77,9 @@ public struct ServiceApplication: Sendable {
         ])
     }
 
-    /// Stops accepting, finishes in-flight requests, stops every session and the upstream client.
+    /// Fails readiness, stops accepting, finishes in-flight requests, stops every session and the upstream client.
     public func shutdown(deadline: Duration) async {
+        service.beginDraining()
         await server.shutdown(deadline: deadline)
         service.stopAll()
         await upstream.shutdown()

@@ -23,11 +23,20 @@ extension SessionService {
                 "there is no system \"\(name)\"; available: \(systemOrder.joined(separator: ", "))"
             )
         }
+        guard !isDraining else {
+            throw APIError(
+                .draining,
+                "the server is shutting down; retry, and another replica will answer",
+                retryAfter: 1
+            )
+        }
         let id = SessionID.random()
         let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
         let session = try store.insert { () throws(APIError) in
             try system.startSession(id: id, epoch: epoch, state: members["state"], environment: environment(id))
         }
+        metrics.sessionsCreated.increment()
+        metrics.sessions.increment()
         let snapshot = session.snapshot()
         var response = Response.json(snapshot.body(id: id, system: name), status: 201)
         response.headers.add(name: "Location", value: "/v1/sessions/\(id)")
@@ -51,6 +60,8 @@ extension SessionService {
         let id = try sessionID(request)
         guard let session = store.remove(id) else { throw Self.notFound(id) }
         session.stop()
+        metrics.sessions.decrement()
+        metrics.sessionsEnded.increment()
         return Response(status: 204)
     }
 
@@ -84,7 +95,9 @@ extension SessionService {
                         + "GET the session and retry with its ETag"
                 )
             }
-            return try await session.post(events)
+            let snapshot = try await session.post(events)
+            metrics.eventsApplied.increment(by: events.count)
+            return snapshot
         }
         var response = Response.json(snapshot.body())
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)

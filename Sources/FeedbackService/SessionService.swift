@@ -1,4 +1,6 @@
 public import HTTPServer
+public import Metrics
+import Synchronization
 
 /// The REST API over the hosted sessions: the routes of `/v1` and the health endpoints.
 ///
@@ -10,11 +12,14 @@ public final class SessionService: Sendable {
     let systemOrder: [String]
     let store: SessionStore
     let environment: @Sendable (SessionID) -> SystemEnvironment
+    let metrics: ServiceMetrics
+    private let draining = Atomic<Bool>(false)
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
     public init(
         configuration: ServiceConfiguration,
         systems: [HostedSystem],
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
         self.configuration = configuration
@@ -27,6 +32,15 @@ public final class SessionService: Sendable {
         systemOrder = systems.map(\.name)
         store = SessionStore(capacity: configuration.maxSessions)
         self.environment = environment
+        metrics = ServiceMetrics(factory: metricsFactory)
+    }
+
+    /// Whether the service is shutting down: `/readyz` fails and no new session starts.
+    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+
+    /// Marks the service as shutting down, so load balancers stop sending it new work.
+    public func beginDraining() {
+        draining.store(true, ordering: .relaxed)
     }
 
     /// The number of live sessions.
@@ -35,6 +49,10 @@ public final class SessionService: Sendable {
     /// Adds the service's routes to `router`.
     public func register(in router: inout Router) {
         router.get("/healthz") { _ in Response.json(Array(#"{"status":"ok"}"#.utf8)) }
+        router.get("/readyz") { [self] _ in
+            guard isDraining else { return Response.json(Array(#"{"status":"ready"}"#.utf8)) }
+            return Self.problem(APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1))
+        }
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
         router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
             [self] (request: Request) throws -> Response in
@@ -51,6 +69,7 @@ public final class SessionService: Sendable {
             do throws(APIError) {
                 return withCORS(try await postEvents(request), request)
             } catch {
+                metrics.eventsRejected.increment()
                 return withCORS(Self.problem(error), request)
             }
         }
@@ -58,7 +77,10 @@ public final class SessionService: Sendable {
 
     /// Stops every session: effects are cancelled.
     public func stopAll() {
-        for session in store.removeAll() { session.stop() }
+        for session in store.removeAll() {
+            session.stop()
+            metrics.sessions.decrement()
+        }
     }
 
     // MARK: - Plumbing

@@ -178,6 +178,25 @@ struct SessionAPITests {
         }
     }
 
+    @Test func readinessAndPrometheusMetricsReflectTheSessions() throws {
+        try withServer { server in
+            #expect(try curl(["\(server.base)/readyz"]).status == 200)
+            let id = try createCounter(server)
+            _ = try postJSON(
+                "\(server.base)/v1/sessions/\(id)/events",
+                #"{"events":[{"type":"increment"},{"type":"increment"}]}"#
+            )
+            _ = try postJSON("\(server.base)/v1/sessions/\(id)/events", #"{"type":"nope"}"#)
+            let metrics = try curl(["\(server.base)/metrics"])
+            #expect(metrics.status == 200)
+            let lines = Set(metrics.body.split(separator: "\n").map(String.init))
+            #expect(lines.contains("feedbackhost_sessions 1.0"))
+            #expect(lines.contains(#"feedbackhost_events_total{outcome="applied"} 2"#))
+            #expect(lines.contains(#"feedbackhost_events_total{outcome="rejected"} 1"#))
+            #expect(lines.contains { $0.hasPrefix("http_server_request_duration_seconds_count ") })
+        }
+    }
+
     @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
         let server = try RunningServer(arguments: ["--max-sessions", "1"])
         defer { server.stop() }

@@ -1,0 +1,30 @@
+import Metrics
+
+/// The service's own metrics, created once from the factory the application renders on `/metrics`.
+struct ServiceMetrics: Sendable {
+    let sessions: Meter
+    let sessionsCreated: Counter
+    let sessionsEnded: Counter
+    let eventsApplied: Counter
+    let eventsRejected: Counter
+
+    init(factory: any MetricsFactory) {
+        sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
+        sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
+        sessionsEnded = Counter(
+            label: "feedbackhost_sessions_ended_total",
+            dimensions: [("reason", "deleted")],
+            factory: factory
+        )
+        eventsApplied = Counter(
+            label: "feedbackhost_events_total",
+            dimensions: [("outcome", "applied")],
+            factory: factory
+        )
+        eventsRejected = Counter(
+            label: "feedbackhost_events_total",
+            dimensions: [("outcome", "rejected")],
+            factory: factory
+        )
+    }
+}
