@@ -53,6 +53,7 @@ public final class SessionService: Sendable {
             guard isDraining else { return Response.json(Array(#"{"status":"ready"}"#.utf8)) }
             return Self.problem(APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1))
         }
+        registerPreflights(in: &router)
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
         router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
             [self] (request: Request) throws -> Response in
@@ -71,6 +72,28 @@ public final class SessionService: Sendable {
             } catch {
                 metrics.eventsRejected.increment()
                 return withCORS(Self.problem(error), request)
+            }
+        }
+    }
+
+    /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
+    /// method and headers, or 403 with the reason.
+    func registerPreflights(in router: inout Router) {
+        for path in ["/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events"] {
+            router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
+                let answer = configuration.cors.preflight(
+                    origin: request.headers["origin"],
+                    method: request.headers["access-control-request-method"],
+                    headers: request.headers["access-control-request-headers"]
+                )
+                switch answer {
+                case .allowed(let headers):
+                    return Response(status: 204, headers: HTTPHeaders(headers.map { ($0.name, $0.value) }))
+                case .refused(let reason):
+                    var response = Self.problem(APIError(.corsRefused, reason))
+                    response.headers.add(name: "Vary", value: "Origin")
+                    return response
+                }
             }
         }
     }

@@ -197,6 +197,27 @@ struct SessionAPITests {
         }
     }
 
+    @Test func corsAllowsOnlyConfiguredOriginsAndAnswersPreflights() throws {
+        let server = try RunningServer(arguments: ["--cors-origins", "https://app.example"])
+        defer { server.stop() }
+        let allowed = try curl(["-H", "Origin: https://app.example", "\(server.base)/v1/systems"])
+        #expect(allowed.headers["access-control-allow-origin"] == "https://app.example")
+        #expect(allowed.headers["vary"] == "Origin")
+        let other = try curl(["-H", "Origin: https://evil.example", "\(server.base)/v1/systems"])
+        #expect(other.headers["access-control-allow-origin"] == nil)
+        let preflight = try curl([
+            "-X", "OPTIONS", "-H", "Origin: https://app.example", "-H", "Access-Control-Request-Method: POST",
+            "-H", "Access-Control-Request-Headers: content-type", "\(server.base)/v1/sessions/x/events",
+        ])
+        #expect(preflight.status == 204)
+        #expect(preflight.headers["access-control-allow-methods"]?.contains("POST") == true)
+        let refused = try curl([
+            "-X", "OPTIONS", "-H", "Origin: https://evil.example", "-H", "Access-Control-Request-Method: POST",
+            "\(server.base)/v1/sessions",
+        ])
+        #expect(refused.status == 403)
+    }
+
     @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
         let server = try RunningServer(arguments: ["--max-sessions", "1"])
         defer { server.stop() }
