@@ -3,18 +3,34 @@ public import CurlClient
 public import HTTPServer
 public import Logging
 import Prometheus
+import Synchronization
 
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
 /// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
-public struct ServiceApplication: Sendable {
+public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
     /// The session API.
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
+    private let expiry = Mutex<Task<Void, Never>?>(nil)
+
+    init(server: HTTPServer, service: SessionService, upstream: CurlClient) {
+        self.server = server
+        self.service = service
+        self.upstream = upstream
+    }
+
+    /// Starts serving and expiring idle sessions; returns the port.
+    public func start() throws(HTTPServerError) -> Int {
+        let port = try server.start()
+        let service = service
+        expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
+        return port
+    }
 
     /// Builds the application from `reader` with `systems` registered.
     public static func build(
@@ -27,7 +43,8 @@ public struct ServiceApplication: Sendable {
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
             maxEventBodyBytes: reader.int(forKey: "max.event.body.bytes", default: 64 * 1024),
             maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
-            cors: CORSPolicy(allowedOrigins: Set(cors))
+            cors: CORSPolicy(allowedOrigins: Set(cors)),
+            sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000))
         )
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
@@ -80,6 +97,7 @@ public struct ServiceApplication: Sendable {
     /// Fails readiness, stops accepting, finishes in-flight requests, stops every session and the upstream client.
     public func shutdown(deadline: Duration) async {
         service.beginDraining()
+        expiry.withLock { $0?.cancel() }
         await server.shutdown(deadline: deadline)
         service.stopAll()
         await upstream.shutdown()

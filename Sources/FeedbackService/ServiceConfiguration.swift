@@ -8,14 +8,18 @@ public struct ServiceConfiguration: Sendable {
     public var maxEventsPerBatch: Int
     /// Which origins browsers may call from.
     public var cors: CORSPolicy
+    /// A session nobody reads or posts to for this long ends and is freed.
+    public var sessionIdleTTL: Duration
 
     /// Creates a configuration.
     public init(
         maxSessions: Int = 100_000,
         maxEventBodyBytes: Int = 64 * 1024,
         maxEventsPerBatch: Int = 100,
-        cors: CORSPolicy = CORSPolicy()
+        cors: CORSPolicy = CORSPolicy(),
+        sessionIdleTTL: Duration = .seconds(3600)
     ) {
+        self.sessionIdleTTL = sessionIdleTTL
         self.maxSessions = maxSessions
         self.maxEventBodyBytes = maxEventBodyBytes
         self.maxEventsPerBatch = maxEventsPerBatch

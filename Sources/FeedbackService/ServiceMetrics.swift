@@ -5,6 +5,7 @@ struct ServiceMetrics: Sendable {
     let sessions: Meter
     let sessionsCreated: Counter
     let sessionsEnded: Counter
+    let sessionsExpired: Counter
     let eventsApplied: Counter
     let eventsRejected: Counter
 
@@ -14,6 +15,11 @@ struct ServiceMetrics: Sendable {
         sessionsEnded = Counter(
             label: "feedbackhost_sessions_ended_total",
             dimensions: [("reason", "deleted")],
+            factory: factory
+        )
+        sessionsExpired = Counter(
+            label: "feedbackhost_sessions_ended_total",
+            dimensions: [("reason", "expired")],
             factory: factory
         )
         eventsApplied = Counter(

@@ -1,3 +1,4 @@
+import Dispatch
 public import HTTPServer
 public import Metrics
 import Synchronization
@@ -94,6 +95,29 @@ public final class SessionService: Sendable {
                     response.headers.add(name: "Vary", value: "Origin")
                     return response
                 }
+            }
+        }
+    }
+
+    /// Ends sessions idle for longer than the configured TTL, checking every quarter of it, until the task that
+    /// runs this is cancelled.
+    public func expireIdleSessions() async {
+        let ttl = configuration.sessionIdleTTL
+        let ttlNanoseconds =
+            UInt64(ttl.components.seconds) * 1_000_000_000
+            + UInt64(ttl.components.attoseconds / 1_000_000_000)
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: max(ttl / 4, .milliseconds(10)))
+            } catch {
+                return
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now > ttlNanoseconds else { continue }
+            for session in store.removeIdle(before: now - ttlNanoseconds) {
+                session.stop()
+                metrics.sessions.decrement()
+                metrics.sessionsExpired.increment()
             }
         }
     }

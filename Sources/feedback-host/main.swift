@@ -28,7 +28,7 @@ let application = ServiceApplication.build(
 
 let port: Int
 do {
-    port = try application.server.start()
+    port = try application.start()
 } catch {
     FileHandle.standardError.write(Data("feedback-host: cannot start: \(error)\n".utf8))
     exit(1)

@@ -218,6 +218,21 @@ struct SessionAPITests {
         #expect(refused.status == 403)
     }
 
+    @Test func idleSessionsExpireAfterTheirTTL() throws {
+        let server = try RunningServer(arguments: ["--session-ttl-ms", "200"])
+        defer { server.stop() }
+        let id = try createCounter(server)
+        // Watch the metrics, not the session: reading the session would keep it alive.
+        var expired = false
+        for _ in 0..<100 where !expired {
+            usleep(50_000)
+            let metrics = try curl(["\(server.base)/metrics"]).body
+            expired = metrics.contains(#"feedbackhost_sessions_ended_total{reason="expired"} 1"#)
+        }
+        #expect(expired)
+        #expect(try curl(["\(server.base)/v1/sessions/\(id)"]).status == 404)
+    }
+
     @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
         let server = try RunningServer(arguments: ["--max-sessions", "1"])
         defer { server.stop() }

@@ -14,6 +14,8 @@ public protocol HostedSession: AnyObject, Sendable {
     func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot
     /// The answers to this session's `Idempotency-Key` requests, under the session's own lock.
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
+    /// When a client last used the session, in `DispatchTime` uptime nanoseconds.
+    var lastActive: UInt64 { get }
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
 }

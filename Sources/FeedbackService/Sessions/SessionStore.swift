@@ -40,6 +40,15 @@ final class SessionStore: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }
     }
 
+    /// Removes and returns the sessions last used before `cutoff` (uptime nanoseconds).
+    func removeIdle(before cutoff: UInt64) -> [any HostedSession] {
+        sessions.withLock { sessions in
+            let idle = sessions.values.filter { $0.lastActive < cutoff }
+            for session in idle { sessions[session.id] = nil }
+            return idle
+        }
+    }
+
     /// Removes every session.
     func removeAll() -> [any HostedSession] {
         sessions.withLock { sessions in

@@ -1,3 +1,4 @@
+import Dispatch
 import FeedbackLoop
 import Foundation
 import Synchronization
@@ -13,6 +14,13 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     private let loop: Loop<System.State, System.Event>
     private let encoded = Mutex<SessionSnapshot?>(nil)
     private let idempotency = Mutex(IdempotencyLedger<SessionSnapshot>(capacity: 256))
+    private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+
+    var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
+
+    private func touch() {
+        lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+    }
 
     var systemName: String { system.name }
 
@@ -24,6 +32,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     func snapshot() -> SessionSnapshot {
+        touch()
         let step = loop.currentStep
         return snapshot(of: step.state, rev: step.revision)
     }
@@ -48,6 +57,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot {
+        touch()
         let decoded = try events.enumerated().map { (index, event) throws(APIError) in
             try SystemEvents.decode(event, at: index, of: system)
         }
