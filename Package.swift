@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackServiceTests",
-            dependencies: ["FeedbackService"],
+            dependencies: ["FeedbackService", "CurlClient"],
             swiftSettings: strict
         ),
         .testTarget(
