@@ -5,6 +5,7 @@ SHELL := /bin/bash
 HOST ?= 127.0.0.1
 PORT ?= 8080
 DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk
+PYPI_PACKAGES := openapi-spec-validator pyyaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_TEST_FLAGS ?=
 
@@ -16,7 +17,7 @@ help:
 	@echo "make bench  run the benchmarks (Benchmarks/ package, release builds)"
 	@echo "make fuzz   run the HTTP parser fuzzer for FUZZ_SECONDS (default 60)"
 
-# Installs the Debian packages the build and the tests need, only when one is missing.
+# Installs the Debian and PyPI packages the build and the tests need, only when one is missing.
 deps:
 	@missing=""; for p in $(DEBIAN_PACKAGES); do \
 		dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "install ok installed" || missing="$$missing $$p"; \
@@ -25,6 +26,9 @@ deps:
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
+	@python3 -c "import openapi_spec_validator, yaml" 2>/dev/null || \
+		python3 -m pip install -q $(PYPI_PACKAGES) || \
+		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
 
 build: deps
 	swift build
