@@ -6,16 +6,19 @@ import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
 
-LoggingSystem.bootstrap { label in
-    var handler = StreamLogHandler.standardError(label: label)
-    handler.logLevel = .info
-    return handler
-}
-let logger = Logger(label: "feedback-host")
 let reader = ServiceApplication.defaultReader(
     arguments: CommandLine.arguments,
     environment: ProcessInfo.processInfo.environment
 )
+let logLevel = Logger.Level(rawValue: reader.string(forKey: "log.level", default: "info")) ?? .info
+let jsonLogs = reader.string(forKey: "log.format", default: "text") == "json"
+LoggingSystem.bootstrap { label in
+    if jsonLogs { return JSONLogHandler(label: label, logLevel: logLevel) }
+    var handler = StreamLogHandler.standardError(label: label)
+    handler.logLevel = logLevel
+    return handler
+}
+let logger = Logger(label: "feedback-host")
 let application = ServiceApplication.build(
     reader: reader,
     systems: [

@@ -242,6 +242,20 @@ struct SessionAPITests {
         #expect(refused.headers["retry-after"] != nil)
     }
 
+    @Test func jsonLogFormatWritesOneObjectPerLine() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("feedback-host-\(UUID()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let server = try RunningServer(arguments: ["--log-format", "json"], errorLog: log)
+        _ = try curl(["\(server.base)/healthz"])
+        #expect(server.stop() == 0)
+        let lines = try String(contentsOf: log, encoding: .utf8).split(separator: "\n")
+        let records = lines.compactMap {
+            try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]
+        }
+        #expect(!lines.isEmpty && records.count == lines.count)
+        #expect(records.contains { ($0["msg"] as? String) == "GET /healthz 200" && $0["connection.id"] != nil })
+    }
+
     @Test func sigtermStopsTheServerCleanly() throws {
         let server = try RunningServer()
         _ = try createCounter(server)

@@ -15,11 +15,17 @@ final class RunningServer: @unchecked Sendable {
             )
     }
 
-    init(arguments: [String] = []) throws {
+    /// Starts the binary; its standard error goes to `errorLog` when given, else nowhere.
+    init(arguments: [String] = [], errorLog: URL? = nil) throws {
         process.executableURL = Self.binary
         process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
         process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
+        if let errorLog {
+            _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
+            process.standardError = try FileHandle(forWritingTo: errorLog)
+        } else {
+            process.standardError = FileHandle.nullDevice
+        }
         process.standardInput = FileHandle.nullDevice
         try process.run()
         // The first line on standard output names the port.
