@@ -43,6 +43,7 @@ public final class ServiceApplication: Sendable {
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
             maxEventBodyBytes: reader.int(forKey: "max.event.body.bytes", default: 64 * 1024),
             maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
+            inboxCapacity: reader.int(forKey: "inbox.size", default: 1000),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
             sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000))
         )

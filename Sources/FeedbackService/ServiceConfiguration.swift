@@ -6,6 +6,8 @@ public struct ServiceConfiguration: Sendable {
     public var maxEventBodyBytes: Int
     /// Events one POST may carry.
     public var maxEventsPerBatch: Int
+    /// Client events a session holds waiting for its reducer; past it, a post is 429.
+    public var inboxCapacity: Int
     /// Which origins browsers may call from.
     public var cors: CORSPolicy
     /// A session nobody reads or posts to for this long ends and is freed.
@@ -16,10 +18,12 @@ public struct ServiceConfiguration: Sendable {
         maxSessions: Int = 100_000,
         maxEventBodyBytes: Int = 64 * 1024,
         maxEventsPerBatch: Int = 100,
+        inboxCapacity: Int = 1000,
         cors: CORSPolicy = CORSPolicy(),
         sessionIdleTTL: Duration = .seconds(3600)
     ) {
         self.sessionIdleTTL = sessionIdleTTL
+        self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions
         self.maxEventBodyBytes = maxEventBodyBytes
         self.maxEventsPerBatch = maxEventsPerBatch

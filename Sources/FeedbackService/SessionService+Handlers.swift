@@ -33,7 +33,13 @@ extension SessionService {
         let id = SessionID.random()
         let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
         let session = try store.insert { () throws(APIError) in
-            try system.startSession(id: id, epoch: epoch, state: members["state"], environment: environment(id))
+            try system.startSession(
+                id: id,
+                epoch: epoch,
+                state: members["state"],
+                inboxCapacity: configuration.inboxCapacity,
+                environment: environment(id)
+            )
         }
         metrics.sessionsCreated.increment()
         metrics.sessions.increment()

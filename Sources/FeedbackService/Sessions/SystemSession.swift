@@ -15,6 +15,9 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     private let encoded = Mutex<SessionSnapshot?>(nil)
     private let idempotency = Mutex(IdempotencyLedger<SessionSnapshot>(capacity: 256))
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// Client events accepted but not yet reduced.
+    private let inbox = Atomic<Int>(0)
+    let inboxCapacity: Int
 
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
@@ -24,7 +27,15 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     var systemName: String { system.name }
 
-    init(id: SessionID, system: System, epoch: UInt64, state: System.State, environment: SystemEnvironment) {
+    init(
+        id: SessionID,
+        system: System,
+        epoch: UInt64,
+        state: System.State,
+        inboxCapacity: Int,
+        environment: SystemEnvironment
+    ) {
+        self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
         self.epoch = epoch
@@ -60,6 +71,16 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         touch()
         let decoded = try events.enumerated().map { (index, event) throws(APIError) in
             try SystemEvents.decode(event, at: index, of: system)
+        }
+        let waiting = inbox.add(decoded.count, ordering: .relaxed).newValue
+        defer { inbox.subtract(decoded.count, ordering: .relaxed) }
+        guard waiting <= inboxCapacity else {
+            throw APIError(
+                .inboxFull,
+                "session \(id) already has \(waiting - decoded.count) events waiting for its reducer "
+                    + "(at most \(inboxCapacity)); retry after a moment",
+                retryAfter: 1
+            )
         }
         guard let step = await loop.send(contentsOf: decoded) else {
             throw APIError(.sessionNotFound, "session \(id) has ended")

@@ -7,7 +7,7 @@ public struct HostedSystem: Sendable {
     /// The entry of `GET /v1/systems`.
     let description: JSONValue
     private let start:
-        @Sendable (SessionID, UInt64, JSONValue?, SystemEnvironment) throws(APIError) -> any HostedSession
+        @Sendable (SessionID, UInt64, JSONValue?, Int, SystemEnvironment) throws(APIError) -> any HostedSession
 
     /// Wraps a system.
     public init<System: FeedbackSystem>(_ system: System) {
@@ -21,7 +21,7 @@ public struct HostedSystem: Sendable {
             "clientEvents": .array(system.clientEventTypes.map { .string($0) }),
             "exampleEvents": .array(examples),
         ])
-        start = { id, epoch, state, environment throws(APIError) in
+        start = { id, epoch, state, inboxCapacity, environment throws(APIError) in
             var initialState = system.initialState
             if let state {
                 do {
@@ -34,7 +34,14 @@ public struct HostedSystem: Sendable {
                     )
                 }
             }
-            return SystemSession(id: id, system: system, epoch: epoch, state: initialState, environment: environment)
+            return SystemSession(
+                id: id,
+                system: system,
+                epoch: epoch,
+                state: initialState,
+                inboxCapacity: inboxCapacity,
+                environment: environment
+            )
         }
     }
 
@@ -43,8 +50,9 @@ public struct HostedSystem: Sendable {
         id: SessionID,
         epoch: UInt64,
         state: JSONValue?,
+        inboxCapacity: Int,
         environment: SystemEnvironment
     ) throws(APIError) -> any HostedSession {
-        try start(id, epoch, state, environment)
+        try start(id, epoch, state, inboxCapacity, environment)
     }
 }
