@@ -22,7 +22,8 @@ import Testing
         }
     }
 
-    /// The same defect on a short line: a bare CR is judged when the byte after it arrives, whatever the reads.
+    /// Where the check now sits: a bare CR inside the fields is refused with 400 when the byte after it arrives,
+    /// whether that byte comes in the same read or a later one.
     @Test func bareCRIsJudgedAtTheNextByteWhateverTheReads() {
         let input = Array("GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n".utf8)
         let whole = RequestParser.parse(input)
