@@ -74,7 +74,8 @@ public struct RequestParser: Sendable {
                     }
                 }
                 lineStart = i + 1
-            } else if b == ASCII.cr, i + 1 < end, buffer[i + 1] != ASCII.lf {
+            } else if i > 0, buffer[i - 1] == ASCII.cr {
+                // Judged at the byte after the CR, so the verdict never depends on where a read ended.
                 throw HTTPServerError(.badRequest, "A bare CR in the head.")
             }
             i += 1
@@ -86,8 +87,7 @@ public struct RequestParser: Sendable {
                 throw HTTPServerError(.headerFieldsTooLarge, "The header block is too large.")
             }
         }
-        // A CR at the very end is checked again once its successor arrives.
-        scanned = end > 0 && buffer[end - 1] == ASCII.cr ? end - 1 : end
+        scanned = end
         return .needMore
     }
 
