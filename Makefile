@@ -38,10 +38,10 @@ run: deps
 	.build/release/feedback-host --host $(HOST) --port $(PORT)
 
 lint:
-	swift format lint --strict -r Package.swift Sources Tests
+	swift format lint --strict -r Package.swift Sources Tests Fuzz/ParserFuzzer.swift
 
 format:
-	swift format format -i -r Package.swift Sources Tests
+	swift format format -i -r Package.swift Sources Tests Fuzz/ParserFuzzer.swift
 
 test: deps lint
 	swift build --build-tests
