@@ -83,7 +83,7 @@ public final class HTTPServer: Sendable {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let done = core.drain.withLock { s -> Bool in
                 if s.drained.count == core.shards.count { return true }
-                s.waiter = continuation
+                s.waiters.append(continuation)
                 return false
             }
             if done {
@@ -93,11 +93,11 @@ public final class HTTPServer: Sendable {
             for shard in core.shards { shard.queue.async { shard.beginShutdown() } }
             // Whichever comes first, all shards drained or the deadline, takes the waiter and resumes it.
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(deadline.nanoseconds))) {
-                let waiter = core.drain.withLock { s -> CheckedContinuation<Void, Never>? in
-                    defer { s.waiter = nil }
-                    return s.waiter
+                let waiters = core.drain.withLock { s -> [CheckedContinuation<Void, Never>] in
+                    defer { s.waiters = [] }
+                    return s.waiters
                 }
-                waiter?.resume()
+                for waiter in waiters { waiter.resume() }
             }
         }
         for shard in core.shards {

@@ -2,6 +2,7 @@ import Dispatch
 import FeedbackService
 import Foundation
 import Logging
+import Synchronization
 import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
@@ -47,10 +48,13 @@ nonisolated func handleTerminationSignals(
     logger: Logger
 ) -> [any DispatchSourceSignal] {
     let queue = DispatchQueue(label: "feedback-host.signals")
+    let started = Atomic<Bool>(false)
     return [SIGTERM, SIGINT].map { number in
         signal(number, SIG_IGN)
         let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
         source.setEventHandler {
+            // A second signal while draining changes nothing: the first shutdown runs to its deadline.
+            guard !started.exchange(true, ordering: .relaxed) else { return }
             logger.info("shutting down", metadata: ["signal": "\(number)"])
             Task {
                 await application.shutdown(deadline: .seconds(10))

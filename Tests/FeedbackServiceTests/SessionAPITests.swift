@@ -256,6 +256,19 @@ struct SessionAPITests {
         #expect(records.contains { ($0["msg"] as? String) == "GET /healthz 200" && $0["connection.id"] != nil })
     }
 
+    @Test func aSecondSignalDuringShutdownIsHarmless() throws {
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("feedback-host-\(UUID()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let server = try RunningServer(errorLog: log)
+        _ = try createCounter(server)
+        kill(server.process.processIdentifier, SIGTERM)
+        kill(server.process.processIdentifier, SIGINT)
+        #expect(server.stop() == 0)
+        let text = try String(contentsOf: log, encoding: .utf8)
+        #expect(!text.contains("MISUSE"))
+        #expect(text.components(separatedBy: "shutting down").count == 2)
+    }
+
     @Test func sigtermStopsTheServerCleanly() throws {
         let server = try RunningServer()
         _ = try createCounter(server)

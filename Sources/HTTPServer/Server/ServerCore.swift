@@ -25,7 +25,8 @@ final class ServerCore: @unchecked Sendable {
     private var nextShard = 0
     struct DrainState {
         var drained: Set<Int> = []
-        var waiter: CheckedContinuation<Void, Never>?
+        /// Every `shutdown` call waiting for the drain; a second call waits beside the first.
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
     let drain = Mutex(DrainState())
     static let overCapacity: [UInt8] = Array(
@@ -86,13 +87,13 @@ final class ServerCore: @unchecked Sendable {
     }
 
     func shardDrained(_ shard: Shard) {
-        let waiter = drain.withLock { s -> CheckedContinuation<Void, Never>? in
+        let waiters = drain.withLock { s -> [CheckedContinuation<Void, Never>] in
             s.drained.insert(shard.index)
-            guard s.drained.count == shards.count else { return nil }
-            defer { s.waiter = nil }
-            return s.waiter
+            guard s.drained.count == shards.count else { return [] }
+            defer { s.waiters = [] }
+            return s.waiters
         }
-        waiter?.resume()
+        for waiter in waiters { waiter.resume() }
     }
 
     func logAccess(method: HTTPMethod?, path: String?, status: Int, connection: UInt64) {
