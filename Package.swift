@@ -107,7 +107,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackServiceTests",
-            dependencies: ["FeedbackService", "CurlClient"],
+            dependencies: ["FeedbackService", "Systems", "CurlClient"],
             swiftSettings: strict
         ),
         .testTarget(
