@@ -94,10 +94,12 @@ extension SessionService {
         let snapshot = try await Self.once(session, key: request.headers["idempotency-key"], body: request.body) {
             () async throws(APIError) in
             // A replayed answer wins over If-Match: the retry of an applied request must not fail.
-            if let tags = request.headers["if-match"], !session.snapshot().cursor.matches(entityTags: tags) {
+            if let tags = request.headers["if-match"], case let current = session.snapshot().cursor,
+                !current.matches(entityTags: tags)
+            {
                 throw APIError(
                     .preconditionFailed,
-                    "If-Match \(tags) is not the session's current cursor \(session.snapshot().cursor.entityTag); "
+                    "If-Match \(tags) is not the session's current cursor \(current.entityTag); "
                         + "GET the session and retry with its ETag"
                 )
             }

@@ -28,11 +28,7 @@ struct FeedbackTests {
             request: { $0.request },
             effect: { request in
                 if request == 1 {
-                    await withTaskCancellationHandler {
-                        await Gate().wait()
-                    } onCancel: {
-                        cancelled.append(request)
-                    }
+                    await runUntilCancelled { cancelled.append(request) }
                     return nil
                 }
                 return .loaded(request)
@@ -52,12 +48,7 @@ struct FeedbackTests {
         let feedback = Feedback<TestState, TestEvent>.react(
             request: { $0.request },
             effect: { _ in
-                await withTaskCancellationHandler {
-                    started.open()
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.open()
-                }
+                await runUntilCancelled(started: started) { cancelled.open() }
                 return nil
             }
         )
@@ -162,11 +153,7 @@ struct FeedbackTests {
             requests: { $0 },
             effect: { element in
                 if element < 0 { return nil }
-                await withTaskCancellationHandler {
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.append(element)
-                }
+                await runUntilCancelled { cancelled.append(element) }
                 return nil
             }
         )
@@ -217,12 +204,7 @@ struct FeedbackTests {
         let feedback = Feedback<TestState, TestEvent>.whenBecomesTrue(
             { $0.count > 0 },
             effect: { _ in
-                await withTaskCancellationHandler {
-                    started.open()
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.open()
-                }
+                await runUntilCancelled(started: started) { cancelled.open() }
                 return nil
             }
         )

@@ -149,12 +149,7 @@ struct LoopTests {
         let feedback = Feedback<TestState, TestEvent>.react(
             request: { $0.request },
             effect: { _ in
-                await withTaskCancellationHandler {
-                    started.open()
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.open()
-                }
+                await runUntilCancelled(started: started) { cancelled.open() }
                 return nil
             }
         )
@@ -175,12 +170,7 @@ struct LoopTests {
         let feedback = Feedback<TestState, TestEvent>.react(
             request: { $0.request },
             effect: { _ in
-                await withTaskCancellationHandler {
-                    started.open()
-                    await Gate().wait()
-                } onCancel: {
-                    cancelled.open()
-                }
+                await runUntilCancelled(started: started) { cancelled.open() }
                 return nil
             }
         )

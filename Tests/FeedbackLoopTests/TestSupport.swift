@@ -139,3 +139,13 @@ struct SignallingSequence<Element: Sendable>: AsyncSequence, Sendable {
         AsyncIterator(remaining: events, delivered: delivered, release: release)
     }
 }
+
+/// An effect's body that runs until its task is cancelled: opens `started` first, calls `onCancel` when cancelled.
+func runUntilCancelled(started: Gate? = nil, onCancel: @escaping @Sendable () -> Void) async {
+    await withTaskCancellationHandler {
+        started?.open()
+        await Gate().wait()
+    } onCancel: {
+        onCancel()
+    }
+}

@@ -8,8 +8,9 @@ enum SystemEvents {
         at index: Int,
         of system: System
     ) throws(APIError) -> System.Event {
-        let accepted: [String: JSONValue] = ["accepted": .array(system.clientEventTypes.map { .string($0) })]
-        let acceptedList = system.clientEventTypes.joined(separator: ", ")
+        // The accepted types are spelled out only on the error paths: a valid event pays for none of it.
+        var accepted: [String: JSONValue] { ["accepted": .array(system.clientEventTypes.map { .string($0) })] }
+        var acceptedList: String { system.clientEventTypes.joined(separator: ", ") }
         guard case .object(let members) = event else {
             throw APIError(.invalidEvent, "event \(index) is not a JSON object; send {\"type\": …}", extra: accepted)
         }
