@@ -8,7 +8,8 @@ import Synchronization
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `shutdown.deadline.ms`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -16,12 +17,23 @@ public final class ServiceApplication: Sendable {
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
+    /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
+    public let shutdownDeadline: Duration
+    let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
 
-    init(server: HTTPServer, service: SessionService, upstream: CurlClient) {
+    init(
+        server: HTTPServer,
+        service: SessionService,
+        upstream: CurlClient,
+        shutdownDeadline: Duration = .seconds(10),
+        logger: Logger
+    ) {
         self.server = server
         self.service = service
         self.upstream = upstream
+        self.shutdownDeadline = shutdownDeadline
+        self.logger = logger
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
@@ -77,7 +89,13 @@ public final class ServiceApplication: Sendable {
             router: router,
             logger: logger
         )
-        return ServiceApplication(server: server, service: service, upstream: upstream)
+        return ServiceApplication(
+            server: server,
+            service: service,
+            upstream: upstream,
+            shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            logger: logger
+        )
     }
 
     /// The reader `feedback-host` uses: command-line flags first, then `FEEDBACKHOST_` environment variables.
