@@ -60,7 +60,7 @@ struct OpenAPIDocumentTests {
         where operation.count == 2 {
             let (method, path) = (operation[0], operation[1].replacingOccurrences(of: "{id}", with: id))
             var arguments = ["-X", method]
-            if method == "POST" {
+            if method == "POST" || method == "PUT" {
                 let body = path.hasSuffix("/events") ? #"{"type":"increment"}"# : #"{"system":"counter"}"#
                 arguments += ["-H", "Content-Type: application/json", "--data-binary", body]
             }
