@@ -112,9 +112,8 @@ import Testing
         try await withServer(configuration(metrics), router: testRouter()) { port in
             let received = try await offPool {
                 let client = try TestClient(port: port)
-                client.send(
-                    "GET /big HTTP/1.1\r\nHost: x\r\n\r\n" + "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
-                )
+                client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
                 return client.readToEnd().count
             }
             #expect(received > 9000)
