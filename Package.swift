@@ -58,6 +58,7 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -120,7 +121,10 @@ let package = Package(
         ),
         .testTarget(
             name: "CurlClientTests",
-            dependencies: ["CurlClient", "CCurl"],
+            dependencies: [
+                "CurlClient", "CCurl",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

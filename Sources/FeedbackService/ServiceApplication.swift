@@ -62,7 +62,7 @@ public final class ServiceApplication: Sendable {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let upstream = CurlClient(logger: logger)
+        let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
             id in
