@@ -70,10 +70,13 @@ struct ReminderSystem: FeedbackSystem {
         let clock = environment.clock
         return [
             // The effect to run is the pending reminder; a new one cancels the old timer.
-            .react(request: { $0.pending }) { reminder in
-                try await clock.sleep(for: .seconds(reminder.seconds))
-                return .fire
-            }
+            .react(
+                request: { $0.pending },
+                effect: { reminder in
+                    try await clock.sleep(for: .seconds(reminder.seconds))
+                    return .fire
+                }
+            )
         ]
     }
 }
