@@ -8,10 +8,10 @@ import Synchronization
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`, and the
-/// stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout of every response),
-/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`,
-/// `stream.gzip`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `shutdown.deadline.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
+/// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
+/// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -19,12 +19,23 @@ public final class ServiceApplication: Sendable {
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
+    /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
+    public let shutdownDeadline: Duration
+    let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
 
-    init(server: HTTPServer, service: SessionService, upstream: CurlClient) {
+    init(
+        server: HTTPServer,
+        service: SessionService,
+        upstream: CurlClient,
+        shutdownDeadline: Duration = .seconds(10),
+        logger: Logger
+    ) {
         self.server = server
         self.service = service
         self.upstream = upstream
+        self.shutdownDeadline = shutdownDeadline
+        self.logger = logger
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
@@ -54,7 +65,7 @@ public final class ServiceApplication: Sendable {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let upstream = CurlClient(logger: logger)
+        let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
             id in
@@ -86,7 +97,13 @@ public final class ServiceApplication: Sendable {
             router: router,
             logger: logger
         )
-        return ServiceApplication(server: server, service: service, upstream: upstream)
+        return ServiceApplication(
+            server: server,
+            service: service,
+            upstream: upstream,
+            shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            logger: logger
+        )
     }
 
     /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,
