@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 HOST ?= 127.0.0.1
 PORT ?= 8080
-DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy
+DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
 PYPI_PACKAGES := openapi-spec-validator pyyaml
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_TEST_FLAGS ?=
@@ -50,6 +50,9 @@ test: deps lint
 	# One test at a time: some tests count the process's file descriptors or rely on free cooperative threads,
 	# and other suites running beside them on 2 cores would disturb that. The whole run takes under a minute.
 	swift test --skip-build --no-parallel $(SWIFT_TEST_FLAGS)
+	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
+	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
+	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
@@ -70,11 +73,13 @@ container-check: deps
 	$(SUDO) python3 Deployment/checks/container_check.py --dockerfile Dockerfile \
 		--binary "$$(swift build -c release --static-swift-stdlib --show-bin-path)/feedback-host" --cache .build/container-root
 
-# Three replicas on loopback behind HAProxy started from the shipped Deployment/haproxy/haproxy.cfg (ports filled in).
+# Three replicas on loopback behind HAProxy (and then nginx) started from the shipped Deployment/haproxy/haproxy.cfg
+# and Deployment/nginx/nginx.conf, ports filled in. Part of `make test`.
 cluster-test: deps
 	swift build --product feedback-host
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 # The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
 deployment-test: deps
-	python3 Deployment/checks/test_deployment.py
+	swift build --product feedback-host
+	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py

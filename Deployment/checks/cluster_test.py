@@ -54,14 +54,25 @@ def wait_for(description, predicate, timeout=20):
 
 
 class Balancer:
-    """HAProxy in the foreground with the rendered configuration."""
+    """A proxy (HAProxy or nginx) in the foreground, in its own process group, logging to a file."""
 
-    def __init__(self, config_path, log_path, port, stats_port):
+    def __init__(self, command, log_path, port, stats_port=None):
         self.log = open(log_path, "wb")
-        self.process = subprocess.Popen(["haproxy", "-db", "-f", config_path], stdout=self.log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, start_new_session=True)
         self.port, self.stats_port = port, stats_port
         self.base_url = f"http://127.0.0.1:{port}"
+
+    def wait_until_listening(self):
+        def accepts():
+            if self.process.poll() is not None:
+                fail(f"{self.process.args[0]} exited with {self.process.returncode}")
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=1).close()
+                return True
+            except OSError:
+                return False
+
+        wait_for(f"{self.process.args[0]} listens", accepts)
 
     def server_states(self):
         """{server name: status} from the stats page's CSV, or {} while HAProxy is not up yet."""
@@ -83,6 +94,10 @@ class Balancer:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=10)
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # workers left behind by the master, if any
+        except ProcessLookupError:
+            pass
         self.log.close()
 
 
@@ -126,6 +141,47 @@ def snapshot_of(stream):
             return json.loads(data)
 
 
+def check_nginx(replicas, workdir, count=60):
+    """nginx with the shipped nginx.conf in front of the same replicas: its hash on the id routes alike."""
+    port = free_port()
+    with open(proxy_configs.NGINX) as handle:
+        rendered = proxy_configs.render_nginx(handle.read(), port, [r.port for r in replicas], workdir)
+    config_path = os.path.join(workdir, "nginx.conf")
+    with open(config_path, "w") as handle:
+        handle.write(rendered)
+    proxy = Balancer(["nginx", "-e", "stderr", "-c", config_path, "-g", "daemon off;"],
+                     os.path.join(workdir, "nginx.log"), port)
+    try:
+        proxy.wait_until_listening()
+        front = Client(proxy.base_url)
+        sessions = [new_session_id() for _ in range(count)]
+        for session in sessions:
+            status, _, _ = front.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
+            if status != 201:
+                fail(f"PUT through nginx answered {status}")
+            stream = EventStream(proxy.base_url, f"/v1/sessions/{session}/stream")
+            snapshot_of(stream)
+            status, _, posted = front.request("POST", f"/v1/sessions/{session}/events", {"type": "increment"})
+            if status != 200:
+                fail(f"POST through nginx answered {status}")
+            # Unbuffered: the event arrives while the stream stays open.
+            shown = snapshot_of(stream)
+            if shown["rev"] != posted["rev"] or shown["state"] != posted["state"]:
+                fail(f"the stream through nginx showed {shown}, the post answered {posted}")
+            stream.close()
+        front.close()
+        placement = owners(replicas, sessions)
+        if any(len(where) != 1 for where in placement.values()):
+            fail("a session created through nginx does not live on exactly one replica")
+        spread = {r.name: sum(1 for s in sessions if placement[s] == [r.name]) for r in replicas}
+        if not all(spread.values()):
+            fail(f"nginx does not spread sessions: {spread}")
+        log(f"nginx: {count} sessions created with PUT, posted to and streamed through nginx, each on exactly one "
+            f"replica ({', '.join(f'{n} {c}' for n, c in spread.items())})")
+    finally:
+        proxy.stop()
+
+
 def run(binary, workdir):
     replicas, balancer = [], None
     try:
@@ -138,7 +194,8 @@ def run(binary, workdir):
         config_path = os.path.join(workdir, "haproxy.cfg")
         with open(config_path, "w") as handle:
             handle.write(rendered)
-        balancer = Balancer(config_path, os.path.join(workdir, "haproxy.log"), port, stats_port)
+        balancer = Balancer(["haproxy", "-db", "-f", config_path], os.path.join(workdir, "haproxy.log"), port,
+                            stats_port)
         names = [r.name for r in replicas]
         wait_for("HAProxy sees every replica UP",
                  lambda: sorted(s for s, v in balancer.server_states().items() if v == "UP") == sorted(names))
@@ -206,6 +263,8 @@ def run(binary, workdir):
                 fail(f"{session} on its replica: {status} {body}, the posts answered {posted}")
         log("ownership: " + ", ".join(f"{n} {len(by_replica[n])}" for n in names)
             + f" sessions (sum {sum(len(v) for v in by_replica.values())}); /metrics agree on sessions and events")
+
+        check_nginx(replicas, workdir)
 
         # One replica goes away. A stream of one of its sessions ends; its sessions are gone; the others are not.
         leaving = replicas[1]
@@ -275,11 +334,12 @@ def main():
         try:
             run(os.path.abspath(args.binary), workdir)
         except SystemExit:
-            log_path = os.path.join(workdir, "haproxy.log")
-            if os.path.exists(log_path):
-                with open(log_path, errors="replace") as handle:
-                    tail = handle.read().splitlines()[-15:]
-                print("haproxy log (last lines):\n  " + "\n  ".join(tail), file=sys.stderr)
+            for name in ("haproxy.log", "nginx.log"):
+                log_path = os.path.join(workdir, name)
+                if os.path.exists(log_path):
+                    with open(log_path, errors="replace") as handle:
+                        tail = handle.read().splitlines()[-15:]
+                    print(f"{name} (last lines):\n  " + "\n  ".join(tail), file=sys.stderr)
             raise
     log(f"passed in {time.monotonic() - started:.1f} s")
 

@@ -5,7 +5,7 @@ Builds (or reuses, under .build/) a Debian 12 minbase root with debootstrap hold
 Dockerfile's runtime stage installs, creates the same non-root user, copies the release binary to the ENTRYPOINT
 path, then runs it with chroot as that user and checks: no library is "not found" (ldd inside the root), the
 HEALTHCHECK command itself succeeds inside the root, /healthz and /readyz answer 200, and one session works end
-to end (create, post events, read). Needs root (debootstrap, chroot, mount). Every process it starts is stopped.
+to end (create with PUT, post events, read), with the root mounted read-only. Needs root (debootstrap, chroot, mount). Every process it starts is stopped.
 """
 
 import argparse
@@ -142,18 +142,27 @@ def main():
     os.chmod(target, 0o755)
     check_libraries(root, binary_path)
 
-    proc_dir = os.path.join(root, "proc")
-    os.makedirs(proc_dir, exist_ok=True)
-    subprocess.run(["mount", "-t", "proc", "proc", proc_dir], check=True)
+    # The server runs in a read-only view of the root, as with readOnlyRootFilesystem (Kubernetes) and read_only
+    # (compose), with /proc mounted as a container runtime would.
+    view = root + ".read-only"
+    proc_dir = os.path.join(view, "proc")
+    os.makedirs(view, exist_ok=True)
+    mounted = []
     server = None
     try:
+        for command in (["mount", "--bind", root, view], ["mount", "-o", "remount,bind,ro", view],
+                        ["mount", "-t", "proc", "proc", proc_dir]):
+            subprocess.run(command, check=True)
+            if command[1] != "-o":
+                mounted.insert(0, command[-1])
+        root = view
         # The image's environment, except that the check listens on loopback only, on a free port.
         environment = dict(runtime.env)
         environment.update({"FEEDBACKHOST_HOST": "127.0.0.1", "FEEDBACKHOST_PORT": "0", "PATH": "/usr/bin:/bin"})
         command = ["chroot", f"--userspec={runtime.uid}:{runtime.uid}", root, "env", "-i",
                    *[f"{k}={v}" for k, v in sorted(environment.items())], *runtime.entrypoint]
         server = feedbackhost.Replica.start(command, name="chroot")
-        log(f"serving inside the root as uid {runtime.uid} on {server.base_url}")
+        log(f"serving inside the read-only root as uid {runtime.uid} on {server.base_url}")
         uid_line = subprocess.run(["ps", "-o", "uid=", "-p", str(server.process.pid)], capture_output=True,
                                   text=True).stdout.strip()
         if uid_line != str(runtime.uid):
@@ -176,10 +185,10 @@ def main():
             status, _, _ = client.request("GET", path)
             if status != 200:
                 raise SystemExit(f"container-check: GET {path} answered {status}")
-        status, _, created = client.request("POST", "/v1/sessions", {"system": "counter"})
+        session = feedbackhost.new_session_id()
+        status, _, created = client.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
         if status != 201:
-            raise SystemExit(f"container-check: POST /v1/sessions answered {status}: {created}")
-        session = created["id"]
+            raise SystemExit(f"container-check: PUT /v1/sessions/{session} answered {status}: {created}")
         status, _, posted = client.request("POST", f"/v1/sessions/{session}/events",
                                            {"events": [{"type": "add", "amount": 5}, {"type": "increment"}]})
         if status != 200 or posted["state"] != {"count": 6}:
@@ -195,7 +204,8 @@ def main():
     finally:
         if server is not None:
             server.stop()
-        subprocess.run(["umount", proc_dir], check=False)
+        for directory in mounted:
+            subprocess.run(["umount", directory], check=False)
     log(f"passed in {time.monotonic() - started:.1f} s")
 
 

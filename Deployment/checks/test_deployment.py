@@ -25,8 +25,6 @@ from feedbackhost import Client, Replica  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEPLOYMENT = os.path.join(ROOT, "Deployment")
-# The SSE heartbeat's default interval (docs/API.md); every proxy timeout on a stream must be longer.
-SSE_HEARTBEAT_SECONDS = 15
 
 
 def read(path):
@@ -57,6 +55,12 @@ def server_config_keys():
         with open(path) as handle:
             keys.update(re.findall(r'forKey: "([a-z.]+)"', handle.read()))
     return {"FEEDBACKHOST_" + key.replace(".", "_").upper() for key in keys}
+
+
+def heartbeat_seconds():
+    """The server's default SSE heartbeat interval: every proxy timeout on a stream must be longer."""
+    text = read("Sources/FeedbackService/ServiceApplication.swift")
+    return int(re.search(r'forKey: "stream\.heartbeat\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
 
 
 def drain_seconds():
@@ -152,7 +156,7 @@ class DeploymentFilesTests(unittest.TestCase):
             defaults = proxy_configs.haproxy_sections(text)["defaults"]
             for name in ("client", "server"):
                 value = next(d.split()[2] for d in defaults if d.startswith(f"timeout {name} "))
-                self.assertGreater(seconds(value), SSE_HEARTBEAT_SECONDS)
+                self.assertGreater(seconds(value), heartbeat_seconds())
 
     def test_kubernetes_haproxy_differs_from_the_shipped_one_only_in_servers_and_resolvers(self):
         def routing(text):
@@ -194,7 +198,7 @@ class DeploymentFilesTests(unittest.TestCase):
         for directive in ("proxy_buffering off;", "proxy_http_version 1.1;", 'proxy_set_header Connection "";'):
             self.assertIn(directive, self.nginx)
         self.assertGreater(seconds(re.search(r"proxy_read_timeout (\w+);", self.nginx).group(1)),
-                           SSE_HEARTBEAT_SECONDS)
+                           heartbeat_seconds())
 
     def test_every_session_route_carries_the_id_as_the_third_path_segment(self):
         routes = set()
