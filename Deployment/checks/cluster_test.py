@@ -30,8 +30,11 @@ REPLICAS = 3
 TIME_LIMIT_SECONDS = 120
 
 
+STARTED = time.monotonic()
+
+
 def log(message):
-    print(f"cluster-test: {message}", flush=True)
+    print(f"cluster-test: [{time.monotonic() - STARTED:5.1f} s] {message}", flush=True)
 
 
 def fail(message):

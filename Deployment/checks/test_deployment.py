@@ -152,6 +152,7 @@ class DeploymentFilesTests(unittest.TestCase):
             backend = proxy_configs.haproxy_sections(text)["backend replicas"]
             self.assertIn("balance uri depth 3 path-only", backend)
             self.assertIn("hash-type consistent", backend)
+            self.assertIn("option http-no-delay", backend)
             self.assertIn("http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host feedback-host", backend)
             defaults = proxy_configs.haproxy_sections(text)["defaults"]
             for name in ("client", "server"):
