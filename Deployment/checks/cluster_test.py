@@ -5,7 +5,8 @@ Creates 200 sessions through HAProxy with `PUT /v1/sessions/{id}` (client-chosen
 their streams through HAProxy, then checks on each replica directly (GET /v1/sessions/{id} and /metrics) that
 every session lives on exactly one replica and that streams and posts agree. Then stops one replica and checks
 that the other replicas' sessions are unaffected and what a client of a lost session sees (its stream ends, 404,
-a new PUT recreates it on a surviving replica). Binds 127.0.0.1 only; stops every process it starts.
+a new PUT recreates it on a surviving replica). Before that, nginx with the shipped nginx.conf routes 60 more
+sessions to the same replicas. Binds 127.0.0.1 only; stops every process it starts.
 """
 
 import argparse
