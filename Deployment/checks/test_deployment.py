@@ -65,7 +65,8 @@ def heartbeat_seconds():
 
 def drain_seconds():
     """The shutdown deadline feedback-host gives itself after SIGTERM."""
-    return int(re.search(r"shutdown\(deadline: \.seconds\((\d+)\)\)", read("Sources/feedback-host/main.swift")).group(1))
+    text = read("Sources/FeedbackService/ServiceApplication.swift")
+    return int(re.search(r'forKey: "shutdown\.deadline\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
 
 
 class DeploymentFilesTests(unittest.TestCase):
