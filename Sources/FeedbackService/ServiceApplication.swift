@@ -9,6 +9,8 @@ import Synchronization
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
 /// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
+/// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
+/// the server itself serves the demo catalog at `/demo/catalog`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -17,16 +19,20 @@ public final class ServiceApplication: Sendable {
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
     private let expiry = Mutex<Task<Void, Never>?>(nil)
+    /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
+    private let localBaseURL: LocalBaseURL
 
-    init(server: HTTPServer, service: SessionService, upstream: CurlClient) {
+    init(server: HTTPServer, service: SessionService, upstream: CurlClient, localBaseURL: LocalBaseURL) {
         self.server = server
         self.service = service
         self.upstream = upstream
+        self.localBaseURL = localBaseURL
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
     public func start() throws(HTTPServerError) -> Int {
         let port = try server.start()
+        localBaseURL.set(port: port)
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
         return port
@@ -52,14 +58,22 @@ public final class ServiceApplication: Sendable {
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
         let upstream = CurlClient(logger: logger)
         let clock = ContinuousClock()
+        let host = reader.string(forKey: "host", default: "127.0.0.1")
+        let localBaseURL = LocalBaseURL(host: host)
         let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
             id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
-            return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
+            return SystemEnvironment(
+                clock: clock,
+                upstream: upstream,
+                logger: sessionLogger,
+                localBaseURL: localBaseURL.value
+            )
         }
         var router = Router()
         service.register(in: &router)
+        DemoCatalog().register(in: &router)
         router.get("/metrics") { _ in
             Response(
                 status: 200,
@@ -69,7 +83,7 @@ public final class ServiceApplication: Sendable {
         }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: reader.string(forKey: "host", default: "127.0.0.1"),
+                host: host,
                 port: reader.int(forKey: "port", default: 8080),
                 maxConnections: reader.int(forKey: "max.connections", default: 10_000),
                 metricsFactory: metricsFactory
@@ -77,7 +91,7 @@ public final class ServiceApplication: Sendable {
             router: router,
             logger: logger
         )
-        return ServiceApplication(server: server, service: service, upstream: upstream)
+        return ServiceApplication(server: server, service: service, upstream: upstream, localBaseURL: localBaseURL)
     }
 
     /// The reader `feedback-host` uses: command-line flags first, then `FEEDBACKHOST_` environment variables.
