@@ -25,6 +25,7 @@ let application = ServiceApplication.build(
         HostedSystem(CounterSystem()),
         HostedSystem(CatchSystem()),
         HostedSystem(TrafficLightSystem()),
+        HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
     ],
     logger: logger
 )
