@@ -60,6 +60,7 @@ public final class ServiceApplication: Sendable {
         }
         var router = Router()
         service.register(in: &router)
+        WebPage.register(in: &router)
         router.get("/metrics") { _ in
             Response(
                 status: 200,
