@@ -1,7 +1,7 @@
 extension WebPage {
-    /// `/page.js`: the page's behaviour, on top of `/client.js`. Views for the built-in systems live in
+    /// The main part of `/page.js` (after `pageViews`): the page's behaviour, on top of `/client.js`. Views for the built-in systems live in
     /// `pageViews`; every system also gets buttons for its example events and a form for any client event.
-    static let pageScript = pageViews + #"""
+    static let pageScript = #"""
         (function () {
           "use strict";
           const $ = (id) => document.getElementById(id);

@@ -10,7 +10,7 @@ public enum WebPage {
         let assets: [(path: String, asset: WebAsset)] = [
             ("/", WebAsset(html, contentType: "text/html; charset=utf-8")),
             ("/client.js", WebAsset(clientScript, contentType: "text/javascript; charset=utf-8")),
-            ("/page.js", WebAsset(pageScript, contentType: "text/javascript; charset=utf-8")),
+            ("/page.js", WebAsset(pageViews + "\n" + pageScript, contentType: "text/javascript; charset=utf-8")),
             ("/page.css", WebAsset(style, contentType: "text/css; charset=utf-8")),
             ("/favicon.svg", WebAsset(icon, contentType: "image/svg+xml; charset=utf-8")),
         ]
