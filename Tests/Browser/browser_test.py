@@ -193,6 +193,25 @@ def client_library(driver, session_id):
           % (result["count"], result["rev"]))
 
 
+def timers(driver, server):
+    """Play Catch and the traffic light: states that change on the server's own timers reach the page."""
+    driver.find_element(By.ID, "start-catch").click()
+    wait_for(driver, "the catch view", lambda d: d.find_elements(By.ID, "catch-throw"))
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "catch-throw").click()
+    wait_text(driver, "catch-count", "2")  # the machine throws back after a second, through its feedback
+    assert driver.find_element(By.ID, "catch-throw").is_enabled()
+    check("Play Catch: the machine's throw back arrives over SSE")
+    driver.find_element(By.ID, "start-traffic-light").click()
+    wait_for(driver, "the traffic light view", lambda d: d.find_elements(By.ID, "light-start"))
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "light-start").click()
+    wait_for(driver, "the light to run", lambda d: "running" in text_of(d, "light-phase"))
+    driver.find_element(By.ID, "light-stop").click()
+    wait_for(driver, "the light to stop", lambda d: text_of(d, "light-phase").endswith("(stopped)"))
+    check("the traffic light starts and stops")
+
+
 def paging(driver, server, screenshots):
     driver.get(server.base + "/")
     wait_for(driver, "the paging system", lambda d: d.find_elements(By.ID, "start-paging"))
@@ -255,6 +274,7 @@ def main():
         driver = browser(profile)
         session_id = counter(driver, server)
         client_library(driver, session_id)
+        timers(driver, server)
         if "paging" in server.systems():
             paging(driver, server, args.screenshots)
         else:

@@ -9,12 +9,15 @@ extension WebPage {
         * { box-sizing: border-box; }
         body { margin: 0; background: var(--bg); }
         header {
-          display: flex; align-items: center; gap: 1rem; padding: .75rem 1.5rem;
+          display: flex; align-items: center; gap: 1rem; padding: .75rem max(1.5rem, calc((100% - 69rem) / 2));
           background: var(--card); border-bottom: 1px solid var(--line);
         }
         h1 { font-size: 1.25rem; margin: 0; flex: 1; }
         h2 { font-size: 1.05rem; margin: 0 0 .5rem; }
-        main { display: grid; grid-template-columns: 16rem 1fr; gap: 1.5rem; padding: 1.5rem; max-width: 72rem; }
+        main {
+          display: grid; grid-template-columns: 16rem 1fr; gap: 1.5rem; padding: 1.5rem; max-width: 72rem;
+          margin: 0 auto; align-items: start;
+        }
         nav, section { background: var(--card); border: 1px solid var(--line); border-radius: .5rem; padding: 1rem; }
         #welcome { grid-column: 2; }
         #session:not([hidden]) + #welcome { display: none; }
