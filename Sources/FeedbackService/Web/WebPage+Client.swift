@@ -139,6 +139,7 @@ extension WebPage {
               this.timer = null;
               this.failures = 0;
               this.gaps = 0;
+              this.generation = 0;
               this.connect(null);
             }
 
@@ -173,6 +174,7 @@ extension WebPage {
             }
 
             stop() {
+              this.generation += 1;
               clearTimeout(this.timer);
               this.timer = null;
               if (this.source) this.source.close();
@@ -259,22 +261,26 @@ extension WebPage {
               this.timer = setTimeout(() => this.probe(), delay);
             }
 
+            /** Between a stop and the next connect; a later stop (reconnect, close) makes it stand down. */
             async probe() {
               this.timer = null;
+              const generation = this.generation;
+              const current = () => generation === this.generation;
               try {
                 await request("GET", this.url);
               } catch (error) {
-                if (this.status === "closed") return;
+                if (!current()) return;
                 if (error.status === 404 && this.recreate) {
                   try {
                     const id = await this.recreate(this);
+                    if (!current()) return;
                     if (id) this.id = id;
                     this.rev = -1;
                     this.cursor = null;
-                    if (this.status !== "closed") this.connect(null);
+                    this.connect(null);
                   } catch (failure) {
                     this.emit("onError", failure);
-                    if (this.status !== "closed") this.retryLater();
+                    if (current()) this.retryLater();
                   }
                 } else if (error.status === 404) {
                   this.setStatus("ended");
@@ -285,7 +291,7 @@ extension WebPage {
                 }
                 return;
               }
-              if (this.status !== "closed") this.connect(this.cursor);
+              if (current()) this.connect(this.cursor);
             }
 
             setStatus(status) {

@@ -76,6 +76,7 @@ extension WebPage {
 
           /** After a restart the server may no longer know the session: make it again (same id when it can). */
           async function recreate(session) {
+            if (!current || current.session !== session) return null;
             const name = current.system.name;
             let created;
             try {
