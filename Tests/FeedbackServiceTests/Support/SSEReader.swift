@@ -34,6 +34,7 @@ final class SSEReader: @unchecked Sendable {
     private var bodyEnded = false
     private var eof = false
     private var body: [UInt8] = []
+    private var scanned = 0
     private var items: [SSEItem] = []
     private var dataBuffer = ""
     private var eventType = ""
@@ -195,7 +196,7 @@ final class SSEReader: @unchecked Sendable {
     /// very end waits too, since an LF may follow).
     private func parseEvents(final: Bool) {
         var start = 0
-        var index = 0
+        var index = scanned
         while index < body.count {
             let byte = body[index]
             if byte == 10 || byte == 13 {
@@ -207,6 +208,8 @@ final class SSEReader: @unchecked Sendable {
             index += 1
         }
         body.removeFirst(start)
+        // A long partial line is not scanned again when more of it arrives.
+        scanned = index - start
     }
 
     private func processLine(_ line: String) {
