@@ -87,8 +87,8 @@ extension WebPage {
             }
             history.replaceState(null, "", "#" + created.id);
             $("session-id").textContent = created.id;
-            notice("The server no longer had session " + session.id + " (restarted?): continuing with a new " +
-              name + " session.");
+            notice("The server no longer had session " + session.id + " (restarted?): " + (created.id === session.id
+              ? "made it again, from its initial state." : "continuing with a new " + name + " session."));
             return created.id;
           }
 
