@@ -75,7 +75,13 @@ let package = Package(
         ),
         .target(
             name: "Systems",
-            dependencies: ["FeedbackLoop", "FeedbackService"],
+            dependencies: [
+                "FeedbackLoop",
+                "FeedbackService",
+                "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -112,7 +118,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemsTests",
-            dependencies: ["Systems", "FeedbackLoop", "FeedbackService", "CurlClient"],
+            dependencies: [
+                "Systems", "FeedbackLoop", "FeedbackService", "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(

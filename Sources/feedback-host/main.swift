@@ -26,6 +26,7 @@ let application = ServiceApplication.build(
         HostedSystem(CounterSystem()),
         HostedSystem(CatchSystem()),
         HostedSystem(TrafficLightSystem()),
+        HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
     ],
     logger: logger
 )
