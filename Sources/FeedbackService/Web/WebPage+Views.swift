@@ -91,7 +91,6 @@ extension WebPage {
             let rendered = [];
             let state = null;
             let requestedAt = null;
-            let sentinelVisible = false;
             query.addEventListener("input", () => {
               clearTimeout(timer);
               timer = setTimeout(() => send({ type: "search", [queryField]: query.value }), 300);
@@ -99,7 +98,7 @@ extension WebPage {
 
             function kind(s) {
               const value = s && s.status;
-              if (typeof value === "string") return { name: value, message: "" };
+              if (typeof value === "string") return { name: value, message: s.message || s.lastError || "" };
               if (value && typeof value === "object") {
                 const name = Object.keys(value)[0] || "unknown";
                 const inner = value[name];
@@ -108,25 +107,24 @@ extension WebPage {
               return { name: "idle", message: "" };
             }
 
+            /** Asks for the next page when the list's end is in (or near) view and nothing is loading. */
             function more() {
-              if (!state || !sentinelVisible || kind(state).name !== "idle") return;
-              if (state.next === null || requestedAt === state.pagesLoaded) return;
+              const near = sentinel.getBoundingClientRect().top < list.getBoundingClientRect().bottom + 120;
+              if (!state || !near || kind(state).name !== "idle") return;
+              if (!state.nextPage || requestedAt === state.pagesLoaded) return;
               requestedAt = state.pagesLoaded;
               send({ type: "loadNextPage" });
             }
 
             function item(entry) {
               if (entry === null || typeof entry !== "object") return el("li", {}, String(entry));
-              const title = entry.title || entry.name || entry.full_name || entry.id;
-              const sub = entry.description || entry.summary || "";
-              return el("li", {}, el("div", {}, String(title ?? JSON.stringify(entry))),
-                sub ? el("div", { class: "sub" }, String(sub)) : null);
+              const key = ["title", "name", "full_name", "id"].find((k) => entry[k] !== undefined);
+              const rest = Object.entries(entry).filter(([k, v]) => k !== key && v !== null && typeof v !== "object");
+              return el("li", {}, el("div", {}, key ? String(entry[key]) : JSON.stringify(entry)),
+                el("div", { class: "sub" }, rest.map(([k, v]) => k + ": " + v).join(" · ")));
             }
 
-            new IntersectionObserver((entries) => {
-              sentinelVisible = entries.some((e) => e.isIntersecting);
-              more();
-            }, { root: list, rootMargin: "0px 0px 120px 0px" }).observe(sentinel);
+            new IntersectionObserver(more, { root: list, rootMargin: "0px 0px 120px 0px" }).observe(sentinel);
 
             return {
               element,
@@ -144,9 +142,11 @@ extension WebPage {
                 if (document.activeElement !== query && typeof next.query === "string") query.value = next.query;
                 const k = kind(next);
                 const total = next.total ?? next.totalCount;
-                status.textContent = items.length + (total != null ? " of " + total : "") + " items, " +
-                  (next.pagesLoaded ?? 0) + " pages · " + k.name + (k.message ? ": " + k.message : "");
+                const pages = next.pagesLoaded ?? 0;
+                status.textContent = items.length + (total != null ? " of " + total : "") + " items, " + pages +
+                  (pages === 1 ? " page · " : " pages · ") + k.name + (k.message ? ": " + k.message : "");
                 status.dataset.kind = k.name;
+                status.dataset.pages = String(pages);
                 sentinel.textContent = k.name === "loading" ? "loading…" : k.name === "exhausted" ? "the end" : "";
                 retry.hidden = k.name !== "failed";
                 more();
