@@ -157,6 +157,24 @@ const s = FeedbackHost.open(id, {
 setTimeout(() => done({timeout: true, errors}), 10000);
 """
 
+SELECT_SCRIPT = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+let sent = false;
+const s = FeedbackHost.open(id, {
+  select: ["/count"],
+  onState: (state) => {
+    if (!sent) {
+      sent = true;
+      s.send({type: "increment"});
+    } else {
+      s.close();
+      done(state);
+    }
+  },
+});
+setTimeout(() => done({timeout: true}), 10000);
+"""
+
 PATCH_SCRIPT = """
 const doc = {a: 1, list: [1, 2], o: {"x/y": 1, "t~": 2}};
 const out = FeedbackHost.applyPatch(doc, [
@@ -185,6 +203,10 @@ def client_library(driver, session_id):
     assert any("gap" in e for e in result["errors"]), result
     check("client.js notices a gap (base != rev), re-syncs from a snapshot: count %d at rev %d"
           % (result["count"], result["rev"]))
+
+    result = driver.execute_async_script(SELECT_SCRIPT, session_id)
+    assert result == {"/count": 10}, result
+    check("client.js with select=/count keeps {\"/count\": value} up to date through patches")
 
 
 def timers(driver, server):
@@ -255,6 +277,13 @@ def restart(driver, server, screenshots):
     wait_text(driver, "counter-value", str(before + 1))
     check("after the server restarted the page resumed (notice: %r)" % text_of(driver, "notice"))
     driver.save_screenshot(os.path.join(screenshots, "browser-test-restart.png"))
+
+    # Another client deletes the session: the stream says `ended` and the page stops reconnecting.
+    session_id = driver.current_url.split("#", 1)[1]
+    driver.execute_script("fetch('/v1/sessions/' + arguments[0], {method: 'DELETE'})", session_id)
+    wait_text(driver, "connection", "ended")
+    wait_for(driver, "the ended notice", lambda d: "deleted" in text_of(d, "notice"))
+    check("a session deleted elsewhere ends on the page: " + text_of(driver, "notice"))
 
 
 def main():
