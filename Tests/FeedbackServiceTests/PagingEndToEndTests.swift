@@ -28,7 +28,12 @@ struct PagingEndToEndTests {
 
     private func post(_ client: CurlClient, _ url: String, _ body: String) async throws -> UpstreamResponse {
         try await client.fetch(
-            UpstreamRequest(method: "POST", url: url, headers: ["Content-Type": "application/json"], body: Array(body.utf8))
+            UpstreamRequest(
+                method: "POST",
+                url: url,
+                headers: ["Content-Type": "application/json"],
+                body: Array(body.utf8)
+            )
         )
     }
 

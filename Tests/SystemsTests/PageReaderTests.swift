@@ -25,7 +25,10 @@ struct PageReaderTests {
 
     @Test func firstPageCarriesTheEncodedQuery() {
         #expect(reader.firstPage(query: "red lamp&x=1") == "http://api.test:8080/search?q=red%20lamp%26x%3D1")
-        let withQuery = PageReader(configuration: PagingConfiguration(queryParameter: "term"), upstream: "http://h/s?k=1")
+        let withQuery = PageReader(
+            configuration: PagingConfiguration(queryParameter: "term"),
+            upstream: "http://h/s?k=1"
+        )
         #expect(withQuery.firstPage(query: "a") == "http://h/s?k=1&term=a")
     }
 
@@ -70,7 +73,9 @@ struct PageReaderTests {
     }
 
     @Test func aLinkToAnotherOriginIsNotFollowed() {
-        for target in ["http://evil.test:8080/search?page=2", "https://api.test:8080/search?page=2", "http://api.test:81/s"] {
+        for target in [
+            "http://evil.test:8080/search?page=2", "https://api.test:8080/search?page=2", "http://api.test:81/s",
+        ] {
             guard case .page(let page) = read(response(200, #"{"items":[1]}"#, ["Link": "<\(target)>; rel=\"next\""]))
             else {
                 Issue.record("not a page")
@@ -91,7 +96,10 @@ struct PageReaderTests {
     }
 
     @Test func rateLimitsWaitForRetryAfterAndOtherErrorsBackOff() {
-        #expect(read(response(429, "", ["Retry-After": "7"])) == .retry(reason: "upstream answered 429, Retry-After 7", delay: .seconds(7)))
+        #expect(
+            read(response(429, "", ["Retry-After": "7"]))
+                == .retry(reason: "upstream answered 429, Retry-After 7", delay: .seconds(7))
+        )
         #expect(read(response(503, "")) == .retry(reason: "upstream answered 503", delay: nil))
         #expect(read(response(500, "")) == .retry(reason: "upstream answered 500", delay: nil))
         guard case .fail(let message) = read(response(429, "", ["Retry-After": "3600"])) else {
@@ -103,8 +111,14 @@ struct PageReaderTests {
     }
 
     @Test func malformedPagesFailWithAMessage() {
-        #expect(read(response(200, #"{"items":[1,"#)) == .fail(message: "the page from http://api.test:8080/search?q=a is not JSON (12 bytes)"))
-        #expect(read(response(200, #"{"items":{}}"#)) == .fail(message: "the page from http://api.test:8080/search?q=a has no array at /items"))
+        #expect(
+            read(response(200, #"{"items":[1,"#))
+                == .fail(message: "the page from http://api.test:8080/search?q=a is not JSON (12 bytes)")
+        )
+        #expect(
+            read(response(200, #"{"items":{}}"#))
+                == .fail(message: "the page from http://api.test:8080/search?q=a has no array at /items")
+        )
     }
 
     @Test func transportFailuresAreRetriedUnlessHopeless() {

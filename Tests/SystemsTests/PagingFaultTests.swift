@@ -76,7 +76,9 @@ struct PagingFaultTests {
             _ = await harness.state { $0.retries == 1 }
             await harness.passBackoff(.seconds(1))
             let failed = await harness.state { if case .failed = $0.status { true } else { false } }
-            #expect(failed?.status == .failed(message: "upstream answered 503, Retry-After 1; gave up after 2 attempts"))
+            #expect(
+                failed?.status == .failed(message: "upstream answered 503, Retry-After 1; gave up after 2 attempts")
+            )
             harness.loop.send(.retry)
             // The retry's first attempt is the third request the upstream sees.
             let log = try await upstream.wait(key: "k", event: "request", count: 3)
@@ -109,7 +111,10 @@ struct PagingFaultTests {
             #expect(failed?.items.isEmpty == true)
             harness.loop.send(.search(query: "wrongshape:k2"))
             let wrong = await harness.state { $0.query == "wrongshape:k2" && $0.status != .loading }
-            #expect(wrong?.status == .failed(message: "the page from \(upstream.searchURL)?q=wrongshape:k2 has no array at /items"))
+            #expect(
+                wrong?.status
+                    == .failed(message: "the page from \(upstream.searchURL)?q=wrongshape:k2 has no array at /items")
+            )
             await harness.stop()
         }
     }

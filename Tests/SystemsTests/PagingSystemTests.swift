@@ -73,7 +73,10 @@ struct PagingSystemTests {
     @Test func retriesAreShownAndAFailureWaitsForRetry() {
         var state = State()
         PagingSystem.reduce(&state, .search(query: "q"))
-        PagingSystem.reduce(&state, .retrying(url: "http://u/1", attempt: 1, reason: "upstream answered 500", delayMilliseconds: 80))
+        PagingSystem.reduce(
+            &state,
+            .retrying(url: "http://u/1", attempt: 1, reason: "upstream answered 500", delayMilliseconds: 80)
+        )
         #expect(state.retries == 1)
         #expect(state.lastError == "upstream answered 500; retrying in 80 ms")
         #expect(state.status == .loading)
@@ -141,7 +144,9 @@ struct PagingSystemTests {
 
     @Test func configurationComesFromFlagsAndEnvironmentInTheServiceKeySpace() {
         let reader = ServiceApplication.defaultReader(
-            arguments: ["feedback-host", "--upstream", "https://api.github.com/search/repositories", "--paging-page-limit", "3"],
+            arguments: [
+                "feedback-host", "--upstream", "https://api.github.com/search/repositories", "--paging-page-limit", "3",
+            ],
             environment: ["FEEDBACKHOST_UPSTREAM_ITEMS_PATH": "data.items", "FEEDBACKHOST_PAGING_BACKOFF_MS": "20"]
         )
         let configuration = PagingConfiguration(reader: reader)
@@ -150,6 +155,9 @@ struct PagingSystemTests {
         #expect(configuration.itemsPath == "data.items")
         #expect(configuration.backoffMilliseconds == 20)
         #expect(configuration.queryParameter == "q")
-        #expect(PagingConfiguration(reader: ServiceApplication.defaultReader(arguments: [], environment: [:])).upstream == nil)
+        #expect(
+            PagingConfiguration(reader: ServiceApplication.defaultReader(arguments: [], environment: [:])).upstream
+                == nil
+        )
     }
 }

@@ -47,7 +47,12 @@ public final class DemoCatalog: Sendable {
                 "\(adjectives[(id * 7) % adjectives.count]) \(animals[(id * 13) % animals.count]) "
                 + "\(things[(id * 5) % things.count]) \(id)"
             items.append(
-                Item(id: id, name: name, category: categories[(id * 3) % categories.count], priceCents: 199 + (id * 37) % 9_800)
+                Item(
+                    id: id,
+                    name: name,
+                    category: categories[(id * 3) % categories.count],
+                    priceCents: 199 + (id * 37) % 9_800
+                )
             )
         }
         self.items = items
@@ -94,7 +99,10 @@ public final class DemoCatalog: Sendable {
         }
         let found = matching(query)
         let lastPage = max(1, (found.count + perPage - 1) / perPage)
-        let start = min((page - 1).multipliedReportingOverflow(by: perPage).overflow ? found.count : (page - 1) * perPage, found.count)
+        let start = min(
+            (page - 1).multipliedReportingOverflow(by: perPage).overflow ? found.count : (page - 1) * perPage,
+            found.count
+        )
         let end = min(start + perPage, found.count)
         var body = Array(#"{"total_count":\#(found.count),"incomplete_results":false,"items":["#.utf8)
         body.reserveCapacity(body.count + (end - start) * 96)
@@ -105,7 +113,13 @@ public final class DemoCatalog: Sendable {
         body.append(contentsOf: "]}".utf8)
         var headers = HTTPHeaders([("Content-Type", "application/json")])
         let base = request.headers["Host"].map { "http://\($0)/demo/catalog" } ?? "/demo/catalog"
-        let link = Self.links(base: base, query: query, perPage: request.queryParameter("per_page") == nil ? nil : perPage, page: page, lastPage: lastPage)
+        let link = Self.links(
+            base: base,
+            query: query,
+            perPage: request.queryParameter("per_page") == nil ? nil : perPage,
+            page: page,
+            lastPage: lastPage
+        )
         if !link.isEmpty { headers.add(name: "Link", value: link) }
         return Response(status: 200, headers: headers, body: body)
     }

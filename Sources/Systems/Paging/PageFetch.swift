@@ -86,7 +86,8 @@ struct PageFetch: AsyncSequence, Sendable {
                 }
                 let pause = delay ?? reader.configuration.backoff(afterAttempt: attempt, random: .random(in: 0...1))
                 wait = pause
-                let milliseconds = Int(pause.components.seconds) * 1000
+                let milliseconds =
+                    Int(pause.components.seconds) * 1000
                     + Int(pause.components.attoseconds / 1_000_000_000_000_000)
                 return .retrying(url: url, attempt: attempt, reason: reason, delayMilliseconds: milliseconds)
             }
