@@ -9,6 +9,7 @@ extension WebPage {
             closed: "closed", idle: "no session" };
           let systems = [];
           let current = null;
+          let attaching = 0;
 
           function setBadge(status) {
             const badge = $("connection");
@@ -16,9 +17,10 @@ extension WebPage {
             badge.textContent = labels[status] || status;
           }
 
-          function showError(error) {
+          function showError(error, source) {
             const box = $("error");
             if (!error) { box.hidden = true; box.textContent = ""; return; }
+            box.dataset.source = source || "page";
             const problem = error.problem;
             box.textContent = (problem && problem.title ? problem.title + ": " : "") + error.message;
             box.hidden = false;
@@ -94,14 +96,18 @@ extension WebPage {
 
           async function attach(id) {
             detach();
+            const token = ++attaching;
             let snapshot;
             try {
               snapshot = await FeedbackHost.snapshot(id);
             } catch (error) {
+              if (token !== attaching) return;
+              if (error.status === 404) history.replaceState(null, "", location.pathname);
               $("session").hidden = false;
               showError(error);
               return;
             }
+            if (token !== attaching) return; // another session was picked meanwhile
             const system = systems.find((s) => s.name === snapshot.system);
             if (!system) return showError(new Error("unknown system " + snapshot.system));
             for (const li of $("systems").children) li.classList.toggle("active", li.dataset.system === system.name);
@@ -123,9 +129,14 @@ extension WebPage {
               mode: "patch",
               recreate,
               onState: render,
-              onStatus: setBadge,
+              onStatus: (status) => {
+                setBadge(status);
+                if (status === "live" && $("error").dataset.source === "stream") showError(null);
+              },
               onEnded: (reason) => notice("The session ended (" + reason + "). Start another one."),
-              onError: (error) => { if (error instanceof FeedbackHost.ProblemError) showError(error); },
+              onError: (error) => {
+                if (error instanceof FeedbackHost.ProblemError) showError(error, "stream");
+              },
             });
             current = { system, session, view };
             setBadge(session.status);
