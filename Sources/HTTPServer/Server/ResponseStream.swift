@@ -82,6 +82,27 @@ public final class ResponseStream: Sendable {
         }
     }
 
+    /// Queues the same bytes as one chunk on each of `streams`, with one hop per shard rather than one per stream:
+    /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped.
+    public static func write(_ bytes: [UInt8], to streams: some Sequence<ResponseStream>) {
+        guard !bytes.isEmpty else { return }
+        var byShard: [ObjectIdentifier: (shard: Shard, streams: [ResponseStream])] = [:]
+        for stream in streams {
+            let accepted = stream.state.withLock { s -> Bool in
+                guard !s.closed, !s.finished else { return false }
+                s.queuedBytes += bytes.count
+                return true
+            }
+            guard accepted else { continue }
+            byShard[ObjectIdentifier(stream.shard), default: (stream.shard, [])].streams.append(stream)
+        }
+        for (shard, group) in byShard.values {
+            shard.queue.async {
+                for stream in group { shard.streamWrite(stream, bytes) }
+            }
+        }
+    }
+
     /// Writes one server-sent event as one chunk (and one gzip sync flush when compressing).
     public func writeEvent(_ event: ServerSentEvent) {
         write(event.encoded)

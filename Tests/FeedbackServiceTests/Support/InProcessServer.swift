@@ -11,7 +11,8 @@ struct InProcessServer {
 
     static func start(_ flags: [String] = []) throws -> InProcessServer {
         let reader = ServiceApplication.defaultReader(
-            arguments: ["feedback-host", "--host", "127.0.0.1", "--port", "0"] + flags,
+            arguments: ["feedback-host", "--host", "127.0.0.1", "--port", "0"] + flags
+                + (flags.contains("--stream-drain-ms") ? [] : ["--stream-drain-ms", "200"]),
             environment: [:]
         )
         let application = ServiceApplication.build(
