@@ -86,7 +86,8 @@ public final class ResponseStream: Sendable {
     /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped.
     public static func write(_ bytes: [UInt8], to streams: some Sequence<ResponseStream>) {
         guard !bytes.isEmpty else { return }
-        var byShard: [ObjectIdentifier: (shard: Shard, streams: [ResponseStream])] = [:]
+        // A handful of shards: a linear search beats hashing per stream.
+        var byShard: [(shard: Shard, streams: [ResponseStream])] = []
         for stream in streams {
             let accepted = stream.state.withLock { s -> Bool in
                 guard !s.closed, !s.finished else { return false }
@@ -94,9 +95,13 @@ public final class ResponseStream: Sendable {
                 return true
             }
             guard accepted else { continue }
-            byShard[ObjectIdentifier(stream.shard), default: (stream.shard, [])].streams.append(stream)
+            if let index = byShard.firstIndex(where: { $0.shard === stream.shard }) {
+                byShard[index].streams.append(stream)
+            } else {
+                byShard.append((stream.shard, [stream]))
+            }
         }
-        for (shard, group) in byShard.values {
+        for (shard, group) in byShard {
             shard.queue.async {
                 for stream in group { shard.streamWrite(stream, bytes) }
             }
