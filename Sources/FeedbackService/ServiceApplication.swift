@@ -10,9 +10,9 @@ import Synchronization
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
 /// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`, and the
 /// stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout of every response),
-/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`.
-/// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
-/// the server itself serves the demo catalog at `/demo/catalog`.
+/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`,
+/// `stream.gzip`. The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader
+/// (`PagingConfiguration`); the server itself serves the demo catalog at `/demo/catalog`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -92,6 +92,9 @@ public final class ServiceApplication: Sendable {
                 maxConnections: reader.int(forKey: "max.connections", default: 10_000),
                 writeTimeout: .milliseconds(reader.int(forKey: "stream.stall.ms", default: 30_000)),
                 streamHighWaterMark: reader.int(forKey: "stream.highwater.bytes", default: 256 * 1024),
+                // Off by default: a deflate stream per subscriber costs ~12 KiB and one compression per event per
+                // subscriber, where uncompressed frames are shared by all.
+                compressStreams: reader.bool(forKey: "stream.gzip", default: false),
                 metricsFactory: metricsFactory
             ),
             router: router,
