@@ -8,11 +8,12 @@ import Synchronization
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`, and the
-/// stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout of every response),
-/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`,
-/// `stream.gzip`. The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader
-/// (`PagingConfiguration`); the server itself serves the demo catalog at `/demo/catalog`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `shutdown.deadline.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
+/// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
+/// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
+/// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
+/// the server itself serves the demo catalog at `/demo/catalog`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -20,15 +21,27 @@ public final class ServiceApplication: Sendable {
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
+    /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
+    public let shutdownDeadline: Duration
+    let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
     private let localBaseURL: LocalBaseURL
 
-    init(server: HTTPServer, service: SessionService, upstream: CurlClient, localBaseURL: LocalBaseURL) {
+    init(
+        server: HTTPServer,
+        service: SessionService,
+        upstream: CurlClient,
+        localBaseURL: LocalBaseURL,
+        shutdownDeadline: Duration = .seconds(10),
+        logger: Logger
+    ) {
         self.server = server
         self.service = service
         self.upstream = upstream
         self.localBaseURL = localBaseURL
+        self.shutdownDeadline = shutdownDeadline
+        self.logger = logger
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
@@ -59,7 +72,7 @@ public final class ServiceApplication: Sendable {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let upstream = CurlClient(logger: logger)
+        let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let host = reader.string(forKey: "host", default: "127.0.0.1")
         let localBaseURL = LocalBaseURL(host: host)
@@ -100,7 +113,14 @@ public final class ServiceApplication: Sendable {
             router: router,
             logger: logger
         )
-        return ServiceApplication(server: server, service: service, upstream: upstream, localBaseURL: localBaseURL)
+        return ServiceApplication(
+            server: server,
+            service: service,
+            upstream: upstream,
+            localBaseURL: localBaseURL,
+            shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            logger: logger
+        )
     }
 
     /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,

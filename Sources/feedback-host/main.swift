@@ -1,8 +1,7 @@
-import Dispatch
 import FeedbackService
 import Foundation
 import Logging
-import Synchronization
+import ServiceLifecycle
 import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
@@ -43,29 +42,19 @@ FileHandle.standardOutput.write(
     Data("listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n".utf8)
 )
 
-/// Runs the graceful shutdown on SIGTERM or SIGINT. Not main-actor code: the handlers run on their own queue.
-nonisolated func handleTerminationSignals(
-    _ application: ServiceApplication,
-    logger: Logger
-) -> [any DispatchSourceSignal] {
-    let queue = DispatchQueue(label: "feedback-host.signals")
-    let started = Atomic<Bool>(false)
-    return [SIGTERM, SIGINT].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler {
-            // A second signal while draining changes nothing: the first shutdown runs to its deadline.
-            guard !started.exchange(true, ordering: .relaxed) else { return }
-            logger.info("shutting down", metadata: ["signal": "\(number)"])
-            Task {
-                await application.shutdown(deadline: .seconds(10))
-                exit(0)
-            }
-        }
-        source.resume()
-        return source
-    }
+// swift-service-lifecycle runs the application until SIGTERM or SIGINT, then its graceful shutdown; a second
+// signal changes nothing, the first shutdown runs to its deadline.
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [application],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+)
+do {
+    try await group.run()
+} catch {
+    logger.error("stopped with an error", metadata: ["error": "\(error)"])
+    exit(1)
 }
-
-let signalSources = handleTerminationSignals(application, logger: logger)
-dispatchMain()
+exit(0)

@@ -64,6 +64,18 @@ struct StreamLifecycleTests {
         // The open streams still work.
         try await running.api.post(first, #"{"type":"increment"}"#)
         #expect(jsonObject(try await open.nextEvent().data)["rev"] as? Int == 1)
+        // A client that goes away frees its place.
+        await open.disconnect()
+        var freed = false
+        for _ in 0..<200 where !freed {
+            freed = try await running.api.send("GET", "/metrics").bodyText.contains(
+                #"feedbackhost_stream_closes_total{reason="client"} 1"#
+            )
+            if !freed { try await Task.sleep(for: .milliseconds(25)) }
+        }
+        #expect(freed)
+        let again = try running.reader("/v1/sessions/\(first)/stream")
+        #expect(try await again.nextEvent().type == "snapshot")
         await running.stop()
     }
 

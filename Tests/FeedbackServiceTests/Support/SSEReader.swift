@@ -69,7 +69,22 @@ final class SSEReader: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    deinit { close(fd) }
+    private var isClosed = false
+
+    deinit { if !isClosed { close(fd) } }
+
+    /// Closes the connection, as a client that goes away.
+    func disconnect() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                if !isClosed {
+                    isClosed = true
+                    close(fd)
+                }
+                continuation.resume()
+            }
+        }
+    }
 
     /// The next item, waiting at most `timeout`.
     func next(timeout: Duration = .seconds(10)) async throws -> SSEItem {
