@@ -161,3 +161,22 @@ struct PagingSystemTests {
         )
     }
 }
+
+/// The state's own item writer gives the bytes `JSONValue`'s `Encodable` conformance gives.
+@Suite struct JSONValueWriterTests {
+    @Test func itemsEncodeAsJSONValueWouldEncodeThem() throws {
+        let items: [JSONValue] = [
+            .object([
+                "id": .int(7), "name": .string("Amber \"Lamp\""), "price": .double(12.5),
+                "tags": .array([.string("a"), .null]),
+                "nested": .object(["ok": .bool(true), "empty": .object([:]), "list": .array([])]),
+            ]),
+            .int(-3), .string("é/\\"), .bool(false), .null, .array([.array([.int(1)])]), .double(1e300),
+        ]
+        let state = PagingSystem.State(query: "q", items: items)
+        let viaState = try encode(state)
+        let viaJSONValue = try encode(items)
+        #expect(viaState.contains(#""items":\#(viaJSONValue)"#))
+        #expect(try decode(PagingSystem.State.self, viaState).items == items)
+    }
+}

@@ -107,7 +107,8 @@ extension PagingSystem {
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(query, forKey: .query)
-            try container.encode(items, forKey: .items)
+            var list = container.nestedUnkeyedContainer(forKey: .items)
+            try JSONValueWriter.write(items, into: &list)
             try container.encode(nextPage, forKey: .nextPage)
             switch status {
             case .idle: try container.encode("idle", forKey: .status)
