@@ -6,6 +6,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
 PYPI_PACKAGES := openapi-spec-validator pyyaml
+# The browser test (Tests/Browser): headless Chromium and chromedriver from Debian, selenium from PyPI.
+DEBIAN_PACKAGES += chromium chromium-driver
+PYPI_PACKAGES += selenium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_TEST_FLAGS ?=
 
@@ -31,6 +34,8 @@ deps:
 	@python3 -c "import openapi_spec_validator, yaml" 2>/dev/null || \
 		python3 -m pip install -q $(PYPI_PACKAGES) || \
 		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium || \
+		python3 -m pip install -q --break-system-packages selenium
 
 build: deps
 	swift build

@@ -32,6 +32,7 @@ public final class ServiceApplication: Sendable {
         server: HTTPServer,
         service: SessionService,
         upstream: CurlClient,
+        localBaseURL: LocalBaseURL,
         shutdownDeadline: Duration = .seconds(10),
         localBaseURL: LocalBaseURL,
         logger: Logger
@@ -89,6 +90,7 @@ public final class ServiceApplication: Sendable {
         }
         var router = Router()
         service.register(in: &router)
+        WebPage.register(in: &router)
         DemoCatalog().register(in: &router)
         router.get("/metrics") { _ in
             Response(
@@ -116,6 +118,7 @@ public final class ServiceApplication: Sendable {
             server: server,
             service: service,
             upstream: upstream,
+            localBaseURL: localBaseURL,
             shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
             localBaseURL: localBaseURL,
             logger: logger
