@@ -32,7 +32,6 @@ public final class ServiceApplication: Sendable {
         server: HTTPServer,
         service: SessionService,
         upstream: CurlClient,
-        localBaseURL: LocalBaseURL,
         shutdownDeadline: Duration = .seconds(10),
         localBaseURL: LocalBaseURL,
         logger: Logger
@@ -118,7 +117,6 @@ public final class ServiceApplication: Sendable {
             server: server,
             service: service,
             upstream: upstream,
-            localBaseURL: localBaseURL,
             shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
             localBaseURL: localBaseURL,
             logger: logger
