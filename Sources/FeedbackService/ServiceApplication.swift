@@ -9,7 +9,7 @@ import Synchronization
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
 /// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
-/// `shutdown.deadline.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
+/// `shutdown.deadline.ms`, `shutdown.delay.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
 /// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
@@ -23,6 +23,9 @@ public final class ServiceApplication: Sendable {
     public let upstream: CurlClient
     /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
     public let shutdownDeadline: Duration
+    /// How long a shutdown keeps serving with `/readyz` failing before it drains (`shutdown.delay.ms`, 0; at most
+    /// a quarter of the deadline).
+    public let shutdownDelay: Duration
     let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
@@ -33,6 +36,7 @@ public final class ServiceApplication: Sendable {
         service: SessionService,
         upstream: CurlClient,
         shutdownDeadline: Duration = .seconds(10),
+        shutdownDelay: Duration = .zero,
         localBaseURL: LocalBaseURL,
         logger: Logger
     ) {
@@ -40,6 +44,7 @@ public final class ServiceApplication: Sendable {
         self.service = service
         self.upstream = upstream
         self.shutdownDeadline = shutdownDeadline
+        self.shutdownDelay = shutdownDelay
         self.localBaseURL = localBaseURL
         self.logger = logger
     }
@@ -118,6 +123,7 @@ public final class ServiceApplication: Sendable {
             service: service,
             upstream: upstream,
             shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            shutdownDelay: .milliseconds(reader.int(forKey: "shutdown.delay.ms", default: 0)),
             localBaseURL: localBaseURL,
             logger: logger
         )
@@ -156,7 +162,10 @@ public final class ServiceApplication: Sendable {
         let start = ContinuousClock.now
         service.beginDraining()
         expiry.withLock { $0?.cancel() }
-        await service.drainStreams(within: deadline / 2)
+        // Readiness fails but everything else is served for a while, so that a balancer polling /readyz stops
+        // sending new work before the listener closes.
+        if shutdownDelay > .zero { try? await Task.sleep(for: min(shutdownDelay, deadline / 4)) }
+        await service.drainStreams(within: (deadline - (ContinuousClock.now - start)) / 2)
         await server.shutdown(deadline: max(deadline - (ContinuousClock.now - start), .milliseconds(100)))
         service.stopAll()
         await upstream.shutdown()

@@ -1,12 +1,12 @@
 import Foundation
 import Testing
 
-/// SIGTERM to the real binary while a stream is open: readiness fails at once with a problem and `Retry-After`,
-/// the open stream is closed within the drain window, and the process exits 0.
+/// SIGTERM to the real binary while a stream is open: readiness fails at once with a problem and `Retry-After`
+/// for the shutdown delay, the open stream is closed within the drain window, and the process exits 0.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct GracefulShutdownTests {
     @Test func readinessFailsWhileStreamsDrainAndTheProcessExitsCleanly() async throws {
-        let server = try RunningServer(arguments: ["--stream-drain-ms", "3000"])
+        let server = try RunningServer(arguments: ["--shutdown-delay-ms", "2000", "--stream-drain-ms", "500"])
         defer { server.stop() }
         let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)
         let id = try #require(created.json["id"] as? String)
@@ -15,7 +15,7 @@ struct GracefulShutdownTests {
         #expect(try curl(["\(server.base)/readyz"]).status == 200)
 
         kill(server.process.processIdentifier, SIGTERM)
-        // The stream holds the drain open for up to 3 s, and /readyz answers 503 meanwhile.
+        // For the shutdown delay, everything is served but /readyz answers 503.
         var notReady: CurlResult?
         for _ in 0..<200 where notReady == nil {
             let answer = try curl(["\(server.base)/readyz"])
