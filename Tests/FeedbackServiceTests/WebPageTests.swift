@@ -1,3 +1,4 @@
+import Dispatch
 import Foundation
 import Testing
 
@@ -59,7 +60,7 @@ struct WebPageTests {
     /// Tests/Browser/browser_test.py: headless Chromium driven by selenium against the debug binary on loopback.
     /// It starts and stops the server, chromedriver and Chromium; GNU `timeout` bounds it and leads their process
     /// group, which is swept afterwards in case anything outlived it.
-    @Test func personDrivesSessionsFromThePageInHeadlessChromium() throws {
+    @Test func personDrivesSessionsFromThePageInHeadlessChromium() async throws {
         let process = Process()
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
@@ -73,11 +74,26 @@ struct WebPageTests {
         process.standardError = output
         process.standardInput = FileHandle.nullDevice
         try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        // Read and wait on a Dispatch thread: the browser test takes half a minute, and a cooperative thread
+        // blocked that long would starve other suites' async tests.
+        let reading = UncheckedBox((process, output))
+        let data = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
+            DispatchQueue.global().async {
+                let (process, output) = reading.value
+                let data = output.fileHandleForReading.readDataToEndOfFile()
+                process.waitUntilExit()
+                done.resume(returning: data)
+            }
+        }
         kill(-process.processIdentifier, SIGKILL)
         let text = String(decoding: data, as: UTF8.self)
         #expect(process.terminationStatus == 0, "\(text)")
         #expect(text.contains("browser test passed"), "\(text)")
     }
+}
+
+/// Hands a value that is not `Sendable` to exactly one other thread, which alone uses it from then on.
+private final class UncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
