@@ -78,7 +78,13 @@ let package = Package(
         ),
         .target(
             name: "Systems",
-            dependencies: ["FeedbackLoop", "FeedbackService"],
+            dependencies: [
+                "FeedbackLoop",
+                "FeedbackService",
+                "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -116,7 +122,12 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemsTests",
-            dependencies: ["Systems", "FeedbackLoop", "FeedbackService", "CurlClient"],
+            dependencies: [
+                "Systems", "FeedbackLoop", "FeedbackService", "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(

@@ -12,6 +12,8 @@ import Synchronization
 /// `shutdown.deadline.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
 /// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
+/// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
+/// the server itself serves the demo catalog at `/demo/catalog`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -23,24 +25,29 @@ public final class ServiceApplication: Sendable {
     public let shutdownDeadline: Duration
     let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
+    /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
+    private let localBaseURL: LocalBaseURL
 
     init(
         server: HTTPServer,
         service: SessionService,
         upstream: CurlClient,
         shutdownDeadline: Duration = .seconds(10),
+        localBaseURL: LocalBaseURL,
         logger: Logger
     ) {
         self.server = server
         self.service = service
         self.upstream = upstream
         self.shutdownDeadline = shutdownDeadline
+        self.localBaseURL = localBaseURL
         self.logger = logger
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
     public func start() throws(HTTPServerError) -> Int {
         let port = try server.start()
+        localBaseURL.set(port: port)
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
         return port
@@ -67,14 +74,23 @@ public final class ServiceApplication: Sendable {
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
         let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
+        let host = reader.string(forKey: "host", default: "127.0.0.1")
+        let localBaseURL = LocalBaseURL(host: host)
         let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
             id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
-            return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
+            return SystemEnvironment(
+                clock: clock,
+                upstream: upstream,
+                logger: sessionLogger,
+                localBaseURL: localBaseURL.value
+            )
         }
         var router = Router()
         service.register(in: &router)
+        WebPage.register(in: &router)
+        DemoCatalog().register(in: &router)
         router.get("/metrics") { _ in
             Response(
                 status: 200,
@@ -84,7 +100,7 @@ public final class ServiceApplication: Sendable {
         }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: reader.string(forKey: "host", default: "127.0.0.1"),
+                host: host,
                 port: reader.int(forKey: "port", default: 8080),
                 maxConnections: reader.int(forKey: "max.connections", default: 10_000),
                 writeTimeout: .milliseconds(reader.int(forKey: "stream.stall.ms", default: 30_000)),
@@ -102,6 +118,7 @@ public final class ServiceApplication: Sendable {
             service: service,
             upstream: upstream,
             shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            localBaseURL: localBaseURL,
             logger: logger
         )
     }

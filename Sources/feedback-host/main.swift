@@ -25,6 +25,7 @@ let application = ServiceApplication.build(
         HostedSystem(CounterSystem()),
         HostedSystem(CatchSystem()),
         HostedSystem(TrafficLightSystem()),
+        HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
     ],
     logger: logger
 )
@@ -36,16 +37,28 @@ do {
     FileHandle.standardError.write(Data("feedback-host: cannot start: \(error)\n".utf8))
     exit(1)
 }
-// The first line on standard output, written unbuffered so that a parent process can read the port at once.
-FileHandle.standardOutput.write(
-    Data("listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n".utf8)
-)
+/// Writes the first line on standard output, `listening on http://HOST:PORT`, unbuffered so that a parent process
+/// can read the port at once, then waits for the shutdown. It runs inside the group, after the group trapped
+/// SIGTERM and SIGINT: a parent that signals as soon as it read the line gets a graceful shutdown.
+struct ListeningAnnouncement: Service {
+    let line: String
+
+    func run() async throws {
+        FileHandle.standardOutput.write(Data(line.utf8))
+        try? await gracefulShutdown()
+    }
+}
 
 // swift-service-lifecycle runs the application until SIGTERM or SIGINT, then its graceful shutdown; a second
 // signal changes nothing, the first shutdown runs to its deadline.
 let group = ServiceGroup(
     configuration: ServiceGroupConfiguration(
-        services: [application],
+        services: [
+            ListeningAnnouncement(
+                line: "listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n"
+            ),
+            application,
+        ],
         gracefulShutdownSignals: [.sigterm, .sigint],
         logger: logger
     )

@@ -21,7 +21,7 @@ struct SessionAPITests {
             #expect(try curl(["\(server.base)/healthz"]).status == 200)
             let systems = try curl(["\(server.base)/v1/systems"])
             let list = systems.json["systems"] as? [[String: Any]] ?? []
-            #expect(list.compactMap { $0["name"] as? String } == ["counter", "catch", "traffic-light"])
+            #expect(list.compactMap { $0["name"] as? String } == ["counter", "catch", "traffic-light", "paging"])
             #expect((list.first?["clientEvents"] as? [String]) == ["increment", "decrement", "add"])
         }
     }
