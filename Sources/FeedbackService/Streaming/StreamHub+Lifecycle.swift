@@ -159,7 +159,9 @@ extension StreamHub {
         }
     }
 
-    /// Closes every stream at times spread evenly over `window` (shutdown), then calls `done`.
+    /// Closes every stream at times spread evenly over `window` (shutdown), the last at its end, then calls
+    /// `done`: while streams remain, the server keeps answering (readiness failing) for the whole window, so a
+    /// load balancer has time to notice.
     func drain(over window: Duration, done: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             drained = true
@@ -168,7 +170,7 @@ extension StreamHub {
             let slices = min(streams.count, 50)
             let step = window / slices
             for slice in 0..<slices {
-                let delay = (step * slice).wholeNanoseconds
+                let delay = (step * (slice + 1)).wholeNanoseconds
                 queue.asyncAfter(deadline: .now() + .nanoseconds(delay)) { [self] in
                     var closed = 0
                     for index in stride(from: slice, to: streams.count, by: slices) where !streams[index].closed {
