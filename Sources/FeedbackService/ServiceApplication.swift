@@ -8,7 +8,9 @@ import Synchronization
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`, and the
+/// stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout of every response),
+/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -45,7 +47,8 @@ public final class ServiceApplication: Sendable {
             maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
             inboxCapacity: reader.int(forKey: "inbox.size", default: 1000),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
-            sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000))
+            sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000)),
+            streams: streamConfiguration(reader)
         )
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
@@ -72,12 +75,26 @@ public final class ServiceApplication: Sendable {
                 host: reader.string(forKey: "host", default: "127.0.0.1"),
                 port: reader.int(forKey: "port", default: 8080),
                 maxConnections: reader.int(forKey: "max.connections", default: 10_000),
+                writeTimeout: .milliseconds(reader.int(forKey: "stream.stall.ms", default: 30_000)),
+                streamHighWaterMark: reader.int(forKey: "stream.highwater.bytes", default: 256 * 1024),
                 metricsFactory: metricsFactory
             ),
             router: router,
             logger: logger
         )
         return ServiceApplication(server: server, service: service, upstream: upstream)
+    }
+
+    /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,
+    /// `stream.retry.ms`.
+    static func streamConfiguration(_ reader: ConfigReader) -> StreamConfiguration {
+        StreamConfiguration(
+            heartbeat: .milliseconds(reader.int(forKey: "stream.heartbeat.ms", default: 15_000)),
+            maxPerSession: reader.int(forKey: "stream.max.per.session", default: 10_000),
+            maxTotal: reader.int(forKey: "stream.max.total", default: 50_000),
+            drainWindow: .milliseconds(reader.int(forKey: "stream.drain.ms", default: 5_000)),
+            retry: .milliseconds(reader.int(forKey: "stream.retry.ms", default: 2_000))
+        )
     }
 
     /// The reader `feedback-host` uses: command-line flags first, then `FEEDBACKHOST_` environment variables.
@@ -95,11 +112,14 @@ public final class ServiceApplication: Sendable {
         ])
     }
 
-    /// Fails readiness, stops accepting, finishes in-flight requests, stops every session and the upstream client.
+    /// Fails readiness, closes the session streams spread over the drain window (at most half the deadline), stops
+    /// accepting, finishes in-flight requests, stops every session and the upstream client.
     public func shutdown(deadline: Duration) async {
+        let start = ContinuousClock.now
         service.beginDraining()
         expiry.withLock { $0?.cancel() }
-        await server.shutdown(deadline: deadline)
+        await service.drainStreams(within: deadline / 2)
+        await server.shutdown(deadline: max(deadline - (ContinuousClock.now - start), .milliseconds(100)))
         service.stopAll()
         await upstream.shutdown()
     }

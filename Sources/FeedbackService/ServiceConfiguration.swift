@@ -12,6 +12,8 @@ public struct ServiceConfiguration: Sendable {
     public var cors: CORSPolicy
     /// A session nobody reads or posts to for this long ends and is freed.
     public var sessionIdleTTL: Duration
+    /// Limits and timings of the session streams.
+    public var streams: StreamConfiguration
 
     /// Creates a configuration.
     public init(
@@ -20,8 +22,10 @@ public struct ServiceConfiguration: Sendable {
         maxEventsPerBatch: Int = 100,
         inboxCapacity: Int = 1000,
         cors: CORSPolicy = CORSPolicy(),
-        sessionIdleTTL: Duration = .seconds(3600)
+        sessionIdleTTL: Duration = .seconds(3600),
+        streams: StreamConfiguration = StreamConfiguration()
     ) {
+        self.streams = streams
         self.sessionIdleTTL = sessionIdleTTL
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions

@@ -66,6 +66,7 @@ extension SessionService {
         let id = try sessionID(request)
         guard let session = store.remove(id) else { throw Self.notFound(id) }
         session.stop()
+        streams.end(id, reason: .deleted)
         metrics.sessions.decrement()
         metrics.sessionsEnded.increment()
         return Response(status: 204)
@@ -161,7 +162,7 @@ extension SessionService {
         return id
     }
 
-    private func session(for request: Request) throws(APIError) -> any HostedSession {
+    func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
         guard let session = store[id] else { throw Self.notFound(id) }
         return session

@@ -14,6 +14,7 @@ public final class SessionService: Sendable {
     let store: SessionStore
     let environment: @Sendable (SessionID) -> SystemEnvironment
     let metrics: ServiceMetrics
+    let streams: StreamRegistry
     private let draining = Atomic<Bool>(false)
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
@@ -34,6 +35,10 @@ public final class SessionService: Sendable {
         store = SessionStore(capacity: configuration.maxSessions)
         self.environment = environment
         metrics = ServiceMetrics(factory: metricsFactory)
+        streams = StreamRegistry(
+            configuration: configuration.streams,
+            metrics: StreamMetrics(factory: metricsFactory)
+        )
     }
 
     /// Whether the service is shutting down: `/readyz` fails and no new session starts.
@@ -66,6 +71,9 @@ public final class SessionService: Sendable {
         router.delete("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try deleteSession(request) }
         }
+        router.get("/v1/sessions/{id}/stream") { [self] request in
+            respond(to: request) { () throws(APIError) in try openStream(request) }
+        }
         router.route(.post, "/v1/sessions/{id}/events", maxBodySize: configuration.maxEventBodyBytes) {
             [self] (request: Request) async throws -> Response in
             do throws(APIError) {
@@ -80,7 +88,9 @@ public final class SessionService: Sendable {
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
     /// method and headers, or 403 with the reason.
     func registerPreflights(in router: inout Router) {
-        for path in ["/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events"] {
+        for path in [
+            "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
+        ] {
             router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
                 let answer = configuration.cors.preflight(
                     origin: request.headers["origin"],
@@ -116,16 +126,27 @@ public final class SessionService: Sendable {
             guard now > ttlNanoseconds else { continue }
             for session in store.removeIdle(before: now - ttlNanoseconds) {
                 session.stop()
+                streams.end(session.id, reason: .expired)
                 metrics.sessions.decrement()
                 metrics.sessionsExpired.increment()
             }
         }
     }
 
-    /// Stops every session: effects are cancelled.
+    /// Closes every open stream at times spread over the configured drain window (or `limit`, if shorter), so
+    /// that clients reconnect to other replicas gradually; returns when all are closed.
+    public func drainStreams(within limit: Duration) async {
+        await streams.drain(over: min(configuration.streams.drainWindow, limit))
+    }
+
+    /// Open session streams.
+    public var streamCount: Int { streams.openCount }
+
+    /// Stops every session: effects are cancelled, streams closed.
     public func stopAll() {
         for session in store.removeAll() {
             session.stop()
+            streams.end(session.id, reason: nil)
             metrics.sessions.decrement()
         }
     }
@@ -140,7 +161,7 @@ public final class SessionService: Sendable {
         }
     }
 
-    private func withCORS(_ response: Response, _ request: Request) -> Response {
+    func withCORS(_ response: Response, _ request: Request) -> Response {
         var response = response
         for (name, value) in configuration.cors.responseHeaders(origin: request.headers["origin"]) {
             response.headers.add(name: name, value: value)

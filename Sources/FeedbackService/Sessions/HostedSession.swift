@@ -1,3 +1,5 @@
+public import FeedbackLoop
+
 /// One running session, whatever its system: what the API handlers talk to.
 ///
 /// Implementations are thread-safe: the loop underneath has its own lock, and handlers on any shard queue may
@@ -16,6 +18,10 @@ public protocol HostedSession: AnyObject, Sendable {
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// When a client last used the session, in `DispatchTime` uptime nanoseconds.
     var lastActive: UInt64 { get }
+    /// Calls `body` with the current state, then with each new one, in order, on the thread that reduced it
+    /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
+    /// cancelled or the loop stops.
+    func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
 }

@@ -88,6 +88,13 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         return snapshot(of: step.state, rev: step.revision)
     }
 
+    func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {
+        loop.observe { [weak self] step in
+            guard let self else { return }
+            body(snapshot(of: step.state, rev: step.revision))
+        }
+    }
+
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
         idempotency.withLock { body(&$0) }
     }

@@ -47,6 +47,23 @@ public struct Request: Sendable {
         }
         return nil
     }
+
+    /// Every value of the query parameter `name`, in order, percent-decoded (`+` is a space); malformed ones are
+    /// left out.
+    public func queryParameters(_ name: String) -> [String] {
+        guard let query else { return [] }
+        var values: [String] = []
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            guard PercentDecoding.decode(parts[0], plusIsSpace: true) == name else { continue }
+            if parts.count == 1 {
+                values.append("")
+            } else if let value = PercentDecoding.decode(parts[1], plusIsSpace: true) {
+                values.append(value)
+            }
+        }
+        return values
+    }
 }
 
 /// Percent-decoding of path segments and query components; pure.

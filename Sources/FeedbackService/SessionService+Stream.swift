@@ -1,0 +1,48 @@
+import HTTPServer
+
+extension SessionService {
+    /// `GET /v1/sessions/{id}/stream`: 200 at once with a comment and `retry:`, then the session's states as
+    /// server-sent events. Past a stream limit or while draining: the same 200 start, then a close, so a browser
+    /// reconnects on its own after `retry`.
+    func openStream(_ request: Request) throws(APIError) -> Response {
+        let session = try session(for: request)
+        let options = try StreamRequest(request)
+        let registry = streams
+        let hub = registry.hub(for: session)
+        if store[session.id] !== session {
+            // Deleted while the hub was being made: the delete may have missed it.
+            registry.end(session.id, reason: .deleted)
+        }
+        return Response(status: 200, headers: Self.eventStreamHeaders) { [self] stream in
+            let prelude = StreamFrame.prelude(
+                comment: "feedbackhost stream of session \(session.id)",
+                retryMilliseconds: registry.configuration.retryWithJitter()
+            )
+            stream.write(prelude)
+            let refusal: StreamMetrics.CloseReason?
+            if isDraining {
+                refusal = .draining
+            } else if !registry.admit() {
+                refusal = .totalLimit
+            } else if !hub.admit() {
+                registry.release()
+                refusal = .sessionLimit
+            } else {
+                refusal = nil
+            }
+            if let refusal {
+                stream.finish()
+                registry.metrics.closed(refusal)
+                return
+            }
+            registry.metrics.sent(events: 0, bytes: prelude.count)
+            hub.subscribe(stream, request: options)
+        }
+    }
+
+    static let eventStreamHeaders = HTTPHeaders([
+        ("Content-Type", "text/event-stream"),
+        ("Cache-Control", "no-store"),
+        ("X-Accel-Buffering", "no"),
+    ])
+}

@@ -1,0 +1,184 @@
+import Dispatch
+import FeedbackLoop
+import HTTPServer
+
+extension StreamHub {
+    /// Starts the heartbeat timer; the hub then stays until `end`.
+    func start() {
+        let tick = max(registry.configuration.heartbeat / 4, .milliseconds(5))
+        let interval = DispatchTimeInterval.nanoseconds(tick.wholeNanoseconds)
+        queue.async { [self] in
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
+            timer.setEventHandler { [weak self] in self?.heartbeatTick() }
+            self.timer = timer
+            timer.resume()
+        }
+    }
+
+    /// Keeps the loop observation that feeds the hub, to cancel it when the hub ends.
+    func attach(_ observation: Observation) {
+        queue.async { [self] in
+            if finished {
+                observation.cancel()
+            } else {
+                self.observation = observation
+            }
+        }
+    }
+
+    /// Adds an admitted stream (on the hub's queue, so no state falls between registering and catching up) and
+    /// sends it what it is missing.
+    func subscribe(_ stream: ResponseStream, request: StreamRequest) {
+        queue.async { [self] in
+            guard !finished, !drained else {
+                if let ended { stream.write(StreamFrame.ended(ended)) }
+                stream.finish()
+                release()
+                registry.metrics.closed(ended.map(Self.closeReason) ?? .shutdown)
+                return
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            let view = view(for: request.select)
+            view.subscriberCount += 1
+            let subscriber = StreamSubscriber(
+                stream: stream,
+                view: view,
+                mode: request.mode,
+                resumeFrom: request.lastEventID,
+                now: now
+            )
+            subscriber.index = subscribers.count
+            subscribers.append(subscriber)
+            stream.onClose { [weak self] reason in
+                guard let self else { return }
+                queue.async { self.remove(subscriber, reason: Self.closeReason(reason)) }
+            }
+            stream.onWritable { [weak self] in
+                guard let self else { return }
+                queue.async { self.catchUp(subscriber) }
+            }
+            let written = deliver(subscriber, now: now)
+            registry.metrics.sent(events: written > 0 ? 1 : 0, bytes: written)
+        }
+    }
+
+    private func view(for select: [JSONPointer]) -> StreamView {
+        guard !select.isEmpty else { return whole }
+        let key = select.map(\.description).joined(separator: "\u{0}")
+        if let view = selections[key] { return view }
+        let view = StreamView(epoch: epoch, select: select)
+        view.seed(from: whole)
+        selections[key] = view
+        return view
+    }
+
+    /// Forgets a subscriber whose stream ended other than by the hub.
+    private func remove(_ subscriber: StreamSubscriber, reason: StreamMetrics.CloseReason) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !subscriber.closed else { return }
+        detach(subscriber)
+        registry.metrics.closed(reason)
+    }
+
+    private func detach(_ subscriber: StreamSubscriber) {
+        subscriber.closed = true
+        let last = subscribers.removeLast()
+        if last !== subscriber {
+            subscribers[subscriber.index] = last
+            last.index = subscriber.index
+        }
+        let view = subscriber.view
+        view.subscriberCount -= 1
+        if view !== whole, view.subscriberCount == 0 {
+            selections[view.select.map(\.description).joined(separator: "\u{0}")] = nil
+        }
+        release()
+    }
+
+    private static func closeReason(_ reason: ResponseStream.CloseReason) -> StreamMetrics.CloseReason {
+        switch reason {
+        case .clientGone: .client
+        case .writeStalled: .stalled
+        case .serverShutdown: .shutdown
+        }
+    }
+
+    private static func closeReason(_ reason: StreamFrame.EndReason) -> StreamMetrics.CloseReason {
+        switch reason {
+        case .deleted: .deleted
+        case .expired: .expired
+        }
+    }
+
+    private func heartbeatTick() {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let idleNanoseconds = UInt64(registry.configuration.heartbeat.wholeNanoseconds)
+        var count = 0
+        for subscriber in subscribers where !subscriber.closed {
+            if subscriber.dirty {
+                catchUp(subscriber)
+            } else if now &- subscriber.lastWrite >= idleNanoseconds, subscriber.stream.isWritable {
+                subscriber.stream.write(StreamFrame.heartbeat)
+                subscriber.lastWrite = now
+                count += 1
+            }
+        }
+        if count > 0 {
+            registry.metrics.heartbeats.increment(by: count)
+            registry.metrics.bytes.increment(by: count * StreamFrame.heartbeat.count)
+        }
+    }
+
+    /// Ends every stream with `event: ended` and the reason, then closes them; streams opened later end at once.
+    /// Without a reason (shutdown) the streams close without an event, and clients reconnect elsewhere.
+    func end(_ reason: StreamFrame.EndReason?) {
+        queue.async { [self] in
+            guard !finished else { return }
+            ended = reason
+            finished = true
+            observation?.cancel()
+            observation = nil
+            timer?.cancel()
+            timer = nil
+            let frame = reason.map(StreamFrame.ended) ?? []
+            let streams = subscribers
+            for subscriber in streams {
+                subscriber.stream.write(frame)
+                subscriber.stream.finish()
+                detach(subscriber)
+            }
+            if let reason {
+                registry.metrics.sent(events: streams.count, bytes: streams.count * frame.count)
+                registry.metrics.closed(Self.closeReason(reason), count: streams.count)
+            } else {
+                registry.metrics.closed(.shutdown, count: streams.count)
+            }
+            registry.remove(self)
+        }
+    }
+
+    /// Closes every stream at times spread evenly over `window` (shutdown), then calls `done`.
+    func drain(over window: Duration, done: @escaping @Sendable () -> Void) {
+        queue.async { [self] in
+            drained = true
+            let streams = subscribers.shuffled()
+            guard !streams.isEmpty else { return done() }
+            let slices = min(streams.count, 50)
+            let step = window / slices
+            for slice in 0..<slices {
+                let delay = (step * slice).wholeNanoseconds
+                queue.asyncAfter(deadline: .now() + .nanoseconds(delay)) { [self] in
+                    var closed = 0
+                    for index in stride(from: slice, to: streams.count, by: slices) where !streams[index].closed {
+                        streams[index].stream.finish()
+                        detach(streams[index])
+                        closed += 1
+                    }
+                    registry.metrics.closed(.shutdown, count: closed)
+                    if slice == slices - 1 { done() }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,83 @@
+import Dispatch
+import Synchronization
+
+/// What every stream of one server shares: the configuration, the metrics, the count of open streams against the
+/// total limit, and the live hubs (for the shutdown drain).
+///
+/// Thread-safe: the count is atomic, the hub table sits behind a `Mutex` held only to add, remove or list.
+final class StreamRegistry: Sendable {
+    let configuration: StreamConfiguration
+    let metrics: StreamMetrics
+    private let open = Atomic<Int>(0)
+    private let hubs = Mutex<[SessionID: StreamHub]>([:])
+
+    init(configuration: StreamConfiguration, metrics: StreamMetrics) {
+        self.configuration = configuration
+        self.metrics = metrics
+    }
+
+    /// Open streams.
+    var openCount: Int { open.load(ordering: .relaxed) }
+
+    /// Counts one more open stream unless the total limit is reached.
+    func admit() -> Bool {
+        while true {
+            let current = open.load(ordering: .relaxed)
+            guard current < configuration.maxTotal else { return false }
+            if open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged {
+                metrics.open.increment()
+                return true
+            }
+        }
+    }
+
+    /// Counts one stream closed.
+    func release() {
+        open.subtract(1, ordering: .relaxed)
+        metrics.open.decrement()
+    }
+
+    /// The session's hub, made and fed the session's states on first use.
+    func hub(for session: any HostedSession) -> StreamHub {
+        let id = session.id
+        let made = hubs.withLock { hubs -> (hub: StreamHub, created: Bool) in
+            if let hub = hubs[id] { return (hub, false) }
+            let hub = StreamHub(id: id, epoch: session.snapshot().cursor.epoch, registry: self)
+            hubs[id] = hub
+            return (hub, true)
+        }
+        if made.created {
+            let hub = made.hub
+            hub.start()
+            hub.attach(session.observeSnapshots { snapshot in hub.publish(rev: snapshot.rev, json: snapshot.state) })
+        }
+        return made.hub
+    }
+
+    /// Ends the streams of a session that ended (deleted or expired).
+    /// With no reason (shutdown) the streams just close.
+    func end(_ id: SessionID, reason: StreamFrame.EndReason?) {
+        hubs.withLock { $0.removeValue(forKey: id) }?.end(reason)
+    }
+
+    /// Forgets a hub that ended.
+    func remove(_ hub: StreamHub) {
+        hubs.withLock { hubs in
+            if hubs[hub.id] === hub { hubs[hub.id] = nil }
+        }
+    }
+
+    /// Closes every open stream at times spread evenly over `window`; returns when all are closed.
+    func drain(over window: Duration) async {
+        let live = hubs.withLock { Array($0.values) }
+        await withTaskGroup(of: Void.self) { group in
+            for hub in live {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        hub.drain(over: window) { done.resume() }
+                    }
+                }
+            }
+        }
+    }
+}
