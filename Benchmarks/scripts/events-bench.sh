@@ -16,9 +16,11 @@ WORK=$(mktemp -d)
 
 create_sessions() { # port count file
     : >"$3"
+    local id
     for _ in $(seq "$2"); do
-        curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-            "http://127.0.0.1:$1/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' >>"$3"
+        id=$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+            "http://127.0.0.1:$1/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
+        echo "$id" >>"$3"
     done
     [ "$(grep -c . "$3")" -eq "$2" ] || { echo "creating sessions on port $1 failed" >&2; exit 1; }
 }

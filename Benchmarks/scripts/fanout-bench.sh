@@ -15,8 +15,8 @@ ulimit -n "$(ulimit -Hn)"
 
 build_servers SSEFanout
 RESULTS=$(mktemp)
-# Flags that lift feedback-host's connection and stream limits above the largest N.
-FH_FLAGS=(--max-connections 20000 ${FH_STREAM_FLAGS:-})
+# Flags that lift feedback-host's connection and stream limits (defaults 10,000) above the largest N.
+FH_FLAGS=(--max-connections 20000 --stream-max-per-session 20000 --stream-max-total 20000)
 
 run() { # server port pid n
     local out
