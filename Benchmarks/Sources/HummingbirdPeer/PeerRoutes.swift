@@ -58,10 +58,7 @@ enum PeerRoutes {
             }
             return Response(
                 status: .ok,
-                headers: [
-                    .contentType: "text/event-stream", .cacheControl: "no-store",
-                    HTTPField.Name("X-Accel-Buffering")!: "no",
-                ],
+                headers: [.contentType: "text/event-stream", .cacheControl: "no-store"],
                 body: ResponseBody(asyncSequence: session.subscribe())
             )
         }
