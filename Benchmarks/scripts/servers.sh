@@ -9,9 +9,14 @@ ROOT_DIR=$(cd "$BENCH_DIR/.." && pwd)
 SERVER_LOGS=$(mktemp -d)
 SERVER_PIDS=()
 
+# SIGTERM, then SIGKILL after 3 s: Hummingbird's graceful shutdown waits for open SSE responses, which never end.
 stop_servers() {
     for pid in "${SERVER_PIDS[@]}"; do kill "$pid" 2>/dev/null || true; done
-    for pid in "${SERVER_PIDS[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for pid in "${SERVER_PIDS[@]}"; do
+        for _ in $(seq 30); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -9 "$pid" 2>/dev/null || true
+        wait "$pid" 2>/dev/null || true
+    done
     SERVER_PIDS=()
 }
 trap stop_servers EXIT
