@@ -4,18 +4,23 @@ SHELL := /bin/bash
 
 HOST ?= 127.0.0.1
 PORT ?= 8080
-DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk
+DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
 PYPI_PACKAGES := openapi-spec-validator pyyaml
+# The browser test (Tests/Browser): headless Chromium and chromedriver from Debian, selenium from PyPI.
+DEBIAN_PACKAGES += chromium chromium-driver
+PYPI_PACKAGES += selenium
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_TEST_FLAGS ?=
 
-.PHONY: help deps build run test lint format bench fuzz clean
+.PHONY: help deps build run test lint format bench fuzz clean container-check cluster-test deployment-test
 
 help:
 	@echo "make run    build and start the server on $(HOST):$(PORT)"
 	@echo "make test   check formatting, build, run every test"
 	@echo "make bench  run the benchmarks (Benchmarks/ package, release builds)"
 	@echo "make fuzz   run the HTTP parser fuzzer for FUZZ_SECONDS (default 60)"
+	@echo "make container-check  run the release binary in a debootstrapped copy of the Dockerfile's runtime stage"
+	@echo "make cluster-test     three replicas behind HAProxy with Deployment/haproxy/haproxy.cfg"
 
 # Installs the Debian and PyPI packages the build and the tests need, only when one is missing.
 deps:
@@ -29,6 +34,8 @@ deps:
 	@python3 -c "import openapi_spec_validator, yaml" 2>/dev/null || \
 		python3 -m pip install -q $(PYPI_PACKAGES) || \
 		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
+	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium || \
+		python3 -m pip install -q --break-system-packages selenium
 
 build: deps
 	swift build
@@ -48,6 +55,9 @@ test: deps lint
 	# One test at a time: some tests count the process's file descriptors or rely on free cooperative threads,
 	# and other suites running beside them on 2 cores would disturb that. The whole run takes under a minute.
 	swift test --skip-build --no-parallel $(SWIFT_TEST_FLAGS)
+	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
+	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
+	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
@@ -58,3 +68,23 @@ fuzz: deps
 
 clean:
 	rm -rf .build Benchmarks/.build
+
+# The Dockerfile's runtime stage without a Docker engine: a debootstrapped Debian 12 minbase root (cached under
+# .build/container-root, keyed by the package list read from the Dockerfile) runs the release binary as the image's
+# user. Downloads about 230 MB the first time, so it is not part of `make test`. Needs root.
+container-check: deps
+	@command -v debootstrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq debootstrap; }
+	swift build -c release --static-swift-stdlib --product feedback-host
+	$(SUDO) python3 Deployment/checks/container_check.py --dockerfile Dockerfile \
+		--binary "$$(swift build -c release --static-swift-stdlib --show-bin-path)/feedback-host" --cache .build/container-root
+
+# Three replicas on loopback behind HAProxy (and then nginx) started from the shipped Deployment/haproxy/haproxy.cfg
+# and Deployment/nginx/nginx.conf, ports filled in. Part of `make test`.
+cluster-test: deps
+	swift build --product feedback-host
+	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+
+# The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
+deployment-test: deps
+	swift build --product feedback-host
+	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py

@@ -21,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(
             url: "https://github.com/apple/swift-configuration.git",
             from: "1.4.0",
@@ -57,6 +58,7 @@ let package = Package(
             dependencies: [
                 "CCurl",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -70,12 +72,19 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
         .target(
             name: "Systems",
-            dependencies: ["FeedbackLoop", "FeedbackService"],
+            dependencies: [
+                "FeedbackLoop",
+                "FeedbackService",
+                "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
             swiftSettings: strict
         ),
         .executableTarget(
@@ -87,6 +96,7 @@ let package = Package(
                 "CurlClient",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: strict
         ),
@@ -112,12 +122,20 @@ let package = Package(
         ),
         .testTarget(
             name: "SystemsTests",
-            dependencies: ["Systems", "FeedbackLoop", "FeedbackService", "CurlClient"],
+            dependencies: [
+                "Systems", "FeedbackLoop", "FeedbackService", "CurlClient",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+            ],
+            resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),
         .testTarget(
             name: "CurlClientTests",
-            dependencies: ["CurlClient", "CCurl"],
+            dependencies: [
+                "CurlClient", "CCurl",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strict
         ),

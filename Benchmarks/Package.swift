@@ -49,6 +49,12 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
+        .executableTarget(
+            name: "PagingBenchmark",
+            dependencies: [
+                .product(name: "CurlClient", package: "FeedbackHost")
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,5 +1,6 @@
 import CCurl
 public import Logging
+public import Metrics
 
 /// An HTTP client for upstream APIs, built on libcurl's multi interface and Dispatch.
 ///
@@ -17,11 +18,20 @@ public final class CurlClient: UpstreamFetching, Sendable {
     public let configuration: Configuration
     let driver: MultiDriver
 
-    /// Creates a client and its multi handle. Calls ``initializeLibcurl()`` if nobody did yet.
-    public init(configuration: Configuration = Configuration(), logger: Logger = Logger(label: "CurlClient")) {
+    /// Creates a client and its multi handle. Calls ``initializeLibcurl()`` if nobody did yet. Requests are
+    /// counted by outcome and timed through `metricsFactory` (see ``UpstreamMetrics``).
+    public init(
+        configuration: Configuration = Configuration(),
+        logger: Logger = Logger(label: "CurlClient"),
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         Self.initializeLibcurl()
         self.configuration = configuration
-        self.driver = MultiDriver(configuration: configuration, logger: logger)
+        self.driver = MultiDriver(
+            configuration: configuration,
+            logger: logger,
+            metrics: UpstreamMetrics(factory: metricsFactory)
+        )
     }
 
     /// Initializes libcurl once for the process (`curl_global_init`); call it early in `main`.

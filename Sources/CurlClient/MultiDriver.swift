@@ -29,11 +29,14 @@ final class MultiDriver: @unchecked Sendable {
     private(set) var phase = Phase.running
     private var shutdownWaiters: [CheckedContinuation<Void, Never>] = []
 
-    init(configuration: CurlClient.Configuration, logger: Logger) {
+    let metrics: UpstreamMetrics
+
+    init(configuration: CurlClient.Configuration, logger: Logger, metrics: UpstreamMetrics) {
         let queue = DispatchQueue(label: "FeedbackHost.CurlClient")
         self.queue = queue
         self.configuration = configuration
         self.logger = logger
+        self.metrics = metrics
         self.timer = DispatchSource.makeTimerSource(queue: queue)
         self.multi = curl_multi_init()
         self.sockets = SocketWatcher(queue: queue) { [unowned self] fd, flags in
@@ -104,6 +107,7 @@ final class MultiDriver: @unchecked Sendable {
             return
         }
         guard let easy = transfer.easy else { return }
+        transfer.startedAt = DispatchTime.now().uptimeNanoseconds
         let code = curl_multi_add_handle(multi, easy)
         guard code == CURLM_OK else {
             let reason = String(cString: curl_multi_strerror(code))
@@ -144,6 +148,11 @@ final class MultiDriver: @unchecked Sendable {
     private func detach(_ easy: UnsafeMutableRawPointer, _ transfer: Transfer, error: CurlClientError?) {
         transfers[easy] = nil
         if let multi { curl_multi_remove_handle(multi, easy) }
+        metrics.record(
+            status: transfer.responseCode,
+            error: error,
+            nanoseconds: DispatchTime.now().uptimeNanoseconds &- transfer.startedAt
+        )
         transfer.complete(error: error)
         transfer.releaseEasy()
     }

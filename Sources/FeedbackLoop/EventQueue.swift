@@ -64,3 +64,17 @@ struct EventQueue<Element> {
 }
 
 extension EventQueue: Sendable where Element: Sendable {}
+
+extension EventQueue {
+    /// Whether any queued element satisfies `predicate`, oldest first.
+    @inlinable
+    func contains(where predicate: (Element) -> Bool) -> Bool {
+        var index = head
+        for _ in 0..<count {
+            if let element = buffer[index], predicate(element) { return true }
+            index += 1
+            if index == buffer.count { index = 0 }
+        }
+        return false
+    }
+}

@@ -36,3 +36,58 @@ extension Loop {
         }
     }
 }
+
+extension Loop {
+    /// Queues `events` only if they will be reduced right after revision `revision`: the loop is at that
+    /// revision and no other event waits before them. Then `completion` is called as for
+    /// ``send(contentsOf:completion:)`` and this returns true. Otherwise nothing is queued, `completion` is never
+    /// called, and this returns false. Compare-and-send in one step under the loop's lock, for `If-Match`.
+    ///
+    /// A stopped loop counts as queued: `completion` gets nil. An empty `events` gets the current step when the
+    /// revision matches.
+    @discardableResult
+    public func send<Events: Sequence>(
+        contentsOf events: Events,
+        ifRevision revision: UInt64,
+        completion: @escaping Completion
+    ) -> Bool where Events.Element == Event {
+        let batch = Array(events)
+        let outcome = withCore { core, flags -> ConditionalOutcome in
+            if core.stopped { return .stopped }
+            guard core.revision == revision, !core.queue.contains(where: \.isEvent) else { return .stale }
+            guard !batch.isEmpty else { return .current(core.step) }
+            for event in batch.dropLast() { core.queue.append(.event(event, nil, nil)) }
+            core.queue.append(.event(batch[batch.count - 1], nil, completion))
+            if flags & EngineLock.draining != 0 {
+                flags |= EngineLock.pending
+                return .queued(claimed: false)
+            }
+            flags = EngineLock.draining
+            return .queued(claimed: true)
+        }
+        switch outcome {
+        case .stale: return false
+        case .stopped: completion(nil)
+        case .current(let step): completion(step)
+        case .queued(let claimed): if claimed { drain() }
+        }
+        return true
+    }
+}
+
+extension Loop {
+    @usableFromInline
+    enum ConditionalOutcome {
+        case stale, stopped
+        case current(Step<State, Event>)
+        case queued(claimed: Bool)
+    }
+}
+
+extension Loop.Entry {
+    @usableFromInline
+    var isEvent: Bool {
+        if case .event = self { return true }
+        return false
+    }
+}

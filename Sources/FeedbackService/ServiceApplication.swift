@@ -8,9 +8,12 @@ import Synchronization
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`, and the
-/// stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout of every response),
-/// `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.highwater.bytes`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `shutdown.deadline.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
+/// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
+/// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
+/// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
+/// the server itself serves the demo catalog at `/demo/catalog`.
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -18,17 +21,33 @@ public final class ServiceApplication: Sendable {
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
     public let upstream: CurlClient
+    /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
+    public let shutdownDeadline: Duration
+    let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
+    /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
+    private let localBaseURL: LocalBaseURL
 
-    init(server: HTTPServer, service: SessionService, upstream: CurlClient) {
+    init(
+        server: HTTPServer,
+        service: SessionService,
+        upstream: CurlClient,
+        shutdownDeadline: Duration = .seconds(10),
+        localBaseURL: LocalBaseURL,
+        logger: Logger
+    ) {
         self.server = server
         self.service = service
         self.upstream = upstream
+        self.shutdownDeadline = shutdownDeadline
+        self.localBaseURL = localBaseURL
+        self.logger = logger
     }
 
     /// Starts serving and expiring idle sessions; returns the port.
     public func start() throws(HTTPServerError) -> Int {
         let port = try server.start()
+        localBaseURL.set(port: port)
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
         return port
@@ -53,16 +72,25 @@ public final class ServiceApplication: Sendable {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
-        let upstream = CurlClient(logger: logger)
+        let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
+        let host = reader.string(forKey: "host", default: "127.0.0.1")
+        let localBaseURL = LocalBaseURL(host: host)
         let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
             id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
-            return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
+            return SystemEnvironment(
+                clock: clock,
+                upstream: upstream,
+                logger: sessionLogger,
+                localBaseURL: localBaseURL.value
+            )
         }
         var router = Router()
         service.register(in: &router)
+        WebPage.register(in: &router)
+        DemoCatalog().register(in: &router)
         router.get("/metrics") { _ in
             Response(
                 status: 200,
@@ -72,17 +100,27 @@ public final class ServiceApplication: Sendable {
         }
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
-                host: reader.string(forKey: "host", default: "127.0.0.1"),
+                host: host,
                 port: reader.int(forKey: "port", default: 8080),
                 maxConnections: reader.int(forKey: "max.connections", default: 10_000),
                 writeTimeout: .milliseconds(reader.int(forKey: "stream.stall.ms", default: 30_000)),
                 streamHighWaterMark: reader.int(forKey: "stream.highwater.bytes", default: 256 * 1024),
+                // Off by default: a deflate stream per subscriber costs ~12 KiB and one compression per event per
+                // subscriber, where uncompressed frames are shared by all.
+                compressStreams: reader.bool(forKey: "stream.gzip", default: false),
                 metricsFactory: metricsFactory
             ),
             router: router,
             logger: logger
         )
-        return ServiceApplication(server: server, service: service, upstream: upstream)
+        return ServiceApplication(
+            server: server,
+            service: service,
+            upstream: upstream,
+            shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
+            localBaseURL: localBaseURL,
+            logger: logger
+        )
     }
 
     /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,

@@ -6,7 +6,27 @@ extension SessionService {
         return Response.json(JSONValue.object(["systems": .array(list)]).serialized())
     }
 
+    /// `POST /v1/sessions`: a new session under a random id.
     func createSession(_ request: Request) throws(APIError) -> Response {
+        try startSession(request, id: SessionID.random(), chosenByClient: false)
+    }
+
+    /// `PUT /v1/sessions/{id}`: a new session under an id the client chose, so that a balancer hashing the path
+    /// sends the creation to the replica that will own the session. Repeating the same PUT is safe: it answers
+    /// 200 with the session as it is now. Another system, or a starting state, for an existing id is 409.
+    func putSession(_ request: Request) throws(APIError) -> Response {
+        let text = request.parameter("id") ?? ""
+        guard let id = SessionID(text) else {
+            throw APIError(
+                .invalidRequest,
+                "\"\(text)\" is not a session id: choose 16 random bytes and write them as 22 base64url characters "
+                    + "without padding (e.g. 3q2-7wAAAAAAAAAAAAAAAA)"
+            )
+        }
+        return try startSession(request, id: id, chosenByClient: true)
+    }
+
+    private func startSession(_ request: Request, id: SessionID, chosenByClient: Bool) throws(APIError) -> Response {
         let body = try Self.jsonBody(request)
         guard case .object(let members) = body else {
             throw APIError(.invalidRequest, "the body is a JSON object like {\"system\": \"counter\"}")
@@ -23,6 +43,9 @@ extension SessionService {
                 "there is no system \"\(name)\"; available: \(systemOrder.joined(separator: ", "))"
             )
         }
+        if chosenByClient, let existing = store[id] {
+            return try existingSession(existing, system: name, startingState: members["state"] != nil)
+        }
         guard !isDraining else {
             throw APIError(
                 .draining,
@@ -30,9 +53,8 @@ extension SessionService {
                 retryAfter: 1
             )
         }
-        let id = SessionID.random()
         let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
-        let session = try store.insert { () throws(APIError) in
+        let insertion = try store.insert { () throws(APIError) in
             try system.startSession(
                 id: id,
                 epoch: epoch,
@@ -41,11 +63,39 @@ extension SessionService {
                 environment: environment(id)
             )
         }
+        let session: any HostedSession
+        switch insertion {
+        case .inserted(let inserted):
+            session = inserted
+        case .existing(let existing):
+            // Two PUTs for one id raced; the other one created it.
+            return try existingSession(existing, system: name, startingState: members["state"] != nil)
+        }
         metrics.sessionsCreated.increment()
         metrics.sessions.increment()
         let snapshot = session.snapshot()
         var response = Response.json(snapshot.body(id: id, system: name), status: 201)
         response.headers.add(name: "Location", value: "/v1/sessions/\(id)")
+        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        return response
+    }
+
+    /// The answer to a PUT for an id that is taken: the session itself when the PUT repeats its creation.
+    private func existingSession(
+        _ session: any HostedSession,
+        system: String,
+        startingState: Bool
+    ) throws(APIError) -> Response {
+        guard session.systemName == system, !startingState else {
+            throw APIError(
+                .sessionExists,
+                "session \(session.id) already exists (system \(session.systemName)); "
+                    + "choose another id, or GET it to continue with it"
+            )
+        }
+        let snapshot = session.snapshot()
+        var response = Response.json(snapshot.body(id: session.id, system: system))
+        response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         return response
     }
@@ -72,9 +122,71 @@ extension SessionService {
         return Response(status: 204)
     }
 
-    func postEvents(_ request: Request) async throws(APIError) -> Response {
-        let session = try session(for: request)
-        let body = try Self.jsonBody(request)
+    /// `POST /v1/sessions/{id}/events`: answers through `completion` once the reducer applied the events (on the
+    /// thread that reduced them, often this one before it returns), or at once with the refusal.
+    func postEvents(_ request: Request, completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void) {
+        let session: any HostedSession
+        let events: [JSONValue]
+        do throws(APIError) {
+            session = try self.session(for: request)
+            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+        } catch {
+            return completion(.failure(error))
+        }
+        let ifMatch = request.headers["if-match"]
+        let count = events.count
+        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics] result in
+            if case .success = result { metrics.eventsApplied.increment(by: count) }
+            completion(result)
+        }
+        guard let key = request.headers["idempotency-key"] else {
+            return session.post(events, ifMatch: ifMatch, completion: applied)
+        }
+        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+            return completion(
+                .failure(APIError(.invalidRequest, "Idempotency-Key is 1 to 255 visible ASCII characters, e.g. a UUID"))
+            )
+        }
+        // At most once per key: a retry with the same body gets the first answer (which wins over If-Match: the
+        // retry of an applied request must not fail), another body is 422, a retry while the first is still
+        // running is 409. A request that fails applies nothing, so its key is forgotten and may be used again.
+        switch session.withIdempotencyLedger({ $0.begin(key: key, body: request.body) }) {
+        case .replay(let snapshot):
+            completion(.success(snapshot))
+        case .inFlight:
+            completion(
+                .failure(
+                    APIError(
+                        .idempotencyInFlight,
+                        "a request with Idempotency-Key \(key) is still being applied; retry when it has been answered",
+                        retryAfter: 1
+                    )
+                )
+            )
+        case .mismatch:
+            completion(
+                .failure(
+                    APIError(
+                        .idempotencyMismatch,
+                        "Idempotency-Key \(key) was used with another body; use a new key for a new request"
+                    )
+                )
+            )
+        case .proceed:
+            session.post(events, ifMatch: ifMatch) { result in
+                session.withIdempotencyLedger { ledger in
+                    switch result {
+                    case .success(let snapshot): ledger.complete(key: key, answer: snapshot)
+                    case .failure: ledger.abandon(key: key)
+                    }
+                }
+                applied(result)
+            }
+        }
+    }
+
+    /// The events of a POST body: one event object, or `{"events": [...]}` with 1 to `limit` of them.
+    static func events(in body: JSONValue, limit: Int) throws(APIError) -> [JSONValue] {
         let events: [JSONValue]
         if case .object(let members) = body, members["type"] == nil, case .array(let list)? = members["events"] {
             events = list
@@ -86,70 +198,10 @@ extension SessionService {
         guard !events.isEmpty else {
             throw APIError(.invalidEvent, "the batch is empty; send at least one event")
         }
-        guard events.count <= configuration.maxEventsPerBatch else {
-            throw APIError(
-                .invalidEvent,
-                "a batch holds at most \(configuration.maxEventsPerBatch) events; this one has \(events.count)"
-            )
+        guard events.count <= limit else {
+            throw APIError(.invalidEvent, "a batch holds at most \(limit) events; this one has \(events.count)")
         }
-        let snapshot = try await Self.once(session, key: request.headers["idempotency-key"], body: request.body) {
-            () async throws(APIError) in
-            // A replayed answer wins over If-Match: the retry of an applied request must not fail.
-            if let tags = request.headers["if-match"], case let current = session.snapshot().cursor,
-                !current.matches(entityTags: tags)
-            {
-                throw APIError(
-                    .preconditionFailed,
-                    "If-Match \(tags) is not the session's current cursor \(current.entityTag); "
-                        + "GET the session and retry with its ETag"
-                )
-            }
-            let snapshot = try await session.post(events)
-            metrics.eventsApplied.increment(by: events.count)
-            return snapshot
-        }
-        var response = Response.json(snapshot.body())
-        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-        return response
-    }
-
-    /// Runs `apply` at most once per `Idempotency-Key`: a retry with the same body gets the first answer, another
-    /// body is 422, a retry while the first is still running is 409. A request that fails applies nothing, so its
-    /// key is forgotten and may be used again.
-    static func once(
-        _ session: any HostedSession,
-        key: String?,
-        body: [UInt8],
-        _ apply: () async throws(APIError) -> SessionSnapshot
-    ) async throws(APIError) -> SessionSnapshot {
-        guard let key else { return try await apply() }
-        guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
-            throw APIError(.invalidRequest, "Idempotency-Key is 1 to 255 visible ASCII characters, e.g. a UUID")
-        }
-        switch session.withIdempotencyLedger({ $0.begin(key: key, body: body) }) {
-        case .replay(let snapshot):
-            return snapshot
-        case .inFlight:
-            throw APIError(
-                .idempotencyInFlight,
-                "a request with Idempotency-Key \(key) is still being applied; retry when it has been answered",
-                retryAfter: 1
-            )
-        case .mismatch:
-            throw APIError(
-                .idempotencyMismatch,
-                "Idempotency-Key \(key) was used with another body; use a new key for a new request"
-            )
-        case .proceed:
-            do {
-                let snapshot = try await apply()
-                session.withIdempotencyLedger { $0.complete(key: key, answer: snapshot) }
-                return snapshot
-            } catch {
-                session.withIdempotencyLedger { $0.abandon(key: key) }
-                throw error
-            }
-        }
+        return events
     }
 
     // MARK: - Request parts
@@ -186,7 +238,7 @@ extension SessionService {
         do {
             return try JSONValue(parsing: request.body)
         } catch {
-            let detail = request.body.isEmpty ? "the body is empty" : SystemEvents.syntaxError(in: request.body)
+            let detail = request.body.isEmpty ? "the body is empty" : error.description
             throw APIError(.malformedJSON, "the body is not valid JSON: \(detail)")
         }
     }

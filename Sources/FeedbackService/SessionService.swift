@@ -68,6 +68,10 @@ public final class SessionService: Sendable {
         router.get("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try getSession(request) }
         }
+        router.route(.put, "/v1/sessions/{id}", maxBodySize: configuration.maxEventBodyBytes) {
+            [self] (request: Request) throws -> Response in
+            respond(to: request) { () throws(APIError) in try putSession(request) }
+        }
         router.delete("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try deleteSession(request) }
         }
@@ -75,12 +79,17 @@ public final class SessionService: Sendable {
             respond(to: request) { () throws(APIError) in try openStream(request) }
         }
         router.route(.post, "/v1/sessions/{id}/events", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request) async throws -> Response in
-            do throws(APIError) {
-                return withCORS(try await postEvents(request), request)
-            } catch {
-                metrics.eventsRejected.increment()
-                return withCORS(Self.problem(error), request)
+            [self] (request: Request, responder: Responder) in
+            postEvents(request) { [self] result in
+                switch result {
+                case .success(let snapshot):
+                    var response = Response.json(snapshot.body())
+                    response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+                    responder.respond(withCORS(response, request))
+                case .failure(let error):
+                    metrics.eventsRejected.increment()
+                    responder.respond(withCORS(Self.problem(error), request))
+                }
             }
         }
     }

@@ -1,8 +1,7 @@
-import Dispatch
 import FeedbackService
 import Foundation
 import Logging
-import Synchronization
+import ServiceLifecycle
 import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
@@ -26,6 +25,7 @@ let application = ServiceApplication.build(
         HostedSystem(CounterSystem()),
         HostedSystem(CatchSystem()),
         HostedSystem(TrafficLightSystem()),
+        HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
     ],
     logger: logger
 )
@@ -37,34 +37,36 @@ do {
     FileHandle.standardError.write(Data("feedback-host: cannot start: \(error)\n".utf8))
     exit(1)
 }
-// The first line on standard output, written unbuffered so that a parent process can read the port at once.
-FileHandle.standardOutput.write(
-    Data("listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n".utf8)
-)
+/// Writes the first line on standard output, `listening on http://HOST:PORT`, unbuffered so that a parent process
+/// can read the port at once, then waits for the shutdown. It runs inside the group, after the group trapped
+/// SIGTERM and SIGINT: a parent that signals as soon as it read the line gets a graceful shutdown.
+struct ListeningAnnouncement: Service {
+    let line: String
 
-/// Runs the graceful shutdown on SIGTERM or SIGINT. Not main-actor code: the handlers run on their own queue.
-nonisolated func handleTerminationSignals(
-    _ application: ServiceApplication,
-    logger: Logger
-) -> [any DispatchSourceSignal] {
-    let queue = DispatchQueue(label: "feedback-host.signals")
-    let started = Atomic<Bool>(false)
-    return [SIGTERM, SIGINT].map { number in
-        signal(number, SIG_IGN)
-        let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
-        source.setEventHandler {
-            // A second signal while draining changes nothing: the first shutdown runs to its deadline.
-            guard !started.exchange(true, ordering: .relaxed) else { return }
-            logger.info("shutting down", metadata: ["signal": "\(number)"])
-            Task {
-                await application.shutdown(deadline: .seconds(10))
-                exit(0)
-            }
-        }
-        source.resume()
-        return source
+    func run() async throws {
+        FileHandle.standardOutput.write(Data(line.utf8))
+        try? await gracefulShutdown()
     }
 }
 
-let signalSources = handleTerminationSignals(application, logger: logger)
-dispatchMain()
+// swift-service-lifecycle runs the application until SIGTERM or SIGINT, then its graceful shutdown; a second
+// signal changes nothing, the first shutdown runs to its deadline.
+let group = ServiceGroup(
+    configuration: ServiceGroupConfiguration(
+        services: [
+            ListeningAnnouncement(
+                line: "listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n"
+            ),
+            application,
+        ],
+        gracefulShutdownSignals: [.sigterm, .sigint],
+        logger: logger
+    )
+)
+do {
+    try await group.run()
+} catch {
+    logger.error("stopped with an error", metadata: ["error": "\(error)"])
+    exit(1)
+}
+exit(0)

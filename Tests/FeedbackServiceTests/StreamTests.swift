@@ -7,9 +7,10 @@ struct StreamTests {
     @Test func streamStartsWithACommentAndRetryThenSnapshotThenOneEventPerState() async throws {
         let running = try await StreamTestServer.start()
         let id = try await running.api.create()
-        let reader = try running.reader("/v1/sessions/\(id)/stream")
+        let reader = try running.reader("/v1/sessions/\(id)/stream", headers: ["Accept-Encoding: gzip"])
         let head = try await reader.head()
         #expect(head.status == 200)
+        #expect(head.headers["content-encoding"] == nil)
         #expect(head.headers["content-type"] == "text/event-stream")
         #expect(head.headers["cache-control"] == "no-store")
         #expect(head.headers["x-accel-buffering"] == "no")

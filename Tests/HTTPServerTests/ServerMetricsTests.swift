@@ -107,6 +107,20 @@ import Testing
         }
     }
 
+    @Test func countsEveryByteTheClientReceives() async throws {
+        let metrics = TestMetrics()
+        try await withServer(configuration(metrics), router: testRouter()) { port in
+            let received = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                return client.readToEnd().count
+            }
+            #expect(received > 9000)
+            #expect(try metrics.expectCounter("http_server_bytes_sent_total").totalValue == Int64(received))
+        }
+    }
+
     @Test func countsConnectionsRejectedOverTheCap() async throws {
         let metrics = TestMetrics()
         try await withServer(configuration(metrics, maxConnections: 1), router: testRouter()) { port in

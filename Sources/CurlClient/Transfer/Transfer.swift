@@ -18,6 +18,8 @@ final class Transfer: @unchecked Sendable {
     var cancelRequested = false
     /// Set by the driver when it handles the transfer's start.
     var started = false
+    /// When the transfer was added to the multi handle, in uptime nanoseconds.
+    var startedAt: UInt64 = 0
 
     var fetchContinuation: CheckedContinuation<UpstreamResponse, any Error>?
     var headContinuation: CheckedContinuation<UpstreamHead, any Error>?

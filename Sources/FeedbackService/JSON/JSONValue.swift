@@ -49,20 +49,16 @@ extension JSONValue: Codable {
 }
 
 extension JSONValue {
-    /// Parses JSON text. Throws the decoder's error, which says where the text went wrong.
-    public init(parsing bytes: some Collection<UInt8>) throws {
-        self = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
-    }
-
     /// The value of any `Encodable`, as the service's encoder would write it.
     public init(encoding value: some Encodable) throws {
         let data = try JSONEncoder().encode(value)
-        self = try JSONDecoder().decode(JSONValue.self, from: data)
+        self = try JSONValue(parsing: Array(data))
     }
 
-    /// Decodes a `Decodable` from this value.
+    /// Decodes a `Decodable` from this value directly, without writing and reparsing text; errors are
+    /// `DecodingError`s as `JSONDecoder` throws them.
     public func decode<T: Decodable>(_ type: T.Type) throws -> T {
-        try JSONDecoder().decode(T.self, from: Data(serialized()))
+        try JSONValueDecoder.decode(type, from: self)
     }
 
     /// Compact JSON text with object keys sorted, so equal values always give equal bytes.

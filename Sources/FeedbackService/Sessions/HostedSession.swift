@@ -12,8 +12,14 @@ public protocol HostedSession: AnyObject, Sendable {
     /// The current state, encoded.
     func snapshot() -> SessionSnapshot
     /// Applies client events, all or none: each is checked against the system before any is sent to the
-    /// reducer. Returns the snapshot right after the last was reduced.
-    func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot
+    /// reducer. `completion` gets the snapshot right after the last was reduced, on the thread that reduced it
+    /// (often the caller's, before this returns). With `ifMatch` (an `If-Match` header value) the events are
+    /// sent only if the session is at a cursor it names, checked and queued in one step under the loop's lock.
+    func post(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    )
     /// The answers to this session's `Idempotency-Key` requests, under the session's own lock.
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// When a client last used the session, in `DispatchTime` uptime nanoseconds.
@@ -24,4 +30,14 @@ public protocol HostedSession: AnyObject, Sendable {
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
+}
+
+extension HostedSession {
+    /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:completion:)``.
+    func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
+        let result = await withCheckedContinuation { continuation in
+            post(events, ifMatch: ifMatch) { continuation.resume(returning: $0) }
+        }
+        return try result.get()
+    }
 }

@@ -15,16 +15,25 @@ final class SessionStore: Sendable {
         sessions.withLock { $0[id] }
     }
 
-    /// Adds a session made by `make` unless the store is full.
-    func insert(_ make: () throws(APIError) -> any HostedSession) throws(APIError) -> any HostedSession {
+    /// What `insert` did.
+    enum Insertion {
+        /// The new session was added.
+        case inserted(any HostedSession)
+        /// A session with the same id was already there; the new one was stopped and dropped.
+        case existing(any HostedSession)
+    }
+
+    /// Adds a session made by `make` unless the store is full or already holds a session with its id.
+    func insert(_ make: () throws(APIError) -> any HostedSession) throws(APIError) -> Insertion {
         // Made outside the lock, because starting a loop runs its feedbacks; added under it.
         let session = try make()
-        let added = sessions.withLock { sessions -> Bool in
-            guard sessions.count < capacity else { return false }
+        let outcome = sessions.withLock { sessions -> Insertion? in
+            if let existing = sessions[session.id] { return .existing(existing) }
+            guard sessions.count < capacity else { return nil }
             sessions[session.id] = session
-            return true
+            return .inserted(session)
         }
-        guard added else {
+        guard let outcome else {
             session.stop()
             throw APIError(
                 .atCapacity,
@@ -32,7 +41,8 @@ final class SessionStore: Sendable {
                 retryAfter: 5
             )
         }
-        return session
+        if case .existing = outcome { session.stop() }
+        return outcome
     }
 
     /// Removes and returns a session.

@@ -67,25 +67,58 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         return Array(data)
     }
 
-    func post(_ events: [JSONValue]) async throws(APIError) -> SessionSnapshot {
+    func post(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    ) {
         touch()
-        let decoded = try events.enumerated().map { (index, event) throws(APIError) in
-            try SystemEvents.decode(event, at: index, of: system)
+        let decoded: [System.Event]
+        do throws(APIError) {
+            decoded = try events.enumerated().map { (index, event) throws(APIError) in
+                try SystemEvents.decode(event, at: index, of: system)
+            }
+        } catch {
+            return completion(.failure(error))
         }
         let waiting = inbox.add(decoded.count, ordering: .relaxed).newValue
-        defer { inbox.subtract(decoded.count, ordering: .relaxed) }
         guard waiting <= inboxCapacity else {
-            throw APIError(
-                .inboxFull,
-                "session \(id) already has \(waiting - decoded.count) events waiting for its reducer "
-                    + "(at most \(inboxCapacity)); retry after a moment",
-                retryAfter: 1
+            inbox.subtract(decoded.count, ordering: .relaxed)
+            return completion(
+                .failure(
+                    APIError(
+                        .inboxFull,
+                        "session \(id) already has \(waiting - decoded.count) events waiting for its reducer "
+                            + "(at most \(inboxCapacity)); retry after a moment",
+                        retryAfter: 1
+                    )
+                )
             )
         }
-        guard let step = await loop.send(contentsOf: decoded) else {
-            throw APIError(.sessionNotFound, "session \(id) has ended")
+        let count = decoded.count
+        let answer: Loop<System.State, System.Event>.Completion = { [self] step in
+            inbox.subtract(count, ordering: .relaxed)
+            guard let step else { return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended"))) }
+            completion(.success(snapshot(of: step.state, rev: step.revision)))
         }
-        return snapshot(of: step.state, rev: step.revision)
+        guard let tags = ifMatch else { return loop.send(contentsOf: decoded, completion: answer) }
+        let current = loop.currentStep.revision
+        let matched =
+            Cursor(epoch: epoch, rev: current).matches(entityTags: tags)
+            && loop.send(contentsOf: decoded, ifRevision: current, completion: answer)
+        if !matched {
+            inbox.subtract(count, ordering: .relaxed)
+            let now = Cursor(epoch: epoch, rev: loop.revision)
+            completion(
+                .failure(
+                    APIError(
+                        .preconditionFailed,
+                        "If-Match \(tags) is not the session's current cursor \(now.entityTag); "
+                            + "GET the session and retry with its ETag"
+                    )
+                )
+            )
+        }
     }
 
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {

@@ -65,7 +65,7 @@ extension StreamHub {
 
     private func view(for select: [JSONPointer]) -> StreamView {
         guard !select.isEmpty else { return whole }
-        let key = select.map(\.description).joined(separator: "\u{0}")
+        let key = StreamView.key(select)
         if let view = selections[key] { return view }
         let view = StreamView(epoch: epoch, select: select)
         view.seed(from: whole)
@@ -91,7 +91,7 @@ extension StreamHub {
         let view = subscriber.view
         view.subscriberCount -= 1
         if view !== whole, view.subscriberCount == 0 {
-            selections[view.select.map(\.description).joined(separator: "\u{0}")] = nil
+            selections[StreamView.key(view.select)] = nil
         }
         release()
     }
@@ -114,17 +114,18 @@ extension StreamHub {
     private func heartbeatTick() {
         let now = DispatchTime.now().uptimeNanoseconds
         let idleNanoseconds = UInt64(registry.configuration.heartbeat.wholeNanoseconds)
-        var count = 0
+        var idle: [ResponseStream] = []
         for subscriber in subscribers where !subscriber.closed {
             if subscriber.dirty {
                 catchUp(subscriber)
             } else if now &- subscriber.lastWrite >= idleNanoseconds, subscriber.stream.isWritable {
-                subscriber.stream.write(StreamFrame.heartbeat)
+                idle.append(subscriber.stream)
                 subscriber.lastWrite = now
-                count += 1
             }
         }
+        let count = idle.count
         if count > 0 {
+            ResponseStream.write(StreamFrame.heartbeat, to: idle)
             registry.metrics.heartbeats.increment(by: count)
             registry.metrics.bytes.increment(by: count * StreamFrame.heartbeat.count)
         }
@@ -158,7 +159,9 @@ extension StreamHub {
         }
     }
 
-    /// Closes every stream at times spread evenly over `window` (shutdown), then calls `done`.
+    /// Closes every stream at times spread evenly over `window` (shutdown), the last at its end, then calls
+    /// `done`: while streams remain, the server keeps answering (readiness failing) for the whole window, so a
+    /// load balancer has time to notice.
     func drain(over window: Duration, done: @escaping @Sendable () -> Void) {
         queue.async { [self] in
             drained = true
@@ -167,7 +170,7 @@ extension StreamHub {
             let slices = min(streams.count, 50)
             let step = window / slices
             for slice in 0..<slices {
-                let delay = (step * slice).wholeNanoseconds
+                let delay = (step * (slice + 1)).wholeNanoseconds
                 queue.asyncAfter(deadline: .now() + .nanoseconds(delay)) { [self] in
                     var closed = 0
                     for index in stride(from: slice, to: streams.count, by: slices) where !streams[index].closed {

@@ -91,8 +91,11 @@ final class StreamHub: @unchecked Sendable {
     }
 
     /// Writes the latest value of each changed view to its subscribers that keep up; marks the others dirty.
+    /// Subscribers that get the same frame (the same view, from the same base) share its bytes and are written
+    /// with one hop per shard.
     private func fanOut(_ changed: Set<ObjectIdentifier>) {
         let now = DispatchTime.now().uptimeNanoseconds
+        var batches: [FrameKey: (frame: [UInt8], streams: [ResponseStream])] = [:]
         var events = 0
         var bytes = 0
         var conflated = 0
@@ -102,14 +105,14 @@ final class StreamHub: @unchecked Sendable {
             } else if !subscriber.stream.isWritable {
                 subscriber.dirty = true
                 conflated += 1
-            } else {
-                let written = deliver(subscriber, now: now)
-                if written > 0 {
-                    events += 1
-                    bytes += written
-                }
+            } else if let (key, frame) = nextFrame(for: subscriber, now: now) {
+                if batches[key] == nil { batches[key] = (frame, []) }
+                batches[key]!.streams.append(subscriber.stream)
+                events += 1
+                bytes += frame.count
             }
         }
+        for batch in batches.values { ResponseStream.write(batch.frame, to: batch.streams) }
         registry.metrics.sent(events: events, bytes: bytes)
         if conflated > 0 {
             registry.metrics.conflations.increment(by: conflated)
@@ -117,12 +120,27 @@ final class StreamHub: @unchecked Sendable {
         }
     }
 
+    /// Which frame a subscriber gets: frames with equal keys are equal.
+    struct FrameKey: Hashable {
+        let view: ObjectIdentifier
+        /// The patch's base; nil for a snapshot.
+        let base: UInt64?
+    }
+
     /// Brings one subscriber to its view's latest value: nothing, one patch or one snapshot. Returns the bytes
     /// written.
     @discardableResult
     func deliver(_ subscriber: StreamSubscriber, now: UInt64) -> Int {
+        guard let (_, frame) = nextFrame(for: subscriber, now: now) else { return 0 }
+        subscriber.stream.write(frame)
+        return frame.count
+    }
+
+    /// The frame that brings a subscriber to its view's latest value, nil when it has it; the subscriber is then
+    /// counted as having it (the caller writes the frame).
+    private func nextFrame(for subscriber: StreamSubscriber, now: UInt64) -> (FrameKey, [UInt8])? {
         let view = subscriber.view
-        guard !subscriber.closed, let latest = view.latestRev else { return 0 }
+        guard !subscriber.closed, let latest = view.latestRev else { return nil }
         if let cursor = subscriber.resumeFrom {
             subscriber.resumeFrom = nil
             let decision = ResumeOutcome.decide(
@@ -135,17 +153,16 @@ final class StreamHub: @unchecked Sendable {
             registry.metrics.resumed(decision.outcome)
             subscriber.sentRev = decision.base
         }
-        guard subscriber.sentRev != latest else { return 0 }
-        var frame: [UInt8] = []
+        guard subscriber.sentRev != latest else { return nil }
+        let result: (FrameKey, [UInt8])
         if subscriber.mode == .patch, let base = subscriber.sentRev, let patch = view.patch(from: base) {
-            frame = patch
+            result = (FrameKey(view: ObjectIdentifier(view), base: base), patch)
         } else {
-            frame = view.snapshot()
+            result = (FrameKey(view: ObjectIdentifier(view), base: nil), view.snapshot())
         }
-        subscriber.stream.write(frame)
         subscriber.sentRev = latest
         subscriber.lastWrite = now
-        return frame.count
+        return result
     }
 
     // MARK: - Slow subscribers

@@ -38,9 +38,6 @@ struct StreamRequest: Sendable {
         select = pointers.sorted { $0.description < $1.description }
         lastEventID = request.headers["last-event-id"] ?? request.queryParameter("lastEventId")
     }
-
-    /// The key that subscribers with the same selection share a view under.
-    var selectionKey: String { select.map(\.description).joined(separator: "\u{0}") }
 }
 
 /// How a stream starts for a client that names the last state it saw.

@@ -29,6 +29,11 @@ final class StreamView {
         self.select = select
     }
 
+    /// The key views are shared under: subscribers with the same selection read the same view.
+    static func key(_ select: [JSONPointer]) -> String {
+        select.map(\.description).joined(separator: "\u{0}")
+    }
+
     /// The revision at which the view's current value appeared; nil before the first state.
     var latestRev: UInt64? { entries.last?.rev }
 

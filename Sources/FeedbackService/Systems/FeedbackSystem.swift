@@ -33,7 +33,8 @@ public protocol FeedbackSystem: Sendable {
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>]
 }
 
-/// What the host gives a system's feedbacks: time, upstream HTTP, and a logger with the session's id.
+/// What the host gives a system's feedbacks: time, upstream HTTP, a logger with the session's id, and the server's
+/// own address. A value type: safe to pass anywhere.
 public struct SystemEnvironment: Sendable {
     /// The clock effects sleep on: the real clock in the server, a `TestClock` in tests.
     public var clock: any Clock<Duration>
@@ -41,12 +42,21 @@ public struct SystemEnvironment: Sendable {
     public var upstream: any UpstreamFetching
     /// A logger carrying the session's metadata.
     public var logger: Logger
+    /// The base URL of this server's own listener (`http://127.0.0.1:8080`), for feedbacks that fetch what the
+    /// server itself serves (the demo catalog); nil when no server listens (a loop in a test).
+    public var localBaseURL: String?
 
     /// Creates an environment.
-    public init(clock: any Clock<Duration>, upstream: any UpstreamFetching, logger: Logger) {
+    public init(
+        clock: any Clock<Duration>,
+        upstream: any UpstreamFetching,
+        logger: Logger,
+        localBaseURL: String? = nil
+    ) {
         self.clock = clock
         self.upstream = upstream
         self.logger = logger
+        self.localBaseURL = localBaseURL
     }
 }
 

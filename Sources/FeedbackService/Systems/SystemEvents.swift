@@ -43,17 +43,6 @@ enum SystemEvents {
         }
     }
 
-    /// Where JSON text is malformed, in the parser's words ("Invalid value around character 26."). Foundation's
-    /// JSONDecoder on Linux does not say where, so this asks JSONSerialization, on the error path only.
-    static func syntaxError(in bytes: [UInt8]) -> String {
-        do {
-            _ = try JSONSerialization.jsonObject(with: Data(bytes), options: [.fragmentsAllowed])
-            return "it does not parse"
-        } catch let error as NSError {
-            return error.userInfo[NSDebugDescriptionErrorKey] as? String ?? "it does not parse"
-        }
-    }
-
     /// A decoding error in a sentence: which field, and what was wrong with it.
     static func describe(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "\(error)" }

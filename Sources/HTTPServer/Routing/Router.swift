@@ -9,6 +9,10 @@ public struct Router: Sendable {
         case sync(@Sendable (Request) throws -> Response)
         /// Runs in a `Task`; the response is written when it returns, from whatever thread it finishes on.
         case async(@Sendable (Request) async throws -> Response)
+        /// Runs synchronously on the shard queue and answers through the ``Responder``, at once or later from
+        /// any thread: for work that completes through a callback, with no `Task` and, when the answer comes
+        /// before the handler returns, no hop. The handler must not block.
+        case deferred(@Sendable (Request, Responder) -> Void)
     }
 
     /// A registered route.
@@ -82,6 +86,16 @@ public struct Router: Sendable {
         _ handler: @escaping @Sendable (Request) async throws -> Response
     ) {
         route(method, path, maxBodySize: maxBodySize, handler: .async(handler))
+    }
+
+    /// Registers a deferred handler: it answers through its ``Responder``, now or later.
+    public mutating func route(
+        _ method: HTTPMethod,
+        _ path: String,
+        maxBodySize: Int? = nil,
+        deferred handler: @escaping @Sendable (Request, Responder) -> Void
+    ) {
+        route(method, path, maxBodySize: maxBodySize, handler: .deferred(handler))
     }
 
     /// Registers a synchronous GET handler.

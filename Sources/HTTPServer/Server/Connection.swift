@@ -44,8 +44,8 @@ final class Connection {
         self.id = id
         self.parser = parser
         self.lifecycle = lifecycle
-        input.reserveCapacity(4096)
-        output.reserveCapacity(4096)
+        // No reserved capacity: the buffers grow to what the connection uses and keep it. A long-lived stream
+        // with small events then costs a few hundred bytes of buffers, not 8 KiB.
     }
 
     var hasPendingOutput: Bool { outputStart < output.count }

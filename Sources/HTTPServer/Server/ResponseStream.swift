@@ -82,6 +82,32 @@ public final class ResponseStream: Sendable {
         }
     }
 
+    /// Queues the same bytes as one chunk on each of `streams`, with one hop per shard rather than one per stream:
+    /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped.
+    public static func write(_ bytes: [UInt8], to streams: some Sequence<ResponseStream>) {
+        guard !bytes.isEmpty else { return }
+        // A handful of shards: a linear search beats hashing per stream.
+        var byShard: [(shard: Shard, streams: [ResponseStream])] = []
+        for stream in streams {
+            let accepted = stream.state.withLock { s -> Bool in
+                guard !s.closed, !s.finished else { return false }
+                s.queuedBytes += bytes.count
+                return true
+            }
+            guard accepted else { continue }
+            if let index = byShard.firstIndex(where: { $0.shard === stream.shard }) {
+                byShard[index].streams.append(stream)
+            } else {
+                byShard.append((stream.shard, [stream]))
+            }
+        }
+        for (shard, group) in byShard {
+            shard.queue.async {
+                for stream in group { shard.streamWrite(stream, bytes) }
+            }
+        }
+    }
+
     /// Writes one server-sent event as one chunk (and one gzip sync flush when compressing).
     public func writeEvent(_ event: ServerSentEvent) {
         write(event.encoded)

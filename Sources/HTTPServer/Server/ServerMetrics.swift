@@ -9,6 +9,7 @@ struct ServerMetrics: Sendable {
     /// Open connections: incremented when a shard adopts a socket, decremented when it closes one.
     private let connections: Meter
     private let rejected: Counter
+    private let sent: Counter
 
     /// Creates the handles under `label` with `factory` (the global `MetricsSystem.factory` unless a test or an
     /// embedder chose another).
@@ -19,6 +20,7 @@ struct ServerMetrics: Sendable {
         duration = Timer(label: "\(label)_request_duration_seconds", factory: factory)
         connections = Meter(label: "\(label)_connections", factory: factory)
         rejected = Counter(label: "\(label)_connections_rejected_total", factory: factory)
+        sent = Counter(label: "\(label)_bytes_sent_total", factory: factory)
     }
 
     func record(status: Int, since start: UInt64, now: UInt64) {
@@ -30,4 +32,6 @@ struct ServerMetrics: Sendable {
     func connectionOpened() { connections.increment() }
     func connectionClosed() { connections.decrement() }
     func connectionRejected() { rejected.increment() }
+    /// Bytes the kernel took from a connection's output: heads, bodies and stream data after compression.
+    func bytesSent(_ count: Int) { sent.increment(by: Int64(count)) }
 }

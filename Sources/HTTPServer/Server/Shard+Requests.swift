@@ -197,24 +197,44 @@ extension Shard {
             }
             respond(response, to: request.head, on: connection)
         case .async(let handler):
-            let fd = connection.fd
-            let id = connection.id
             connection.respondingTo = request.head
-            Task { [self] in
+            let deliver = lateDelivery(for: request.head, on: connection)
+            Task {
                 let response: Response
                 do {
                     response = try await handler(request)
                 } catch {
                     response = Self.errorResponse(error)
                 }
-                queue.async { [self] in
-                    self.now = DispatchTimeNow.nanoseconds()
-                    guard Int(fd) < connections.count, let connection = connections[Int(fd)], connection.id == id else {
-                        return
-                    }
-                    respond(response, to: request.head, on: connection)
-                    serve(connection)
+                deliver(response)
+            }
+        case .deferred(let handler):
+            let responder = Responder()
+            handler(request, responder)
+            if let response = responder.handlerReturned(deliver: lateDelivery(for: request.head, on: connection)) {
+                respond(response, to: request.head, on: connection)
+            } else {
+                connection.respondingTo = request.head
+            }
+        }
+    }
+
+    /// Writes a response that comes after the handler returned: hops to this shard, and answers only if the
+    /// connection is still the one that asked.
+    private func lateDelivery(
+        for head: RequestHead,
+        on connection: Connection
+    ) -> @Sendable (Response) -> Void {
+        let fd = connection.fd
+        let id = connection.id
+        return { [self] response in
+            queue.async { [self] in
+                self.now = DispatchTimeNow.nanoseconds()
+                guard Int(fd) < connections.count, let connection = connections[Int(fd)], connection.id == id else {
+                    return
                 }
+                respond(response, to: head, on: connection)
+                serve(connection)
             }
         }
     }

@@ -91,6 +91,7 @@ extension Shard {
             }
             if n > 0 {
                 connection.outputStart += n
+                server.metrics.bytesSent(n)
                 connection.stallDeadline = now &+ server.writeTimeout
             } else if n < 0, errno == EINTR {
                 continue

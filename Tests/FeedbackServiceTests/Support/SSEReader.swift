@@ -34,6 +34,7 @@ final class SSEReader: @unchecked Sendable {
     private var bodyEnded = false
     private var eof = false
     private var body: [UInt8] = []
+    private var scanned = 0
     private var items: [SSEItem] = []
     private var dataBuffer = ""
     private var eventType = ""
@@ -68,7 +69,22 @@ final class SSEReader: @unchecked Sendable {
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
     }
 
-    deinit { close(fd) }
+    private var isClosed = false
+
+    deinit { if !isClosed { close(fd) } }
+
+    /// Closes the connection, as a client that goes away.
+    func disconnect() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            queue.async { [self] in
+                if !isClosed {
+                    isClosed = true
+                    close(fd)
+                }
+                continuation.resume()
+            }
+        }
+    }
 
     /// The next item, waiting at most `timeout`.
     func next(timeout: Duration = .seconds(10)) async throws -> SSEItem {
@@ -195,7 +211,7 @@ final class SSEReader: @unchecked Sendable {
     /// very end waits too, since an LF may follow).
     private func parseEvents(final: Bool) {
         var start = 0
-        var index = 0
+        var index = scanned
         while index < body.count {
             let byte = body[index]
             if byte == 10 || byte == 13 {
@@ -207,6 +223,8 @@ final class SSEReader: @unchecked Sendable {
             index += 1
         }
         body.removeFirst(start)
+        // A long partial line is not scanned again when more of it arrives.
+        scanned = index - start
     }
 
     private func processLine(_ line: String) {

@@ -58,8 +58,10 @@ struct StreamTestServer {
     let server: RunningServer
     let api: SessionAPIClient
 
+    /// Starts the binary; unless told otherwise, open streams close within 200 ms of a SIGTERM.
     static func start(_ arguments: [String] = []) async throws -> StreamTestServer {
-        let server = try await offPool { try RunningServer(arguments: arguments) }
+        let flags = arguments.contains("--stream-drain-ms") ? arguments : arguments + ["--stream-drain-ms", "200"]
+        let server = try await offPool { try RunningServer(arguments: flags) }
         return StreamTestServer(server: server, api: SessionAPIClient(port: server.port))
     }
 

@@ -1,0 +1,264 @@
+#!/usr/bin/env python3
+"""The deployment files parse and agree with the Dockerfile and the server (part of `make test`).
+
+The Kubernetes manifests, docker-compose.yml, HAProxy and nginx configurations must name the image, port, user,
+configuration keys and probe paths that the Dockerfile and the server really use; the probe paths are checked on
+a running feedback-host (FEEDBACKHOST_BINARY, default .build/debug/feedback-host), the proxy configurations with
+`haproxy -c` and `nginx -t`.
+"""
+
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import dockerfile  # noqa: E402
+import proxy_configs  # noqa: E402
+from feedbackhost import Client, Replica  # noqa: E402
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+DEPLOYMENT = os.path.join(ROOT, "Deployment")
+
+
+def read(path):
+    with open(os.path.join(ROOT, path)) as handle:
+        return handle.read()
+
+
+def seconds(value):
+    match = re.fullmatch(r"(\d+)(ms|s|m)?", str(value))
+    number, unit = int(match.group(1)), match.group(2) or "s"
+    return number / 1000 if unit == "ms" else number * 60 if unit == "m" else number
+
+
+def kubernetes_objects():
+    objects = {}
+    for path in sorted(glob.glob(os.path.join(DEPLOYMENT, "kubernetes", "*.yaml"))):
+        with open(path) as handle:
+            for document in yaml.safe_load_all(handle):
+                if document and document["kind"] != "Kustomization":
+                    objects[(document["kind"], document["metadata"].get("name"))] = document
+    return objects
+
+
+def server_config_keys():
+    """Every key the server reads through swift-configuration, as FEEDBACKHOST_ environment variable names."""
+    keys = set()
+    for path in glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True):
+        with open(path) as handle:
+            keys.update(re.findall(r'forKey: "([a-z.]+)"', handle.read()))
+    return {"FEEDBACKHOST_" + key.replace(".", "_").upper() for key in keys}
+
+
+def heartbeat_seconds():
+    """The server's default SSE heartbeat interval: every proxy timeout on a stream must be longer."""
+    text = read("Sources/FeedbackService/ServiceApplication.swift")
+    return int(re.search(r'forKey: "stream\.heartbeat\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
+
+
+def drain_seconds():
+    """The shutdown deadline feedback-host gives itself after SIGTERM."""
+    text = read("Sources/FeedbackService/ServiceApplication.swift")
+    return int(re.search(r'forKey: "shutdown\.deadline\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
+
+
+class DeploymentFilesTests(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.runtime = dockerfile.runtime_stage(os.path.join(ROOT, "Dockerfile"))
+        cls.k8s = kubernetes_objects()
+        with open(os.path.join(DEPLOYMENT, "docker-compose.yml")) as handle:
+            cls.compose = yaml.safe_load(handle)
+        cls.haproxy = read(proxy_configs.HAPROXY)
+        cls.nginx = read(proxy_configs.NGINX)
+        cls.statefulset = cls.k8s[("StatefulSet", "feedback-host")]
+        cls.container = cls.statefulset["spec"]["template"]["spec"]["containers"][0]
+        cls.k8s_haproxy = cls.k8s[("ConfigMap", "feedback-host-haproxy")]["data"]["haproxy.cfg"]
+
+    def test_dockerfile_builds_the_static_release_binary_and_runs_it_as_a_non_root_user(self):
+        text = read("Dockerfile")
+        self.assertRegex(text, r"(?m)^FROM swift:6\.3-bookworm AS builder")
+        self.assertIn("swift build -c release --static-swift-stdlib --product feedback-host", text)
+        self.assertEqual(self.runtime.base, "debian:bookworm-slim")
+        self.assertEqual(self.runtime.entrypoint, ["/usr/local/bin/feedback-host"])
+        self.assertEqual(self.runtime.stopsignal, "SIGTERM")
+        self.assertNotEqual(self.runtime.uid, 0)
+        self.assertEqual(self.runtime.user_directive, "${APP_UID}:${APP_UID}")
+        self.assertEqual(self.runtime.env["FEEDBACKHOST_HOST"], "0.0.0.0")
+        self.assertEqual(int(self.runtime.env["FEEDBACKHOST_PORT"]), self.runtime.exposed_port)
+        self.assertIn("/healthz", " ".join(self.runtime.healthcheck))
+        self.assertTrue({"libcurl4", "zlib1g", "ca-certificates", "tzdata"} <= set(self.runtime.packages))
+
+    def test_dockerignore_keeps_build_products_out_of_the_context(self):
+        lines = read(".dockerignore").split()
+        self.assertEqual(lines[lines.index("*"):][:3], ["*", "!Package.swift", "!Sources/"])
+
+    def test_environment_variables_everywhere_are_keys_the_server_reads(self):
+        known = server_config_keys()
+        self.assertIn("FEEDBACKHOST_PORT", known)
+        named = set(self.runtime.env)
+        named.update(item["name"] for item in self.container["env"])
+        for name, service in self.compose["services"].items():
+            if name.startswith("feedback-host"):
+                named.update(service["environment"])
+        self.assertEqual(sorted(named - known), [])
+
+    def test_kubernetes_workload_uses_the_image_port_user_and_probes_of_the_dockerfile(self):
+        self.assertEqual(self.container["image"], self.compose["services"]["feedback-host-1"]["image"])
+        port = self.container["ports"][0]
+        self.assertEqual(port["containerPort"], self.runtime.exposed_port)
+        env = {item["name"]: item["value"] for item in self.container["env"]}
+        self.assertEqual(int(env["FEEDBACKHOST_PORT"]), self.runtime.exposed_port)
+        self.assertEqual(env["FEEDBACKHOST_HOST"], "0.0.0.0")
+        self.assertEqual(self.container["readinessProbe"]["httpGet"], {"path": "/readyz", "port": port["name"]})
+        self.assertEqual(self.container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": port["name"]})
+        pod = self.statefulset["spec"]["template"]["spec"]
+        self.assertEqual(pod["securityContext"]["runAsUser"], self.runtime.uid)
+        self.assertTrue(pod["securityContext"]["runAsNonRoot"])
+        self.assertIn("cpu", self.container["resources"]["requests"])
+        self.assertIn("memory", self.container["resources"]["limits"])
+
+    def test_termination_grace_period_covers_the_pre_stop_delay_and_the_drain(self):
+        command = self.container["lifecycle"]["preStop"]["exec"]["command"]
+        self.assertEqual(command[0], "sleep")
+        grace = self.statefulset["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        self.assertGreater(grace, int(command[1]) + drain_seconds())
+        compose_grace = self.compose["services"]["feedback-host-1"]["stop_grace_period"]
+        self.assertGreater(seconds(compose_grace), drain_seconds())
+
+    def test_services_and_disruption_budget_select_the_workloads_pods(self):
+        labels = self.statefulset["spec"]["template"]["metadata"]["labels"]
+        headless = self.k8s[("Service", self.statefulset["spec"]["serviceName"])]
+        self.assertEqual(headless["spec"]["clusterIP"], "None")
+        self.assertEqual(headless["spec"]["selector"], labels)
+        self.assertEqual(headless["spec"]["ports"][0]["port"], self.runtime.exposed_port)
+        budget = self.k8s[("PodDisruptionBudget", "feedback-host")]
+        self.assertEqual(budget["spec"]["selector"]["matchLabels"], labels)
+        balancer = self.k8s[("Deployment", "feedback-host-haproxy")]
+        front = self.k8s[("Service", "feedback-host-lb")]
+        self.assertEqual(front["spec"]["selector"], balancer["spec"]["template"]["metadata"]["labels"])
+        kustomization = yaml.safe_load(read("Deployment/kubernetes/kustomization.yaml"))
+        files = {os.path.basename(p) for p in glob.glob(os.path.join(DEPLOYMENT, "kubernetes", "*.yaml"))}
+        self.assertEqual(set(kustomization["resources"]), files - {"kustomization.yaml"})
+
+    def test_haproxy_routes_by_session_and_checks_readiness(self):
+        for text in (self.haproxy, self.k8s_haproxy):
+            backend = proxy_configs.haproxy_sections(text)["backend replicas"]
+            self.assertIn("balance uri depth 3 path-only", backend)
+            self.assertIn("hash-type consistent", backend)
+            self.assertIn("option http-no-delay", backend)
+            self.assertIn("http-check send meth GET uri /readyz ver HTTP/1.1 hdr Host feedback-host", backend)
+            defaults = proxy_configs.haproxy_sections(text)["defaults"]
+            for name in ("client", "server"):
+                value = next(d.split()[2] for d in defaults if d.startswith(f"timeout {name} "))
+                self.assertGreater(seconds(value), heartbeat_seconds())
+
+    def test_kubernetes_haproxy_differs_from_the_shipped_one_only_in_servers_and_resolvers(self):
+        def routing(text):
+            return {name: [d for d in lines if not d.startswith(("server ", "default-server ", "nameserver",
+                                                                 "parse-resolv-conf"))]
+                    for name, lines in proxy_configs.haproxy_sections(text).items()
+                    if not name.startswith("resolvers")}
+
+        self.assertEqual(routing(self.k8s_haproxy), routing(self.haproxy))
+        name, namespace = self.statefulset["metadata"]["name"], self.statefulset["metadata"]["namespace"]
+        service = self.statefulset["spec"]["serviceName"]
+        servers = re.findall(r"(?m)^\s*server (\S+) (\S+)", self.k8s_haproxy)
+        self.assertGreaterEqual(len(servers), self.statefulset["spec"]["replicas"])
+        for index, (server, address) in enumerate(servers):
+            self.assertEqual(server, f"{name}-{index}")
+            self.assertEqual(address, f"{name}-{index}.{service}.{namespace}.svc.cluster.local:"
+                                      f"{self.runtime.exposed_port}")
+
+    def test_compose_runs_three_replicas_that_the_proxies_name(self):
+        services = self.compose["services"]
+        replicas = sorted(name for name in services if name.startswith("feedback-host-"))
+        self.assertEqual(replicas, ["feedback-host-1", "feedback-host-2", "feedback-host-3"])
+        for name in replicas:
+            self.assertEqual(services[name]["build"], {"context": "..", "dockerfile": "Dockerfile"})
+            self.assertEqual(services[name]["expose"], [str(self.runtime.exposed_port)])
+        expected = [f"{name}:{self.runtime.exposed_port}" for name in replicas]
+        self.assertEqual(re.findall(r"(?m)^\s*server feedback-host-\d (\S+)", self.haproxy), expected)
+        self.assertEqual(re.findall(r"(?m)^\s*server ([\w.-]+:\d+)", self.nginx), expected)
+        for proxy, path in (("haproxy", "/usr/local/etc/haproxy/haproxy.cfg"), ("nginx", "/etc/nginx/nginx.conf")):
+            source, target, _ = services[proxy]["volumes"][0].split(":")
+            self.assertEqual(target, path)
+            self.assertTrue(os.path.isfile(os.path.join(DEPLOYMENT, source)))
+            self.assertEqual(set(services[proxy]["depends_on"]), set(replicas))
+        self.assertTrue(os.path.isfile(os.path.join(DEPLOYMENT, "..", "Dockerfile")))
+
+    def test_nginx_hashes_the_session_id_and_streams_unbuffered(self):
+        self.assertRegex(self.nginx, r'"~\^/v1/sessions/\(\?<session_id>\[A-Za-z0-9_-\]\+\)" \$session_id;')
+        self.assertRegex(self.nginx, r"hash \$feedbackhost_route consistent;")
+        for directive in ("proxy_buffering off;", "proxy_http_version 1.1;", 'proxy_set_header Connection "";'):
+            self.assertIn(directive, self.nginx)
+        self.assertGreater(seconds(re.search(r"proxy_read_timeout (\w+);", self.nginx).group(1)),
+                           heartbeat_seconds())
+
+    def test_every_session_route_carries_the_id_as_the_third_path_segment(self):
+        routes = set()
+        for path in glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True):
+            with open(path) as handle:
+                routes.update(re.findall(r'"(/v1/sessions/[^"]*)"', handle.read()))
+        self.assertIn("/v1/sessions/{id}/events", routes)
+        for route in routes:
+            # A route pattern ({id}) or a path the server builds (Location: /v1/sessions/\(id)).
+            self.assertRegex(route.split("/")[3], r"^(\{id\}|\\\([\w.]+\))$", route)
+
+    def test_proxy_configurations_pass_their_own_checkers(self):
+        with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+            rendered = os.path.join(workdir, "haproxy.cfg")
+            with open(rendered, "w") as handle:
+                handle.write(proxy_configs.render_haproxy(self.haproxy, 18080, 18404, [18081, 18082, 18083]))
+            k8s = os.path.join(workdir, "haproxy-k8s.cfg")
+            with open(k8s, "w") as handle:
+                handle.write(self.k8s_haproxy)
+            for path in (rendered, k8s):
+                result = subprocess.run(["haproxy", "-c", "-f", path], capture_output=True, text=True)
+                self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+            nginx = os.path.join(workdir, "nginx.conf")
+            with open(nginx, "w") as handle:
+                handle.write(proxy_configs.render_nginx(self.nginx, 18090, [18081, 18082, 18083], workdir))
+            result = subprocess.run(["nginx", "-t", "-e", "stderr", "-c", nginx], capture_output=True, text=True)
+            self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_probe_and_health_check_paths_answer_200_on_the_server(self):
+        binary = os.environ.get("FEEDBACKHOST_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        paths = {self.container["readinessProbe"]["httpGet"]["path"], self.container["livenessProbe"]["httpGet"]["path"]}
+        paths.update(re.findall(r"http-check send meth GET uri (\S+)", self.haproxy))
+        paths.update(re.findall(r"GET (/\w+) HTTP/1\.1", " ".join(self.runtime.healthcheck)))
+        self.assertEqual(paths, {"/readyz", "/healthz"})
+        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0"], name="feedback-host")
+        try:
+            client = Client(replica.base_url)
+            for path in sorted(paths):
+                status, _, _ = client.request("GET", path)
+                self.assertEqual(status, 200, path)
+            client.close()
+        finally:
+            self.assertEqual(replica.stop(), 0)
+
+    def test_the_health_check_command_passes_on_a_serving_replica_and_fails_on_a_stopped_one(self):
+        binary = os.environ.get("FEEDBACKHOST_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        command = self.runtime.healthcheck
+        self.assertNotIn("curl", " ".join(command))
+        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0"], name="feedback-host")
+        environment = {"PATH": os.environ["PATH"], "FEEDBACKHOST_PORT": str(replica.port)}
+        try:
+            serving = subprocess.run(command, env=environment, capture_output=True, timeout=10)
+        finally:
+            self.assertEqual(replica.stop(), 0)
+        stopped = subprocess.run(command, env=environment, capture_output=True, timeout=10)
+        self.assertEqual(serving.returncode, 0, serving.stderr)
+        self.assertNotEqual(stopped.returncode, 0)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)

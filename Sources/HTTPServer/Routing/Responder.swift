@@ -1,0 +1,64 @@
+import Synchronization
+
+/// The way a deferred handler answers: call ``respond(_:)`` exactly once, from any thread, now or later.
+///
+/// An answer given before the handler returns is written inline on the shard queue, with no hop; a later one
+/// hops to the connection's shard. A responder dropped without an answer sends 500, so a connection never hangs.
+/// Thread-safe: its one piece of state sits under a `Mutex`.
+public final class Responder: Sendable {
+    enum Phase {
+        /// The handler is still running on the shard queue.
+        case inHandler
+        /// Answered while the handler ran; the shard writes it when the handler returns.
+        case answeredInline(Response)
+        /// The handler returned without an answer; the answer will hop to the shard.
+        case detached(@Sendable (Response) -> Void)
+        case done
+    }
+
+    private let phase = Mutex<Phase>(.inHandler)
+
+    init() {}
+
+    deinit {
+        let late = phase.withLock { phase -> (@Sendable (Response) -> Void)? in
+            guard case .detached(let deliver) = phase else { return nil }
+            phase = .done
+            return deliver
+        }
+        late?(.problem(status: 500, detail: "The handler ended without an answer."))
+    }
+
+    /// Sends the response. Calls after the first are ignored.
+    public func respond(_ response: Response) {
+        let deliver = phase.withLock { phase -> (@Sendable (Response) -> Void)? in
+            switch phase {
+            case .inHandler:
+                phase = .answeredInline(response)
+                return nil
+            case .detached(let deliver):
+                phase = .done
+                return deliver
+            case .answeredInline, .done:
+                return nil
+            }
+        }
+        deliver?(response)
+    }
+
+    /// Called by the shard when the handler returns: the inline answer, or nil after arranging for `deliver`.
+    func handlerReturned(deliver: @escaping @Sendable (Response) -> Void) -> Response? {
+        phase.withLock { phase in
+            switch phase {
+            case .answeredInline(let response):
+                phase = .done
+                return response
+            case .inHandler:
+                phase = .detached(deliver)
+                return nil
+            case .detached, .done:
+                return nil
+            }
+        }
+    }
+}

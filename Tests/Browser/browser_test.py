@@ -1,0 +1,321 @@
+#!/usr/bin/env python3
+"""The web page in a real browser: headless Chromium driven by selenium against the feedback-host binary.
+
+Starts the binary on 127.0.0.1 port 0, opens the page, and checks that a person can run a counter (clicks reach
+the server and the count comes back over SSE), that errors are shown, that client.js re-syncs after a gap, that
+server-side timers reach the page, that the infinite list searches the demo catalog and loads a second page on
+scroll, and that a stream dropped by the page or by a server restart resumes. Saves screenshots under
+--screenshots.
+
+Exit status 0 when every check passed; prints one line per check. Stops every process it starts (the server,
+chromedriver and Chromium) on every path; run it under `timeout` so a hang ends too.
+"""
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+try:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import WebDriverWait
+except ImportError:
+    sys.exit("selenium is missing: `make deps` installs it (python3 -m pip install selenium)")
+
+WAIT = 15
+
+
+class Server:
+    """The binary on 127.0.0.1; `start` reads the port from its first line of output."""
+
+    def __init__(self, binary, log):
+        self.binary, self.log, self.process, self.port = binary, log, None, 0
+
+    def start(self, port=0):
+        self.process = subprocess.Popen(
+            [self.binary, "--host", "127.0.0.1", "--port", str(port)],
+            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
+        line = self.process.stdout.readline().decode().strip()
+        prefix = "listening on http://127.0.0.1:"
+        if not line.startswith(prefix):
+            self.stop()
+            raise RuntimeError("unexpected first line from the server: %r" % line)
+        self.port = int(line[len(prefix):])
+        return self
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+    @property
+    def base(self):
+        return "http://127.0.0.1:%d" % self.port
+
+
+def browser(profile):
+    options = webdriver.ChromeOptions()
+    options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
+    for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                 "--window-size=1280,900", "--no-first-run", "--disable-extensions",
+                 "--user-data-dir=" + profile):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+    service = Service(executable_path=driver_path, log_output=subprocess.DEVNULL)
+    return webdriver.Chrome(service=service, options=options)
+
+
+def check(name):
+    print("ok  " + name, flush=True)
+
+
+def text_of(driver, element_id):
+    return driver.find_element(By.ID, element_id).text
+
+
+def wait_for(driver, what, condition):
+    try:
+        return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: condition(d))
+    except Exception as error:
+        raise AssertionError("timed out waiting for %s (badge: %r)" % (what, safe_text(driver, "connection"))) \
+            from error
+
+
+def safe_text(driver, element_id):
+    try:
+        return text_of(driver, element_id)
+    except Exception:
+        return None
+
+
+def wait_text(driver, element_id, expected):
+    wait_for(driver, "#%s to read %r" % (element_id, expected), lambda d: text_of(d, element_id) == expected)
+
+
+def counter(driver, server):
+    driver.get(server.base + "/")
+    wait_for(driver, "the system list", lambda d: d.find_elements(By.ID, "start-counter"))
+    driver.find_element(By.ID, "start-counter").click()
+    wait_text(driver, "connection", "live")
+    wait_text(driver, "counter-value", "0")
+    check("the page lists the systems, starts a counter session and goes live")
+
+    for _ in range(3):
+        driver.find_element(By.ID, "counter-increment").click()
+    wait_text(driver, "counter-value", "3")
+    amount = driver.find_element(By.ID, "counter-amount")
+    amount.clear()
+    amount.send_keys("5")
+    driver.find_element(By.CSS_SELECTOR, "#counter-add button").click()
+    wait_text(driver, "counter-value", "8")
+    driver.find_element(By.ID, "example-0").click()  # the first example event, "increment"
+    wait_text(driver, "counter-value", "9")
+    wait_text(driver, "session-rev", "5")
+    check("clicks post events and the count comes back over SSE (9 at rev 5)")
+
+    field = driver.find_element(By.ID, "event-json")
+    field.clear()
+    field.send_keys('{"type":"multiply"}')
+    driver.find_element(By.CSS_SELECTOR, "#custom-event button").click()
+    wait_for(driver, "the problem shown", lambda d: "multiply" in text_of(d, "error"))
+    check("a refused event shows the server's problem detail: " + text_of(driver, "error"))
+
+    driver.find_element(By.ID, "reconnect").click()
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "counter-decrement").click()
+    wait_text(driver, "counter-value", "8")
+    check("after the page drops its stream and opens a new one, changes arrive again")
+    return driver.current_url.split("#", 1)[1]
+
+
+GAP_SCRIPT = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+const errors = [];
+let bumped = false;
+const s = FeedbackHost.open(id, {
+  onError: (e) => errors.push(String(e.message)),
+  onState: (state, rev) => {
+    if (!bumped) {
+      bumped = true;
+      s.rev = rev - 1;  // pretend a patch was missed: the next patch's base no longer matches
+      s.send({type: "increment"});
+    } else if (errors.length) {
+      s.close();
+      done({count: state.count, rev, errors});
+    }
+  },
+});
+setTimeout(() => done({timeout: true, errors}), 10000);
+"""
+
+SELECT_SCRIPT = """
+const [id, done] = [arguments[0], arguments[arguments.length - 1]];
+let sent = false;
+const s = FeedbackHost.open(id, {
+  select: ["/count"],
+  onState: (state) => {
+    if (!sent) {
+      sent = true;
+      s.send({type: "increment"});
+    } else {
+      s.close();
+      done(state);
+    }
+  },
+});
+setTimeout(() => done({timeout: true}), 10000);
+"""
+
+PATCH_SCRIPT = """
+const doc = {a: 1, list: [1, 2], o: {"x/y": 1, "t~": 2}};
+const out = FeedbackHost.applyPatch(doc, [
+  {op: "add", path: "/list/-", value: 3}, {op: "replace", path: "/a", value: 5},
+  {op: "remove", path: "/o/x~1y"}, {op: "move", from: "/o/t~0", path: "/m"},
+  {op: "copy", from: "/list", path: "/c"}, {op: "test", path: "/a", value: 5}]);
+let refused = 0;
+for (const ops of [[{op: "replace", path: "/b", value: 1}], [{op: "test", path: "/a", value: 6}],
+                   [{op: "add", path: "/list/9", value: 1}]]) {
+  try { FeedbackHost.applyPatch({a: 1, list: []}, ops); } catch (e) { refused += 1; }
+}
+return {out, refused};
+"""
+
+
+def client_library(driver, session_id):
+    result = driver.execute_script(PATCH_SCRIPT)
+    expected = {"a": 5, "list": [1, 2, 3], "o": {}, "m": 2, "c": [1, 2, 3]}
+    assert result == {"out": expected, "refused": 3}, result
+    check("client.js applies RFC 6902 patches and refuses ones that do not apply")
+
+    driver.set_script_timeout(WAIT)
+    result = driver.execute_async_script(GAP_SCRIPT, session_id)
+    assert not result.get("timeout"), result
+    assert result["count"] == 9, result
+    assert any("gap" in e for e in result["errors"]), result
+    check("client.js notices a gap (base != rev), re-syncs from a snapshot: count %d at rev %d"
+          % (result["count"], result["rev"]))
+
+    result = driver.execute_async_script(SELECT_SCRIPT, session_id)
+    assert result == {"/count": 10}, result
+    check("client.js with select=/count keeps {\"/count\": value} up to date through patches")
+
+
+def timers(driver, server):
+    """Play Catch and the traffic light: states that change on the server's own timers reach the page."""
+    driver.find_element(By.ID, "start-catch").click()
+    wait_for(driver, "the catch view", lambda d: d.find_elements(By.ID, "catch-throw"))
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "catch-throw").click()
+    wait_text(driver, "catch-count", "2")  # the machine throws back after a second, through its feedback
+    assert driver.find_element(By.ID, "catch-throw").is_enabled()
+    check("Play Catch: the machine's throw back arrives over SSE")
+    driver.find_element(By.ID, "start-traffic-light").click()
+    wait_for(driver, "the traffic light view", lambda d: d.find_elements(By.ID, "light-start"))
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "light-start").click()
+    wait_for(driver, "the light to run", lambda d: "running" in text_of(d, "light-phase"))
+    driver.find_element(By.ID, "light-stop").click()
+    wait_for(driver, "the light to stop", lambda d: text_of(d, "light-phase").endswith("(stopped)"))
+    check("the traffic light starts and stops")
+
+
+def paging(driver, server, screenshots):
+    driver.get(server.base + "/")
+    wait_for(driver, "the paging system", lambda d: d.find_elements(By.ID, "start-paging"))
+    driver.find_element(By.ID, "start-paging").click()
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "paging-query").send_keys("lamp")
+    items = lambda d: d.find_elements(By.CSS_SELECTOR, "#paging-list li:not(.sentinel)")
+    wait_for(driver, "a first page", lambda d: len(items(d)) > 0)
+    wait_for(driver, "the fetch to settle", lambda d: "loading" not in text_of(d, "paging-status"))
+    first = len(items(driver))
+    pages = driver.find_element(By.ID, "paging-status").get_attribute("data-pages")
+    assert pages == "1", "a first page that fills the list loads alone, not %s pages" % pages
+    check("typing a query sends a debounced search and the first page arrives: " + text_of(driver, "paging-status"))
+
+    listing = driver.find_element(By.ID, "paging-list")
+    driver.execute_script("arguments[0].scrollTop = arguments[0].scrollHeight", listing)
+    wait_for(driver, "a second page", lambda d: len(items(d)) > first)
+    wait_for(driver, "page 2", lambda d: d.find_element(By.ID, "paging-status").get_attribute("data-pages") == "2")
+    wait_for(driver, "the fetch to settle", lambda d: "loading" not in text_of(d, "paging-status"))
+    check("scrolling to the end loads the next page: " + text_of(driver, "paging-status"))
+    driver.save_screenshot(os.path.join(screenshots, "browser-test.png"))
+
+
+def console_errors(driver):
+    # The one expected error is the 422 of the refused event above.
+    severe = [entry for entry in driver.get_log("browser")
+              if entry.get("level") == "SEVERE" and "status of 422" not in entry.get("message", "")]
+    assert not severe, "console errors: %s" % severe
+    check("no other errors in the browser console (CSP violations would show here)")
+
+
+def restart(driver, server, screenshots):
+    driver.get(server.base + "/")
+    wait_for(driver, "the system list", lambda d: d.find_elements(By.ID, "start-counter"))
+    driver.find_element(By.ID, "start-counter").click()
+    wait_text(driver, "connection", "live")
+    driver.find_element(By.ID, "counter-increment").click()
+    wait_text(driver, "counter-value", "1")
+    port = server.port
+    server.stop()
+    wait_for(driver, "the page to notice", lambda d: text_of(d, "connection") == "reconnecting…")
+    check("the page shows reconnecting while the server is down")
+    server.start(port)
+    wait_text(driver, "connection", "live")
+    before = int(text_of(driver, "counter-value"))
+    driver.find_element(By.ID, "counter-increment").click()
+    wait_text(driver, "counter-value", str(before + 1))
+    check("after the server restarted the page resumed (notice: %r)" % text_of(driver, "notice"))
+    driver.save_screenshot(os.path.join(screenshots, "browser-test-restart.png"))
+
+    # Another client deletes the session: the stream says `ended` and the page stops reconnecting.
+    session_id = driver.current_url.split("#", 1)[1]
+    driver.execute_script("fetch('/v1/sessions/' + arguments[0], {method: 'DELETE'})", session_id)
+    wait_text(driver, "connection", "ended")
+    wait_for(driver, "the ended notice", lambda d: "deleted" in text_of(d, "notice"))
+    check("a session deleted elsewhere ends on the page: " + text_of(driver, "notice"))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--binary", required=True)
+    parser.add_argument("--screenshots", default=".build")
+    args = parser.parse_args()
+    os.makedirs(args.screenshots, exist_ok=True)
+    profile = tempfile.mkdtemp(prefix="feedbackhost-chromium-")
+    log = open(os.path.join(args.screenshots, "browser-test-server.log"), "wb")
+    server = Server(args.binary, log).start()
+    driver = None
+    try:
+        driver = browser(profile)
+        session_id = counter(driver, server)
+        client_library(driver, session_id)
+        timers(driver, server)
+        paging(driver, server, args.screenshots)
+        console_errors(driver)
+        restart(driver, server, args.screenshots)
+    except BaseException:
+        if driver:
+            driver.save_screenshot(os.path.join(args.screenshots, "browser-test-failure.png"))
+        raise
+    finally:
+        if driver:
+            driver.quit()
+        server.stop()
+        log.close()
+        shutil.rmtree(profile, ignore_errors=True)
+    print("browser test passed", flush=True)
+
+
+if __name__ == "__main__":
+    main()

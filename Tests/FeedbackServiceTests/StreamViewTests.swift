@@ -1,0 +1,77 @@
+import HTTPServer
+import Testing
+
+@testable import FeedbackService
+
+/// The pure parts of the stream: frames, the resume decision, views.
+struct StreamViewTests {
+    private func state(_ count: Int, _ items: [String] = []) -> JSONValue {
+        .object(["count": .int(Int64(count)), "items": .array(items.map { .string($0) })])
+    }
+
+    @Test func dataWithLineBreaksBecomesOneDataLinePerLine() {
+        let frame = StreamFrame.event("snapshot", id: Cursor(epoch: 7, rev: 2), data: Array("a\rb\nc\r\nd".utf8))
+        #expect(
+            String(decoding: frame, as: UTF8.self) == "event: snapshot\nid: 7-2\ndata: a\ndata: b\ndata: c\ndata: d\n\n"
+        )
+        #expect(
+            String(decoding: StreamFrame.ended(.expired), as: UTF8.self)
+                == "event: ended\ndata: {\"reason\":\"expired\"}\n\n"
+        )
+        let prelude = String(decoding: StreamFrame.prelude(comment: "x\ny", retryMilliseconds: 1500), as: UTF8.self)
+        #expect(prelude == ": xy\nretry: 1500\n\n")
+    }
+
+    @Test func resumeDecisionPlacesEveryKindOfCursor() {
+        func decide(_ text: String, mode: StreamRequest.Mode = .patch) -> ResumeOutcome {
+            ResumeOutcome.decide(lastEventID: text, epoch: 5, latest: 10, mode: mode) { $0 >= 8 }.outcome
+        }
+        #expect(decide("5-10") == .current)
+        #expect(decide("5-9") == .patch)
+        #expect(decide("5-9", mode: .snapshot) == .snapshot)
+        #expect(decide("5-3") == .snapshot)
+        #expect(decide("6-9") == .unknown)
+        #expect(decide("5-11") == .unknown)
+        #expect(decide("junk") == .unknown)
+        #expect(decide("") == .unknown)
+    }
+
+    @Test func viewPatchesFromAnyKeptRevisionAndForgetsOldOnes() throws {
+        let view = StreamView(epoch: 1, select: [])
+        for rev in 0...40 {
+            #expect(view.offer(rev: UInt64(rev), state: state(rev).serialized()) { state(rev) })
+        }
+        #expect(view.latestRev == 40)
+        #expect(view.previousRev == 39)
+        #expect(!view.canPatch(from: 8))
+        #expect(view.patch(from: 8) == nil)
+        let frame = try #require(view.patch(from: 20))
+        let text = String(decoding: frame, as: UTF8.self)
+        #expect(
+            text
+                == "event: patch\nid: 1-40\ndata: {\"base\":20,\"rev\":40,\"ops\":[{\"op\":\"replace\",\"path\":\"/count\",\"value\":40}]}\n\n"
+        )
+        #expect(
+            String(decoding: view.snapshot(), as: UTF8.self).hasSuffix(
+                "data: {\"rev\":40,\"state\":{\"count\":40,\"items\":[]}}\n\n"
+            )
+        )
+    }
+
+    @Test func selectionViewChangesOnlyWhenTheSelectedPartsDo() throws {
+        let pointer = try JSONPointer("/items/0")
+        let view = StreamView(epoch: 1, select: [pointer])
+        #expect(view.offer(rev: 0, state: []) { state(0) })
+        #expect(!view.offer(rev: 1, state: []) { state(1) })
+        #expect(view.offer(rev: 2, state: []) { state(2, ["a"]) })
+        #expect(!view.offer(rev: 3, state: []) { state(3, ["a", "b"]) })
+        #expect(view.latestRev == 2)
+        #expect(
+            String(decoding: view.snapshot(), as: UTF8.self).hasSuffix(
+                "data: {\"rev\":2,\"select\":{\"/items/0\":\"a\"}}\n\n"
+            )
+        )
+        let patch = String(decoding: try #require(view.patch(from: 0)), as: UTF8.self)
+        #expect(patch.contains(#"{"base":0,"rev":2,"ops":[{"op":"replace","path":"/~1items~10","value":"a"}]}"#))
+    }
+}

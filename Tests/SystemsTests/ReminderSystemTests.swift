@@ -1,0 +1,87 @@
+import CurlClient
+import FeedbackLoop
+import FeedbackService
+import Foundation
+import Logging
+import Systems
+import Testing
+
+/// The guide's example system: its timer in virtual time, and served by the real server next to the built-ins.
+@Suite(.timeLimit(.minutes(1)))
+struct ReminderSystemTests {
+    @Test func aReminderFiresAfterItsDelay() async throws {
+        let clock = TestClock()
+        let loop = ReminderSystem().makeLoop(from: ReminderSystem().initialState, environment: environment(clock))
+        defer { loop.stop() }
+        loop.send(.remind(.init(text: "tea", seconds: 3)))
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .seconds(2))
+        #expect(loop.state.fired.isEmpty)
+        clock.advance(by: .seconds(1))
+        for await state in loop.states where state.pending == nil {
+            #expect(state.fired == ["tea"])
+            break
+        }
+    }
+
+    @Test func registeringTheSystemServesIt() async throws {
+        let reader = ServiceApplication.defaultReader(
+            arguments: ["my-host", "--host", "127.0.0.1", "--port", "0"],
+            environment: [:]
+        )
+        let application = ServiceApplication.build(
+            reader: reader,
+            systems: [HostedSystem(ReminderSystem()), HostedSystem(CounterSystem())],
+            logger: Logger(label: "my-host")
+        )
+        let port = try application.start()
+        let client = CurlClient()
+        let base = "http://127.0.0.1:\(port)"
+        let json: UpstreamHeaders = ["Content-Type": "application/json"]
+        do {
+            let systems = try await client.fetch(UpstreamRequest(url: "\(base)/v1/systems"))
+            #expect(String(decoding: systems.body, as: UTF8.self).contains(#""name":"reminder""#))
+            let created = try await client.fetch(
+                UpstreamRequest(
+                    method: "POST",
+                    url: "\(base)/v1/sessions",
+                    headers: json,
+                    body: Array(#"{"system":"reminder"}"#.utf8)
+                )
+            )
+            #expect(created.status == 201)
+            let body = try JSONValue(parsing: created.body)
+            let id = try #require(body.objectMember("id"))
+            let posted = try await client.fetch(
+                UpstreamRequest(
+                    method: "POST",
+                    url: "\(base)/v1/sessions/\(id)/events",
+                    headers: json,
+                    body: Array(#"{"type":"remind","text":"tea","seconds":60}"#.utf8)
+                )
+            )
+            #expect(posted.status == 200)
+            #expect(String(decoding: posted.body, as: UTF8.self).contains(#""pending":{"seconds":60,"text":"tea"}"#))
+            let internalEvent = try await client.fetch(
+                UpstreamRequest(
+                    method: "POST",
+                    url: "\(base)/v1/sessions/\(id)/events",
+                    headers: json,
+                    body: Array(#"{"type":"fire"}"#.utf8)
+                )
+            )
+            #expect(internalEvent.status == 422)
+        } catch {
+            Issue.record(error)
+        }
+        await client.shutdown()
+        await application.shutdown(deadline: .seconds(2))
+    }
+}
+
+extension JSONValue {
+    fileprivate func objectMember(_ name: String) -> String? {
+        guard case .object(let members) = self, case .string(let value)? = members[name] else { return nil }
+        return value
+    }
+}
