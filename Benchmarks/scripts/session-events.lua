@@ -10,6 +10,7 @@ function setup(thread)
         for line in io.lines(os.getenv("SESSIONS_FILE")) do
             if #line > 0 then ids[#ids + 1] = line end
         end
+        assert(#ids > 0, "no session ids in SESSIONS_FILE")
     end
     thread:set("session", ids[(#threads % #ids) + 1])
     threads[#threads + 1] = thread
