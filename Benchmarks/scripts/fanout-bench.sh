@@ -57,6 +57,6 @@ for n in $SUBSCRIBERS; do
             "$(field "$server" "$n" lost)" "$(field "$server" "$n" conflated)" "$(field "$server" "$n" bytes_per_stream)"
     done
 done
-echo "lost over all runs: FeedbackHost $(grep label=FeedbackHost "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | paste -sd+ | bc)," \
-    "Hummingbird $(grep label=Hummingbird "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | paste -sd+ | bc)"
+total_lost() { grep "label=$1 " "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'; }
+echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), Hummingbird $(total_lost Hummingbird)"
 rm -f "$RESULTS"
