@@ -34,9 +34,14 @@ let package = Package(
         .executableTarget(
             name: "HummingbirdPeer",
             dependencies: [
-                .product(name: "Hummingbird", package: "hummingbird")
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "FeedbackLoop", package: "FeedbackHost"),
+                .product(name: "FeedbackService", package: "FeedbackHost"),
+                .product(name: "Systems", package: "FeedbackHost"),
             ]
         ),
+        // SSE fan-out load client (C: epoll and raw sockets, one thread); see docs/BENCHMARKS.md "SSE fan-out".
+        .executableTarget(name: "SSEFanout"),
         .executableTarget(
             name: "CurlBenchmark",
             dependencies: [

@@ -1,4 +1,6 @@
-// The peer for the HTTPServer benchmark: the same two endpoints as HTTPServerBench, on Hummingbird 2.
+// The Hummingbird 2 peer. For the HTTPServer benchmark: the same two endpoints as HTTPServerBench. For the events
+// and fan-out benchmarks: the sessions API of FeedbackHost for the counter system (PeerRoutes), including the SSE
+// stream, on the same FeedbackLoop engine and CounterSystem reducer.
 // Usage: HummingbirdPeer [port]   (default 8081)
 import Hummingbird
 import Logging
@@ -20,6 +22,7 @@ router.post("/v1/events") { request, _ in
         body: .init(byteBuffer: ByteBuffer(string: #"{"accepted":true,"bytes":\#(body.readableBytes)}"#))
     )
 }
+PeerRoutes.add(to: router, sessions: PeerSessions())
 var logger = Logger(label: "HummingbirdPeer")
 logger.logLevel = .warning
 let app = Application(

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SSE fan-out (issue 6): one counter session streamed to N subscribers by the release feedback-host and by the
+# Hummingbird peer, measured by SSEFanout (post-to-receive latency, events lost and conflated, RSS per idle
+# stream). Each round restarts both servers (so each RSS figure starts from a fresh process) and alternates which
+# goes first. Servers on SERVER_CPU, the client on LOAD_CPU.
+# Usage: scripts/fanout-bench.sh   (SUBSCRIBERS="1000 10000" ROUNDS=3 EVENTS=100 INTERVAL_MS=20 SERVER_CPU=0 LOAD_CPU=1)
+set -euo pipefail
+source "$(dirname "$0")/servers.sh"
+SUBSCRIBERS=${SUBSCRIBERS:-1000 10000}
+ROUNDS=${ROUNDS:-3}
+EVENTS=${EVENTS:-100}
+INTERVAL_MS=${INTERVAL_MS:-20}
+# Each server and the client hold one descriptor per subscriber (the hard limit on the build machine is 20000).
+ulimit -n "$(ulimit -Hn)"
+
+build_servers SSEFanout
+RESULTS=$(mktemp)
+# Flags that lift feedback-host's connection and stream limits (defaults 10,000) above the largest N.
+FH_FLAGS=(--max-connections 20000 --stream-max-per-session 20000 --stream-max-total 20000)
+
+run() { # server port pid n
+    local out
+    out=$(taskset -c "$LOAD_CPU" "$BENCH_BIN/SSEFanout" --port "$2" --pid "$3" --subscribers "$4" \
+        --events "$EVENTS" --interval-ms "$INTERVAL_MS" --label "$1") || { echo "$out"; echo "$1 failed" >&2; exit 1; }
+    echo "$out" | sed '/^RESULT/d'
+    echo "  (load $(cut -d' ' -f1-3 /proc/loadavg))"
+    grep '^RESULT' <<<"$out" >>"$RESULTS"
+}
+
+uptime
+for n in $SUBSCRIBERS; do
+    for round in $(seq "$ROUNDS"); do
+        echo "== $n subscribers, round $round"
+        start_servers "${FH_FLAGS[@]}"
+        if [ $((round % 2)) -eq 1 ]; then
+            run FeedbackHost "$FH_PORT" "$FH_PID" "$n"
+            run Hummingbird "$HB_PORT" "$HB_PID" "$n"
+        else
+            run Hummingbird "$HB_PORT" "$HB_PID" "$n"
+            run FeedbackHost "$FH_PORT" "$FH_PID" "$n"
+        fi
+        check_servers
+        stop_servers
+    done
+done
+uptime
+
+echo
+echo "medians of $ROUNDS rounds ($EVENTS events every $INTERVAL_MS ms; servers on CPU $SERVER_CPU, client on CPU $LOAD_CPU)"
+field() { # label n key
+    grep "label=$1 subscribers=$2 " "$RESULTS" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
+}
+for n in $SUBSCRIBERS; do
+    for server in FeedbackHost Hummingbird; do
+        printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  lost %s  conflated %s  %6.0f bytes/idle stream\n' \
+            "$server" "$n" "$(field "$server" "$n" p50_ms)" "$(field "$server" "$n" p99_ms)" "$(field "$server" "$n" max_ms)" \
+            "$(field "$server" "$n" lost)" "$(field "$server" "$n" conflated)" "$(field "$server" "$n" bytes_per_stream)"
+    done
+done
+total_lost() { grep "label=$1 " "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'; }
+echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), Hummingbird $(total_lost Hummingbird)"
+rm -f "$RESULTS"
