@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CurlClient", targets: ["CurlClient"]),
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .library(name: "Systems", targets: ["Systems"]),
+        .library(name: "SessionJournal", targets: ["SessionJournal"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -37,6 +38,20 @@ let package = Package(
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "SessionJournal",
+            dependencies: [
+                "CSQLite",
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
         ),
         .target(
             name: "FeedbackLoop",
@@ -113,6 +128,14 @@ let package = Package(
         .testTarget(
             name: "SystemsTests",
             dependencies: ["Systems", "FeedbackLoop", "FeedbackService", "CurlClient"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SessionJournalTests",
+            dependencies: [
+                "SessionJournal",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

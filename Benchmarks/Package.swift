@@ -44,6 +44,14 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
+        .executableTarget(
+            name: "JournalBenchmark",
+            dependencies: [
+                .product(name: "SessionJournal", package: "FeedbackHost"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )
