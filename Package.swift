@@ -81,6 +81,7 @@ let package = Package(
                 "FeedbackLoop",
                 "HTTPServer",
                 "CurlClient",
+                "SessionJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -122,7 +123,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackServiceTests",
-            dependencies: ["FeedbackService", "Systems", "CurlClient"],
+            dependencies: ["FeedbackService", "Systems", "CurlClient", "SessionJournal"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -3,12 +3,14 @@ public import CurlClient
 public import HTTPServer
 public import Logging
 import Prometheus
+public import SessionJournal
 import Synchronization
 
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`.
+/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `data.dir`, `fsync`, `journal.snapshot.interval` (see `openJournal(reader:logger:)`).
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -32,12 +34,14 @@ public final class ServiceApplication: Sendable {
         return port
     }
 
-    /// Builds the application from `reader` with `systems` registered.
+    /// Builds the application from `reader` with `systems` registered, and restores the journaled sessions.
+    /// Throws when the journal's directory or file cannot be used.
     public static func build(
         reader: ConfigReader,
         systems: [HostedSystem],
         logger: Logger
-    ) -> ServiceApplication {
+    ) throws(JournalError) -> ServiceApplication {
+        let journaled = try openJournal(reader: reader, logger: logger)
         let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
         let configuration = ServiceConfiguration(
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
@@ -52,12 +56,17 @@ public final class ServiceApplication: Sendable {
         let metricsFactory = PrometheusMetricsFactory(registry: registry)
         let upstream = CurlClient(logger: logger)
         let clock = ContinuousClock()
-        let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
-            id in
+        let service = SessionService(
+            configuration: configuration,
+            systems: systems,
+            metricsFactory: metricsFactory,
+            persistence: journaled?.persistence
+        ) { id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(clock: clock, upstream: upstream, logger: sessionLogger)
         }
+        if let journaled { restore(journaled, into: service, logger: logger) }
         var router = Router()
         service.register(in: &router)
         router.get("/metrics") { _ in
@@ -101,6 +110,7 @@ public final class ServiceApplication: Sendable {
         expiry.withLock { $0?.cancel() }
         await server.shutdown(deadline: deadline)
         service.stopAll()
+        service.persistence?.journal.close()
         await upstream.shutdown()
     }
 }

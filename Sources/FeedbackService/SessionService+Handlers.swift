@@ -38,7 +38,8 @@ extension SessionService {
                 epoch: epoch,
                 state: members["state"],
                 inboxCapacity: configuration.inboxCapacity,
-                environment: environment(id)
+                environment: environment(id),
+                persistence: persistence
             )
         }
         metrics.sessionsCreated.increment()
@@ -64,8 +65,12 @@ extension SessionService {
 
     func deleteSession(_ request: Request) throws(APIError) -> Response {
         let id = try sessionID(request)
-        guard let session = store.remove(id) else { throw Self.notFound(id) }
+        guard let session = store.remove(id) else {
+            if persistence?.discardBroken(id) == true { return Response(status: 204) }
+            throw Self.notFound(id)
+        }
         session.stop()
+        persistence?.removed(id)
         metrics.sessions.decrement()
         metrics.sessionsEnded.increment()
         return Response(status: 204)
@@ -104,6 +109,8 @@ extension SessionService {
                 )
             }
             let snapshot = try await session.post(events)
+            // The answer waits until the events (and any an effect sent before them) are durable.
+            try await persistence?.durable()
             metrics.eventsApplied.increment(by: events.count)
             return snapshot
         }
@@ -163,7 +170,7 @@ extension SessionService {
 
     private func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
-        guard let session = store[id] else { throw Self.notFound(id) }
+        guard let session = store[id] else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
         return session
     }
 

@@ -14,6 +14,8 @@ public final class SessionService: Sendable {
     let store: SessionStore
     let environment: @Sendable (SessionID) -> SystemEnvironment
     let metrics: ServiceMetrics
+    /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
+    let persistence: SessionPersistence?
     private let draining = Atomic<Bool>(false)
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
@@ -21,8 +23,10 @@ public final class SessionService: Sendable {
         configuration: ServiceConfiguration,
         systems: [HostedSystem],
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        persistence: SessionPersistence? = nil,
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
+        self.persistence = persistence
         self.configuration = configuration
         var byName: [String: HostedSystem] = [:]
         for system in systems {
@@ -56,9 +60,13 @@ public final class SessionService: Sendable {
         }
         registerPreflights(in: &router)
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
-        router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request) throws -> Response in
-            respond(to: request) { () throws(APIError) in try createSession(request) }
+        if persistence != nil {
+            registerDurableCreation(in: &router)
+        } else {
+            router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
+                [self] (request: Request) throws -> Response in
+                respond(to: request) { () throws(APIError) in try createSession(request) }
+            }
         }
         router.get("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try getSession(request) }
@@ -116,6 +124,7 @@ public final class SessionService: Sendable {
             guard now > ttlNanoseconds else { continue }
             for session in store.removeIdle(before: now - ttlNanoseconds) {
                 session.stop()
+                persistence?.removed(session.id)
                 metrics.sessions.decrement()
                 metrics.sessionsExpired.increment()
             }
@@ -140,7 +149,7 @@ public final class SessionService: Sendable {
         }
     }
 
-    private func withCORS(_ response: Response, _ request: Request) -> Response {
+    func withCORS(_ response: Response, _ request: Request) -> Response {
         var response = response
         for (name, value) in configuration.cors.responseHeaders(origin: request.headers["origin"]) {
             response.headers.add(name: name, value: value)

@@ -10,6 +10,8 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case sqlite
         /// The journal was closed before the operation could run.
         case closed
+        /// A configuration value cannot be used (an unknown fsync policy).
+        case configuration
     }
 
     /// What went wrong.

@@ -20,15 +20,21 @@ LoggingSystem.bootstrap { label in
     return handler
 }
 let logger = Logger(label: "feedback-host")
-let application = ServiceApplication.build(
-    reader: reader,
-    systems: [
-        HostedSystem(CounterSystem()),
-        HostedSystem(CatchSystem()),
-        HostedSystem(TrafficLightSystem()),
-    ],
-    logger: logger
-)
+let application: ServiceApplication
+do {
+    application = try ServiceApplication.build(
+        reader: reader,
+        systems: [
+            HostedSystem(CounterSystem()),
+            HostedSystem(CatchSystem()),
+            HostedSystem(TrafficLightSystem()),
+        ],
+        logger: logger
+    )
+} catch {
+    FileHandle.standardError.write(Data("feedback-host: cannot open the journal: \(error)\n".utf8))
+    exit(1)
+}
 
 let port: Int
 do {
