@@ -52,6 +52,57 @@ struct JournalRestartTests {
         #expect(try curl(["\(second.base)/v1/sessions/\(kept)"]).status == 200)
     }
 
+    @Test func sessionRestoredFromPeriodicSnapshotsKeepsItsState() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let arguments = ["--data-dir", directory.path, "--journal-snapshot-interval", "2"]
+        let first = try RunningServer(arguments: arguments)
+        let (id, _) = try Self.createCounter(first)
+        for amount in 1...5 {
+            _ = try postJSON("\(first.base)/v1/sessions/\(id)/events", #"{"type":"add","amount":\#(amount)}"#)
+        }
+        first.stop()
+
+        let second = try RunningServer(arguments: arguments)
+        defer { second.stop() }
+        let restored = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect(restored.json["rev"] as? Int == 5)
+        #expect((restored.json["state"] as? [String: Any])?["count"] as? Int == 15)
+    }
+
+    /// The effect a state asks for runs again after a crash: the machine holds the ball when the server is
+    /// killed, and throws it back after the restart; the effect's event is journaled like a client's.
+    @Test func effectPendingAtACrashRunsAfterTheRestart() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try RunningServer(arguments: ["--data-dir", directory.path])
+        let created = try postJSON("\(first.base)/v1/sessions", #"{"system":"catch"}"#)
+        let id = try #require(created.json["id"] as? String)
+        let thrown = try postJSON("\(first.base)/v1/sessions/\(id)/events", #"{"type":"throwToMachine"}"#)
+        #expect(thrown.json["rev"] as? Int == 1)
+        kill(first.process.processIdentifier, SIGKILL)  // well before the machine's 1 s throw-back
+        first.process.waitUntilExit()
+
+        let second = try RunningServer(arguments: ["--data-dir", directory.path])
+        let restored = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect((restored.json["state"] as? [String: Any])?["holder"] as? String == "machine")
+        var holder = "machine"
+        let deadline = Date().addingTimeInterval(20)
+        while holder == "machine" && Date() < deadline {
+            usleep(50_000)
+            let answer = try curl(["\(second.base)/v1/sessions/\(id)"])
+            holder = (answer.json["state"] as? [String: Any])?["holder"] as? String ?? "?"
+        }
+        #expect(holder == "human")
+        second.stop()
+
+        let third = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { third.stop() }
+        let after = try curl(["\(third.base)/v1/sessions/\(id)"])
+        #expect(after.json["rev"] as? Int == 2)
+        #expect((after.json["state"] as? [String: Any])?["holder"] as? String == "human")
+    }
+
     /// Posts from 4 sessions × 2 connections, SIGKILL after a random number of acknowledged posts, restart on the
     /// same data directory, three times: every acknowledged revision is restored, and revisions continue.
     @Test func everyAcknowledgedEventSurvivesSIGKILL() throws {

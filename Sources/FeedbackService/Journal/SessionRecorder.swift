@@ -19,10 +19,17 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
 
     /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
     /// the loop starts at.
-    init(id: SessionID, system: System, persistence: SessionPersistence, creation: SessionCreation?, revision: UInt64) {
+    /// `clientTypes` is the system's client event types, one set shared by all its sessions.
+    init(
+        id: SessionID,
+        clientTypes: Set<String>,
+        persistence: SessionPersistence,
+        creation: SessionCreation?,
+        revision: UInt64
+    ) {
         self.id = id.description
         self.persistence = persistence
-        clientTypes = Set(system.clientEventTypes)
+        self.clientTypes = clientTypes
         self.creation = creation
         startRevision = revision
     }
@@ -43,17 +50,15 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             if !records.isEmpty { persistence.record(records) }
             return
         }
-        let encoded: JSONValue
+        let bytes: [UInt8]
         do {
-            encoded = try JSONValue(encoding: event)
+            bytes = Array(try JSONEncoder().encode(event))
         } catch {
             preconditionFailure("an event of system \(System.self) failed to encode: \(error)")
         }
-        var origin = EventOrigin.effect
-        if case .object(let members) = encoded, case .string(let type)? = members["type"], clientTypes.contains(type) {
-            origin = .client
-        }
-        let text = String(decoding: encoded.serialized(), as: UTF8.self)
+        let origin: EventOrigin =
+            Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
+        let text = String(decoding: bytes, as: UTF8.self)
         var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
         persistence.record(records)
@@ -62,5 +67,43 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
         let state = String(decoding: SystemSession<System>.encode(step.state), as: UTF8.self)
         return .snapshot(sessionID: id, revision: step.revision, state: state)
+    }
+
+    /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by
+    /// one scan instead of a parse; nil when there is none or it holds escapes.
+    static func topLevelType(_ bytes: [UInt8]) -> String? {
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        let colon = UInt8(ascii: ":")
+        var depth = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote {
+                let start = index + 1
+                var end = start
+                while end < bytes.count && bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
+                let isKey = end + 1 < bytes.count && bytes[end + 1] == colon
+                if depth == 1 && isKey && bytes[start..<min(end, bytes.count)].elementsEqual("type".utf8) {
+                    let valueStart = end + 3
+                    guard end + 2 < bytes.count, bytes[end + 2] == quote else { return nil }
+                    var valueEnd = valueStart
+                    while valueEnd < bytes.count && bytes[valueEnd] != quote {
+                        if bytes[valueEnd] == backslash { return nil }
+                        valueEnd += 1
+                    }
+                    return String(decoding: bytes[valueStart..<min(valueEnd, bytes.count)], as: UTF8.self)
+                }
+                index = end + 1
+                continue
+            }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                depth -= 1
+            }
+            index += 1
+        }
+        return nil
     }
 }

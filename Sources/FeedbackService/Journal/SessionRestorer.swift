@@ -11,6 +11,7 @@ enum SessionRestorer {
     static func restore<System: FeedbackSystem>(
         _ recovered: RecoveredSession,
         of system: System,
+        clientTypes: Set<String>,
         id: SessionID,
         inboxCapacity: Int,
         environment: SystemEnvironment,
@@ -53,9 +54,9 @@ enum SessionRestorer {
                 ),
             ])
         }
-        let recorder = SessionRecorder(
+        let recorder = SessionRecorder<System>(
             id: id,
-            system: system,
+            clientTypes: clientTypes,
             persistence: persistence,
             creation: nil,
             revision: recovered.revision

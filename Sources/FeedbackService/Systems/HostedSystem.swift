@@ -26,6 +26,7 @@ public struct HostedSystem: Sendable {
             "clientEvents": .array(system.clientEventTypes.map { .string($0) }),
             "exampleEvents": .array(examples),
         ])
+        let clientTypes = Set(system.clientEventTypes)
         start = { id, epoch, state, inboxCapacity, environment, persistence throws(APIError) in
             var initialState = system.initialState
             if let state {
@@ -40,9 +41,9 @@ public struct HostedSystem: Sendable {
                 }
             }
             let recorder = persistence.map { persistence in
-                SessionRecorder(
+                SessionRecorder<System>(
                     id: id,
-                    system: system,
+                    clientTypes: clientTypes,
                     persistence: persistence,
                     creation: SessionCreation(
                         id: id.description,
@@ -68,6 +69,7 @@ public struct HostedSystem: Sendable {
             try SessionRestorer.restore(
                 recovered,
                 of: system,
+                clientTypes: clientTypes,
                 id: id,
                 inboxCapacity: inboxCapacity,
                 environment: environment,
