@@ -10,14 +10,23 @@ public struct JournalConfiguration: Sendable, Equatable {
     public var checkOnOpen: Bool
     /// The database file's name inside the data directory.
     public var fileName: String
+    /// Background compaction: every this many milliseconds (0: never), between group commits, the next
+    /// `compactionRows` of the event log are scanned and the events no recovery needs are deleted.
+    public var compactionIntervalMilliseconds: Int
+    /// How many rows of the event log one background compaction step scans.
+    public var compactionRows: Int
 
     /// Creates a configuration; the defaults are per-commit durability and SQLite's usual checkpoint size.
     public init(
         fsync: FsyncPolicy = .perCommit,
         autoCheckpointPages: Int = 1000,
         checkOnOpen: Bool = true,
-        fileName: String = "journal.sqlite"
+        fileName: String = "journal.sqlite",
+        compactionIntervalMilliseconds: Int = 1000,
+        compactionRows: Int = 20_000
     ) {
+        self.compactionIntervalMilliseconds = compactionIntervalMilliseconds
+        self.compactionRows = compactionRows
         self.fsync = fsync
         self.autoCheckpointPages = autoCheckpointPages
         self.checkOnOpen = checkOnOpen

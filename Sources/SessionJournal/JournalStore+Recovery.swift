@@ -1,10 +1,11 @@
-/// Reading every live session back: one ordered scan of sessions (joined with their snapshots) and one of
-/// events, matched by walking both in key order.
+/// Reading every live session back: one scan of sessions (joined with their snapshots), then one of the event
+/// log in `seq` order, each event matched to its session through a dictionary.
 ///
 /// Concurrency: runs on the journal's writer queue like every other use of the store.
 extension JournalStore {
     func recover(problems: inout [String]) throws(JournalError) -> [RecoveredSession] {
         var sessions: [RecoveredSession] = []
+        var generations: [Int64] = []
         var index: [String: Int] = [:]
         let readSessions = try connection.prepare(JournalSchema.readSessions)
         defer { readSessions.finalize() }
@@ -12,26 +13,21 @@ extension JournalStore {
             guard let session = Self.session(from: readSessions, problems: &problems) else { continue }
             index[session.creation.id] = sessions.count
             sessions.append(session)
+            generations.append(readSessions.int64(5))
         }
         let readEvents = try connection.prepare(JournalSchema.readEvents)
         defer { readEvents.finalize() }
         var currentKey: [UInt8] = []
         var current: Int? = nil
-        var orphans = 0
         while try readEvents.step() {
             let key = readEvents.bytes(0)
             if !key.elementsEqual(currentKey) {
                 currentKey = Array(key)
                 current = index[String(decoding: key, as: UTF8.self)]
             }
-            guard let position = current else {
-                orphans += 1
-                continue
-            }
+            // Events of removed sessions (or an earlier incarnation of the id) wait for compaction: skipped.
+            guard let position = current, readEvents.int64(5) > generations[position] else { continue }
             Self.append(from: readEvents, to: &sessions[position])
-        }
-        if orphans > 0 {
-            problems.append("\(orphans) events of unknown sessions ignored (compaction deletes them)")
         }
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
@@ -39,7 +35,7 @@ extension JournalStore {
         return sessions
     }
 
-    /// Columns: id, system, epoch, state, created, crc, snapshot rev, snapshot state, snapshot crc.
+    /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc.
     private static func session(from row: SQLiteStatement, problems: inout [String]) -> RecoveredSession? {
         let creation = SessionCreation(
             id: row.text(0),
@@ -48,15 +44,15 @@ extension JournalStore {
             state: row.text(3),
             createdAt: row.double(4)
         )
-        guard RecordChecksum.creation(creation) == row.int64(5) else {
+        guard RecordChecksum.creation(creation, generation: row.int64(5)) == row.int64(6) else {
             problems.append("session \(creation.id): creation record fails its checksum; session not restored")
             return nil
         }
         var session = RecoveredSession(creation: creation, baseRevision: 0, baseState: creation.state, events: [])
-        guard row.isNull(6) == false else { return session }
-        let revision = UInt64(bitPattern: row.int64(6))
-        let state = row.text(7)
-        if RecordChecksum.of(creation.id, revision, state) == row.int64(8) {
+        guard row.isNull(7) == false else { return session }
+        let revision = UInt64(bitPattern: row.int64(7))
+        let state = row.text(8)
+        if RecordChecksum.of(creation.id, revision, state) == row.int64(9) {
             session.baseRevision = revision
             session.baseState = state
         } else {
@@ -66,7 +62,7 @@ extension JournalStore {
         return session
     }
 
-    /// Columns: session, rev, origin, event, crc. Keeps events that follow on without a gap and pass their
+    /// Columns: session, rev, origin, event, crc, seq. Keeps events that follow on without a gap and pass their
     /// checksum; the first one that does not ends the session's history.
     private static func append(from row: SQLiteStatement, to session: inout RecoveredSession) {
         guard session.damage == nil else { return }

@@ -1,4 +1,6 @@
 internal import CSQLite
+import Foundation
+import Glibc
 
 /// The writer connection and its prepared statements: writes a batch of records in one transaction.
 ///
@@ -9,10 +11,14 @@ final class JournalStore {
     private let insertSession: SQLiteStatement
     private let insertEvent: SQLiteStatement
     private let upsertSnapshot: SQLiteStatement
-    private let deleteEventsThrough: SQLiteStatement
-    private let deleteEvents: SQLiteStatement
     private let deleteSnapshot: SQLiteStatement
     private let deleteSession: SQLiteStatement
+    private let lastSeq: SQLiteStatement
+    private let compactRange: SQLiteStatement
+    /// Where incremental compaction continues (an `events.seq`).
+    private var compactionCursor: Int64 = 0
+    /// The WAL file, opened after the first commit, for the interval policy's fsync.
+    private var walDescriptor: Int32 = -1
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
     /// Commits since the last sync (interval policy).
@@ -40,13 +46,16 @@ final class JournalStore {
             throw JournalError(.sqlite, "\(connection.path): WAL mode refused (journal_mode=\(mode ?? "?"))")
         }
         try connection.execute(JournalSchema.create)
+        guard try connection.integer("PRAGMA user_version") == Int64(JournalSchema.version) else {
+            throw JournalError(.sqlite, "\(connection.path) has another schema version; move it aside")
+        }
         insertSession = try connection.prepare(JournalSchema.insertSession)
         insertEvent = try connection.prepare(JournalSchema.insertEvent)
         upsertSnapshot = try connection.prepare(JournalSchema.upsertSnapshot)
-        deleteEventsThrough = try connection.prepare(JournalSchema.deleteEventsThrough)
-        deleteEvents = try connection.prepare(JournalSchema.deleteEvents)
         deleteSnapshot = try connection.prepare(JournalSchema.deleteSnapshot)
         deleteSession = try connection.prepare(JournalSchema.deleteSession)
+        lastSeq = try connection.prepare(JournalSchema.lastSeq)
+        compactRange = try connection.prepare(JournalSchema.compactRange)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -73,13 +82,18 @@ final class JournalStore {
     private func write(_ record: JournalRecord) throws(JournalError) {
         switch record {
         case .created(let creation):
-            try deleteSessionRows(creation.id, keepingSession: true)
+            // Events of an earlier incarnation of this id have lower `seq`s than this generation.
+            let generation = try lastSeq.step() ? lastSeq.int64(0) : 0
+            lastSeq.reset()
+            deleteSnapshot.bind(1, creation.id)
+            try deleteSnapshot.run()
             insertSession.bind(1, creation.id)
             insertSession.bind(2, creation.system)
             insertSession.bind(3, Int64(bitPattern: creation.epoch))
             insertSession.bind(4, creation.state)
             insertSession.bind(5, creation.createdAt)
-            insertSession.bind(6, RecordChecksum.creation(creation))
+            insertSession.bind(6, generation)
+            insertSession.bind(7, RecordChecksum.creation(creation, generation: generation))
             try insertSession.run()
         case .event(let id, let revision, let event, let origin):
             insertEvent.bind(1, id)
@@ -94,30 +108,44 @@ final class JournalStore {
             upsertSnapshot.bind(3, state)
             upsertSnapshot.bind(4, RecordChecksum.of(id, revision, state))
             try upsertSnapshot.run()
-            deleteEventsThrough.bind(1, id)
-            deleteEventsThrough.bind(2, Int64(bitPattern: revision))
-            try deleteEventsThrough.run()
         case .removed(let id):
-            try deleteSessionRows(id, keepingSession: false)
-        }
-    }
-
-    private func deleteSessionRows(_ id: String, keepingSession: Bool) throws(JournalError) {
-        deleteEvents.bind(1, id)
-        try deleteEvents.run()
-        deleteSnapshot.bind(1, id)
-        try deleteSnapshot.run()
-        if !keepingSession {
+            // The session's events stay in the log until compaction reaches them; recovery skips them.
+            deleteSnapshot.bind(1, id)
+            try deleteSnapshot.run()
             deleteSession.bind(1, id)
             try deleteSession.run()
         }
     }
 
-    /// Forces committed writes to stable storage: a passive checkpoint syncs the WAL first (synchronous=NORMAL
-    /// syncs at checkpoints), then copies what it can into the database file.
+    /// Deletes unneeded events among the next `rows` of the log (wrapping to the start at its end), in its own
+    /// transaction. Returns the number deleted.
+    func compactStep(rows: Int64) throws(JournalError) -> Int {
+        let last = try connection.integer(JournalSchema.lastSeq)
+        if compactionCursor > last { compactionCursor = 0 }
+        let from = compactionCursor
+        compactionCursor = from + rows
+        compactRange.bind(1, from)
+        compactRange.bind(2, from + rows)
+        try compactRange.run()
+        return Int(try connection.integer("SELECT changes()"))
+    }
+
+    /// Forces committed writes to stable storage by syncing the WAL file: every committed frame is then on disk,
+    /// which is what `synchronous=FULL` does at each commit. (A checkpoint would sync too, but it also copies
+    /// pages into the database file and syncs that: far more I/O per interval.)
     func sync() throws(JournalError) {
         guard unsyncedCommits > 0 else { return }
-        try connection.execute("PRAGMA wal_checkpoint(PASSIVE)")
+        if walDescriptor < 0 {
+            walDescriptor = open(connection.path + "-wal", O_RDONLY | O_CLOEXEC)
+            guard walDescriptor >= 0 else { throw JournalError(.sqlite, "cannot open the WAL: errno \(errno)") }
+            // The WAL's directory entry is new: make it durable once.
+            let directory = open((connection.path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                Glibc.close(directory)
+            }
+        }
+        guard fsync(walDescriptor) == 0 else { throw JournalError(.sqlite, "fsync of the WAL: errno \(errno)") }
         unsyncedCommits = 0
         statistics.syncs += 1
     }
@@ -125,11 +153,13 @@ final class JournalStore {
     /// Finalizes every statement and closes the connection (which checkpoints and removes the WAL file).
     func close() {
         for statement in [
-            insertSession, insertEvent, upsertSnapshot, deleteEventsThrough, deleteEvents, deleteSnapshot,
-            deleteSession, begin, commitStatement,
+            insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
+            commitStatement,
         ] {
             statement.finalize()
         }
+        if walDescriptor >= 0 { Glibc.close(walDescriptor) }
+        walDescriptor = -1
         connection.close()
     }
 }
@@ -144,10 +174,12 @@ public struct JournalStatistics: Sendable, Equatable {
     public var records = 0
     /// Explicit syncs by the interval policy.
     public var syncs = 0
+    /// Events deleted by background compaction.
+    public var compactedEvents = 0
 }
 
 extension RecordChecksum {
-    static func creation(_ creation: SessionCreation) -> Int64 {
-        of(creation.id, creation.epoch, creation.system, creation.state)
+    static func creation(_ creation: SessionCreation, generation: Int64) -> Int64 {
+        of(creation.id, creation.epoch, creation.system, creation.state, String(generation))
     }
 }

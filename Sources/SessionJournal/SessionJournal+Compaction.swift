@@ -12,20 +12,23 @@ public struct CompactionReport: Sendable, Equatable {
 
 /// Compaction: runs on the writer queue between two group commits, so appends wait for it.
 extension SessionJournal {
-    /// Deletes events covered by snapshots and rows of removed sessions (snapshots and removals already delete
-    /// theirs as they are written; this catches what a salvage or an older file left), checkpoints the WAL
-    /// and truncates it, and rebuilds the file with `VACUUM` when over a quarter of its pages are free.
+    /// Deletes every event covered by a snapshot or of a removed session, and snapshots of removed sessions (the
+    /// background compaction does the same a chunk at a time), checkpoints the WAL and truncates it, and rebuilds
+    /// the file with `VACUUM` when over a quarter of its pages are free. Appends wait while it runs.
     public func compact() throws(JournalError) -> CompactionReport {
         try withStore { store throws(JournalError) in
             let connection = store.connection
             try connection.execute("BEGIN IMMEDIATE")
             do throws(JournalError) {
-                try connection.execute(JournalSchema.compactCovered)
-                let covered = try connection.integer("SELECT changes()")
-                try connection.execute("DELETE FROM events WHERE session NOT IN (SELECT id FROM sessions)")
-                let orphanEvents = try connection.integer("SELECT changes()")
-                try connection.execute("DELETE FROM snapshots WHERE session NOT IN (SELECT id FROM sessions)")
-                let orphanSnapshots = try connection.integer("SELECT changes()")
+                let last = try connection.integer(JournalSchema.lastSeq)
+                let statement = try connection.prepare(JournalSchema.compactRange)
+                defer { statement.finalize() }
+                statement.bind(1, Int64(0))
+                statement.bind(2, last + 1)
+                try statement.run()
+                let events = try connection.integer("SELECT changes()")
+                try connection.execute(JournalSchema.deleteOrphanSnapshots)
+                let snapshots = try connection.integer("SELECT changes()")
                 try connection.execute("COMMIT")
                 let pages = try connection.integer("PRAGMA page_count")
                 let free = try connection.integer("PRAGMA freelist_count")
@@ -34,11 +37,10 @@ extension SessionJournal {
                     try connection.execute("VACUUM")
                 }
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                let size =
-                    try connection.integer("PRAGMA page_count") * connection.integer("PRAGMA page_size")
+                let size = try connection.integer("PRAGMA page_count") * connection.integer("PRAGMA page_size")
                 return CompactionReport(
-                    deletedEvents: Int(covered + orphanEvents),
-                    deletedSnapshots: Int(orphanSnapshots),
+                    deletedEvents: Int(events),
+                    deletedSnapshots: Int(snapshots),
                     vacuumed: vacuum,
                     bytes: size
                 )

@@ -33,6 +33,7 @@ public final class SessionJournal: @unchecked Sendable {
     /// Owned by `queue`.
     private var store: JournalStore?
     private var syncTimer: (any DispatchSourceTimer)?
+    private var compactionTimer: (any DispatchSourceTimer)?
     private var openProblems: [String]
     private let movedAside: String?
 
@@ -78,6 +79,14 @@ public final class SessionJournal: @unchecked Sendable {
             timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
             timer.setEventHandler { [weak self] in self?.syncOnQueue() }
             syncTimer = timer
+            timer.resume()
+        }
+        let every = configuration.compactionIntervalMilliseconds
+        if every > 0 {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+            timer.setEventHandler { [weak self] in self?.compactOnQueue() }
+            compactionTimer = timer
             timer.resume()
         }
     }
@@ -146,6 +155,8 @@ public final class SessionJournal: @unchecked Sendable {
             while commitBatch() {}
             syncTimer?.cancel()
             syncTimer = nil
+            compactionTimer?.cancel()
+            compactionTimer = nil
             store?.close()
             store = nil
         }
@@ -195,6 +206,20 @@ public final class SessionJournal: @unchecked Sendable {
             completion(result)
         }
         return true
+    }
+
+    private func compactOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let store else { return }
+        do throws(JournalError) {
+            try store.connection.execute("BEGIN IMMEDIATE")
+            let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
+            try store.connection.execute("COMMIT")
+            store.statistics.compactedEvents += deleted
+        } catch {
+            try? store.connection.execute("ROLLBACK")
+            logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
+        }
     }
 
     private func syncOnQueue() {

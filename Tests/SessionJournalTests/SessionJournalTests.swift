@@ -41,6 +41,7 @@ import Testing
         )
         try journal.appendAndWait([.snapshot(sessionID: id, revision: 3, state: #"{"count":6}"#)])
         try journal.appendAndWait([JournalFixtures.event(id, 6)])
+        #expect(try journal.compact().deletedEvents == 3)
         let stored = try journal.withStore { store throws(JournalError) in
             try store.connection.integer("SELECT count(*) FROM events")
         }
@@ -67,6 +68,8 @@ import Testing
             .created(JournalFixtures.creation(kept)),
         ])
         try journal.appendAndWait([.removed(sessionID: gone)])
+        #expect(try journal.recover().sessions.map(\.creation.id) == [kept])
+        _ = try journal.compact()
         let rows = try journal.withStore { store throws(JournalError) in
             try store.connection.integer(
                 "SELECT (SELECT count(*) FROM events) + (SELECT count(*) FROM snapshots) + (SELECT count(*) FROM sessions)"
@@ -165,19 +168,37 @@ import Testing
         try journal.withStore { store throws(JournalError) in
             try store.connection.execute(
                 """
-                INSERT INTO events VALUES('\(id)', 2, 0, '{}', 0);
-                INSERT INTO events VALUES('orphan', 1, 0, '{}', 0);
+                INSERT INTO events(session, rev, origin, event, crc) VALUES('\(id)', 2, 0, '{}', 0);
+                INSERT INTO events(session, rev, origin, event, crc) VALUES('orphan', 1, 0, '{}', 0);
                 INSERT INTO snapshots VALUES('orphan', 1, '{}', 0);
                 """
             )
         }
         let report = try journal.compact()
-        #expect(report.deletedEvents == 2)
+        #expect(report.deletedEvents == 6)  // events 1...4, the extra covered one, the orphan
         #expect(report.deletedSnapshots == 1)
         #expect(report.bytes > 0)
         let session = try #require(try journal.recover().sessions.first)
         #expect(session.baseRevision == 4)
         #expect(session.events.isEmpty)
+    }
+
+    @Test(.timeLimit(.minutes(1))) func backgroundCompactionDeletesCoveredEvents() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 5))
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try await journal.append(
+            [.created(JournalFixtures.creation(id))] + (1...4).map { JournalFixtures.event(id, $0) }
+        )
+        try await journal.append([.snapshot(sessionID: id, revision: 3, state: "{}")])
+        // The timer's step is the outcome; wait for it with a bound (the test's time limit).
+        while journal.statistics.compactedEvents < 3 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(journal.statistics.compactedEvents == 3)
+        #expect(try journal.recover().sessions.first?.events.map(\.revision) == [4])
     }
 
     @Test func fsyncPolicyParsesItsFlagForms() {

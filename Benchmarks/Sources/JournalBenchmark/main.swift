@@ -8,6 +8,7 @@ import Synchronization
 //   JournalBenchmark appends WRITERS SECONDS POLICY   appends/s through group commit; each writer appends one
 //                                                     event, waits for its completion, appends the next
 //   JournalBenchmark recovery SESSIONS                open + recover time for SESSIONS sessions with a few events
+//   JournalBenchmark populate DIRECTORY SESSIONS      writes those sessions (counter) for a feedback-host to restore
 // POLICY is per-commit or interval:MS. The journal lives in a fresh directory under /tmp, removed afterwards.
 
 let logger = Logger(label: "journal-bench") { _ in SwiftLogNoOpLogHandler() }
@@ -19,7 +20,8 @@ func temporaryDirectory() -> String {
 
 func sessionID(_ number: Int) -> String {
     let digits = String(number)
-    return String(repeating: "A", count: 22 - digits.count) + digits
+    // 22 base64url characters whose last one carries no stray bits, as the service checks.
+    return String(repeating: "A", count: 21 - digits.count) + digits + "A"
 }
 
 func creation(_ id: String) -> SessionCreation {
@@ -98,10 +100,9 @@ func appends(writers: Int, seconds: Double, policy: FsyncPolicy) throws {
     journal.close()
 }
 
-func recovery(sessions: Int) throws {
-    let directory = temporaryDirectory()
-    defer { try? FileManager.default.removeItem(atPath: directory) }
-    // Each session: created, events 1...5, a snapshot at 3 (events 1...3 deleted), so 2 events to replay.
+/// Writes `sessions` counter sessions into a journal in `directory`: each created, events 1...5, a snapshot at 3
+/// (events 1...3 deleted), so 2 events to replay. A feedback-host started on the directory restores them.
+func populate(directory: String, sessions: Int) throws {
     let writer = try SessionJournal.open(
         directory: directory,
         configuration: JournalConfiguration(fsync: .interval(milliseconds: 1000)),
@@ -127,6 +128,12 @@ func recovery(sessions: Int) throws {
         done.wait()
     }
     writer.close()
+}
+
+func recovery(sessions: Int) throws {
+    let directory = temporaryDirectory()
+    defer { try? FileManager.default.removeItem(atPath: directory) }
+    try populate(directory: directory, sessions: sessions)
     let bytes = (try? FileManager.default.attributesOfItem(atPath: directory + "/journal.sqlite")[.size] as? Int) ?? 0
     for check in [true, false] {
         let start = DispatchTime.now()
@@ -163,6 +170,9 @@ case "appends":
     let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 5 : 5
     let policy = arguments.count > 4 ? FsyncPolicy(parsing: arguments[4]) ?? .perCommit : .perCommit
     try appends(writers: writers, seconds: seconds, policy: policy)
+case "populate":
+    guard arguments.count > 3, let sessions = Int(arguments[3]) else { fatalError("populate DIRECTORY SESSIONS") }
+    try populate(directory: arguments[2], sessions: sessions)
 case "recovery":
     try recovery(sessions: arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000)
 default:
