@@ -23,7 +23,7 @@ server = subprocess.Popen(["../.build/release/feedback-host", "--port", "0", "--
                           stdout=subprocess.PIPE, stderr=open(work + "/log", "w"), text=True)
 line = server.stdout.readline()
 elapsed = time.monotonic() - start
-server.terminate(); server.wait()
+server.kill(); server.wait()  # SIGKILL: only the start-up is measured (and the next round recovers a crash)
 restored = [l.strip() for l in open(work + "/log") if "sessions restored" in l]
 print("start-up to listening: %.2f s (%s) | %s" % (elapsed, line.strip(), restored[-1] if restored else "?"))
 PY

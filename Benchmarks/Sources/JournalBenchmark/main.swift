@@ -127,6 +127,8 @@ func populate(directory: String, sessions: Int) throws {
         writer.append(records) { _ in done.signal() }
         done.wait()
     }
+    // The steady state: background compaction has deleted the events the snapshots cover.
+    _ = try writer.compact()
     writer.close()
 }
 
