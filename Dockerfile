@@ -4,7 +4,7 @@
 # --- builder: Swift 6.3 on Debian 12 ---
 FROM swift:6.3-bookworm AS builder
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer so that a source change does not fetch them again.
@@ -17,23 +17,27 @@ RUN swift build -c release --static-swift-stdlib --product feedback-host \
 
 # --- runtime: Debian 12 slim with only what the binary loads ---
 FROM debian:bookworm-slim
-# What the release binary needs besides glibc (readelf -d: libcurl.so.4, libz.so.1; ldd shows the rest come with
-# libcurl4), CA certificates for upstream HTTPS and time zone data. Keep this one line: make container-check reads it.
-ARG RUNTIME_PACKAGES="libcurl4 zlib1g ca-certificates tzdata"
+# What the release binary needs besides glibc (readelf -d: libcurl.so.4, libz.so.1, libsqlite3.so.0; ldd shows the
+# rest come with libcurl4), CA certificates for upstream HTTPS and time zone data. Keep this one line: make container-check reads it.
+ARG RUNTIME_PACKAGES="libcurl4 zlib1g libsqlite3-0 ca-certificates tzdata"
 ARG APP_USER=feedbackhost
 ARG APP_UID=10001
 RUN apt-get update \
     && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends ${RUNTIME_PACKAGES} \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --uid ${APP_UID} --user-group --no-create-home --home-dir /nonexistent \
-       --shell /usr/sbin/nologin ${APP_USER}
+       --shell /usr/sbin/nologin ${APP_USER} \
+    && mkdir -p /var/lib/feedbackhost && chown ${APP_UID}:${APP_UID} /var/lib/feedbackhost
 COPY --from=builder /out/feedback-host /usr/local/bin/feedback-host
 USER ${APP_UID}:${APP_UID}
 # Configuration: every --flag is also FEEDBACKHOST_<FLAG> (docs/API.md, "Configuration"). In a container the server
 # listens on every interface; logs are one JSON object per line on standard error.
 ENV FEEDBACKHOST_HOST=0.0.0.0 \
     FEEDBACKHOST_PORT=8080 \
-    FEEDBACKHOST_LOG_FORMAT=json
+    FEEDBACKHOST_LOG_FORMAT=json \
+    FEEDBACKHOST_DATA_DIR=/var/lib/feedbackhost
+# The session journal (SQLite, WAL): keep it on a volume so sessions survive a restart of the container.
+VOLUME ["/var/lib/feedbackhost"]
 EXPOSE 8080
 # No curl in the image: bash (in every Debian image) speaks HTTP/1.1 over /dev/tcp. GET /healthz answers 200 while
 # the process serves; readiness (/readyz) is for the balancer and Kubernetes, not for restarting the container.

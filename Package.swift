@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "CurlClient", targets: ["CurlClient"]),
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .library(name: "Systems", targets: ["Systems"]),
+        .library(name: "SessionJournal", targets: ["SessionJournal"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -38,6 +39,20 @@ let package = Package(
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .target(
+            name: "SessionJournal",
+            dependencies: [
+                "CSQLite",
+                "CZlib",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
         ),
         .target(
             name: "FeedbackLoop",
@@ -68,6 +83,7 @@ let package = Package(
                 "FeedbackLoop",
                 "HTTPServer",
                 "CurlClient",
+                "SessionJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
@@ -117,7 +133,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackServiceTests",
-            dependencies: ["FeedbackService", "Systems", "CurlClient"],
+            dependencies: ["FeedbackService", "Systems", "CurlClient", "SessionJournal"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -128,6 +144,14 @@ let package = Package(
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "SessionJournalTests",
+            dependencies: [
+                "SessionJournal",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -55,6 +55,14 @@ let package = Package(
                 .product(name: "CurlClient", package: "FeedbackHost")
             ]
         ),
+        .executableTarget(
+            name: "JournalBenchmark",
+            dependencies: [
+                .product(name: "SessionJournal", package: "FeedbackHost"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -29,7 +29,8 @@ build_servers() { # extra products of the Benchmarks package to build
 }
 
 start_servers() { # extra feedback-host flags
-    taskset -c "$SERVER_CPU" "$ROOT_DIR/.build/release/feedback-host" --host 127.0.0.1 --port 0 \
+    # In memory (--data-dir none), like the peer: the journal has its own benchmark (make -C Benchmarks journal).
+    taskset -c "$SERVER_CPU" "$ROOT_DIR/.build/release/feedback-host" --host 127.0.0.1 --port 0 --data-dir none \
         --log-level warning "$@" >"$SERVER_LOGS/feedback-host.out" 2>"$SERVER_LOGS/feedback-host.err" &
     FH_PID=$!
     SERVER_PIDS+=("$FH_PID")

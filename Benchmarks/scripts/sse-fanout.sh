@@ -12,7 +12,7 @@ BIN=$(cd .. && swift build -c release --show-bin-path)
 WORK=$(mktemp -d)
 cc -O2 -o "$WORK/probe" scripts/sse-fanout-probe.c
 ulimit -n $((N + 1000))
-"$BIN/feedback-host" --host 127.0.0.1 --port 0 --max-connections $((N + 100)) --stream-max-per-session $((N + 100)) \
+"$BIN/feedback-host" --host 127.0.0.1 --port 0 --data-dir none --max-connections $((N + 100)) --stream-max-per-session $((N + 100)) \
     --stream-max-total $((N + 100)) --log-level error > "$WORK/out" 2> "$WORK/err" &
 SERVER=$!
 trap 'kill $SERVER 2>/dev/null || true; rm -rf "$WORK"' EXIT

@@ -190,7 +190,7 @@ def run(binary, workdir):
     replicas, balancer = [], None
     try:
         for index in range(1, REPLICAS + 1):
-            replicas.append(Replica.start([binary, "--host", "127.0.0.1", "--port", "0"],
+            replicas.append(Replica.start([binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"],
                                           name=f"feedback-host-{index}"))
         port, stats_port = free_port(), free_port()
         with open(proxy_configs.HAPROXY) as handle:

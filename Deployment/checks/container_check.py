@@ -147,11 +147,19 @@ def main():
     view = root + ".read-only"
     proc_dir = os.path.join(view, "proc")
     os.makedirs(view, exist_ok=True)
+    # The image's journal directory (FEEDBACKHOST_DATA_DIR, a VOLUME): made as the Dockerfile's RUN makes it, and
+    # mounted writable (a tmpfs owned by the user) over the read-only view, as a container runtime mounts a volume.
+    data_dir = runtime.env.get("FEEDBACKHOST_DATA_DIR")
+    if not data_dir:
+        raise SystemExit("container-check: the Dockerfile sets no FEEDBACKHOST_DATA_DIR for the journal")
+    os.makedirs(root + data_dir, exist_ok=True)
     mounted = []
     server = None
     try:
         for command in (["mount", "--bind", root, view], ["mount", "-o", "remount,bind,ro", view],
-                        ["mount", "-t", "proc", "proc", proc_dir]):
+                        ["mount", "-t", "proc", "proc", proc_dir],
+                        ["mount", "-t", "tmpfs", "-o", f"uid={runtime.uid},gid={runtime.uid},mode=0700", "tmpfs",
+                         view + data_dir]):
             subprocess.run(command, check=True)
             if command[1] != "-o":
                 mounted.insert(0, command[-1])

@@ -237,7 +237,7 @@ class DeploymentFilesTests(unittest.TestCase):
         paths.update(re.findall(r"http-check send meth GET uri (\S+)", self.haproxy))
         paths.update(re.findall(r"GET (/\w+) HTTP/1\.1", " ".join(self.runtime.healthcheck)))
         self.assertEqual(paths, {"/readyz", "/healthz"})
-        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0"], name="feedback-host")
+        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"], name="feedback-host")
         try:
             client = Client(replica.base_url)
             for path in sorted(paths):
@@ -251,7 +251,7 @@ class DeploymentFilesTests(unittest.TestCase):
         binary = os.environ.get("FEEDBACKHOST_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
         command = self.runtime.healthcheck
         self.assertNotIn("curl", " ".join(command))
-        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0"], name="feedback-host")
+        replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"], name="feedback-host")
         environment = {"PATH": os.environ["PATH"], "FEEDBACKHOST_PORT": str(replica.port)}
         try:
             serving = subprocess.run(command, env=environment, capture_output=True, timeout=10)

@@ -36,7 +36,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         @usableFromInline var observers: [StepObserver<State, Event>] = []
 
         @usableFromInline
-        init(state: State) { self.state = state }
+        init(state: State, revision: UInt64) {
+            self.state = state
+            self.revision = revision
+        }
 
         @inlinable
         var step: Step<State, Event> { Step(event: nil, state: state, revision: revision) }
@@ -55,14 +58,16 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     let reactors: Reactor<Event>
 
     /// Starts a loop: every feedback sees `initial` (in order) before this returns and before any event is
-    /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread.
+    /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread. `revision` is the revision
+    /// of `initial`: 0 for a new history, the restored revision when a history resumes.
     @inlinable
     public init(
         initial: State,
+        revision: UInt64 = 0,
         reduce: @escaping @Sendable (inout State, Event) -> Void,
         feedbacks: [Feedback<State, Event>] = []
     ) {
-        core = Core(state: initial)
+        core = Core(state: initial, revision: revision)
         engine.unlock(EngineLock.draining)  // init owns the engine until its first drain ends
         self.reduce = reduce
         reactors = Self.combine(feedbacks)

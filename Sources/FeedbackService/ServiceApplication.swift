@@ -3,6 +3,7 @@ public import CurlClient
 public import HTTPServer
 public import Logging
 import Prometheus
+public import SessionJournal
 import Synchronization
 
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
@@ -14,6 +15,7 @@ import Synchronization
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
+/// `data.dir`, `fsync`, `journal.snapshot.interval` (see `openJournal(reader:logger:)`).
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -58,12 +60,14 @@ public final class ServiceApplication: Sendable {
         return port
     }
 
-    /// Builds the application from `reader` with `systems` registered.
+    /// Builds the application from `reader` with `systems` registered, and restores the journaled sessions.
+    /// Throws when the journal's directory or file cannot be used.
     public static func build(
         reader: ConfigReader,
         systems: [HostedSystem],
         logger: Logger
-    ) -> ServiceApplication {
+    ) throws(JournalError) -> ServiceApplication {
+        let journaled = try openJournal(reader: reader, logger: logger)
         let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
         let configuration = ServiceConfiguration(
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
@@ -81,8 +85,12 @@ public final class ServiceApplication: Sendable {
         let clock = ContinuousClock()
         let host = reader.string(forKey: "host", default: "127.0.0.1")
         let localBaseURL = LocalBaseURL(host: host)
-        let service = SessionService(configuration: configuration, systems: systems, metricsFactory: metricsFactory) {
-            id in
+        let service = SessionService(
+            configuration: configuration,
+            systems: systems,
+            metricsFactory: metricsFactory,
+            persistence: journaled?.persistence
+        ) { id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(
@@ -92,6 +100,7 @@ public final class ServiceApplication: Sendable {
                 localBaseURL: localBaseURL.value
             )
         }
+        if let journaled { restore(journaled, into: service, logger: logger) }
         var router = Router()
         service.register(in: &router)
         WebPage.register(in: &router)
@@ -168,6 +177,7 @@ public final class ServiceApplication: Sendable {
         await service.drainStreams(within: (deadline - (ContinuousClock.now - start)) / 2)
         await server.shutdown(deadline: max(deadline - (ContinuousClock.now - start), .milliseconds(100)))
         service.stopAll()
+        service.persistence?.journal.close()
         await upstream.shutdown()
     }
 }

@@ -60,7 +60,8 @@ extension SessionService {
                 epoch: epoch,
                 state: members["state"],
                 inboxCapacity: configuration.inboxCapacity,
-                environment: environment(id)
+                environment: environment(id),
+                persistence: persistence
             )
         }
         let session: any HostedSession
@@ -114,9 +115,13 @@ extension SessionService {
 
     func deleteSession(_ request: Request) throws(APIError) -> Response {
         let id = try sessionID(request)
-        guard let session = store.remove(id) else { throw Self.notFound(id) }
+        guard let session = store.remove(id) else {
+            if persistence?.discardBroken(id) == true { return Response(status: 204) }
+            throw Self.notFound(id)
+        }
         session.stop()
         streams.end(id, reason: .deleted)
+        persistence?.removed(id)
         metrics.sessions.decrement()
         metrics.sessionsEnded.increment()
         return Response(status: 204)
@@ -135,9 +140,12 @@ extension SessionService {
         }
         let ifMatch = request.headers["if-match"]
         let count = events.count
-        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics] result in
-            if case .success = result { metrics.eventsApplied.increment(by: count) }
-            completion(result)
+        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics, persistence] result in
+            guard case .success = result else { return completion(result) }
+            metrics.eventsApplied.increment(by: count)
+            // With a journal, the answer waits until the events (and any an effect sent before them) are durable.
+            guard let persistence else { return completion(result) }
+            persistence.durable { failure in completion(failure.map { .failure($0) } ?? result) }
         }
         guard let key = request.headers["idempotency-key"] else {
             return session.post(events, ifMatch: ifMatch, completion: applied)
@@ -216,7 +224,7 @@ extension SessionService {
 
     func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
-        guard let session = store[id] else { throw Self.notFound(id) }
+        guard let session = store[id] else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
         return session
     }
 

@@ -15,6 +15,8 @@ public final class SessionService: Sendable {
     let environment: @Sendable (SessionID) -> SystemEnvironment
     let metrics: ServiceMetrics
     let streams: StreamRegistry
+    /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
+    let persistence: SessionPersistence?
     private let draining = Atomic<Bool>(false)
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
@@ -22,8 +24,10 @@ public final class SessionService: Sendable {
         configuration: ServiceConfiguration,
         systems: [HostedSystem],
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        persistence: SessionPersistence? = nil,
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
+        self.persistence = persistence
         self.configuration = configuration
         var byName: [String: HostedSystem] = [:]
         for system in systems {
@@ -62,15 +66,15 @@ public final class SessionService: Sendable {
         registerPreflights(in: &router)
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
         router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request) throws -> Response in
-            respond(to: request) { () throws(APIError) in try createSession(request) }
+            [self] (request: Request, responder: Responder) in
+            answerOnceDurable(request, responder) { () throws(APIError) in try createSession(request) }
         }
         router.get("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try getSession(request) }
         }
         router.route(.put, "/v1/sessions/{id}", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request) throws -> Response in
-            respond(to: request) { () throws(APIError) in try putSession(request) }
+            [self] (request: Request, responder: Responder) in
+            answerOnceDurable(request, responder) { () throws(APIError) in try putSession(request) }
         }
         router.delete("/v1/sessions/{id}") { [self] request in
             respond(to: request) { () throws(APIError) in try deleteSession(request) }
@@ -136,6 +140,7 @@ public final class SessionService: Sendable {
             for session in store.removeIdle(before: now - ttlNanoseconds) {
                 session.stop()
                 streams.end(session.id, reason: .expired)
+                persistence?.removed(session.id)
                 metrics.sessions.decrement()
                 metrics.sessionsExpired.increment()
             }

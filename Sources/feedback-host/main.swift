@@ -19,16 +19,22 @@ LoggingSystem.bootstrap { label in
     return handler
 }
 let logger = Logger(label: "feedback-host")
-let application = ServiceApplication.build(
-    reader: reader,
-    systems: [
-        HostedSystem(CounterSystem()),
-        HostedSystem(CatchSystem()),
-        HostedSystem(TrafficLightSystem()),
-        HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
-    ],
-    logger: logger
-)
+let application: ServiceApplication
+do {
+    application = try ServiceApplication.build(
+        reader: reader,
+        systems: [
+            HostedSystem(CounterSystem()),
+            HostedSystem(CatchSystem()),
+            HostedSystem(TrafficLightSystem()),
+            HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
+        ],
+        logger: logger
+    )
+} catch {
+    FileHandle.standardError.write(Data("feedback-host: cannot open the journal: \(error)\n".utf8))
+    exit(1)
+}
 
 let port: Int
 do {

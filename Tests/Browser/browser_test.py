@@ -37,7 +37,7 @@ class Server:
 
     def start(self, port=0):
         self.process = subprocess.Popen(
-            [self.binary, "--host", "127.0.0.1", "--port", str(port)],
+            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", "none"],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
         line = self.process.stdout.readline().decode().strip()
         prefix = "listening on http://127.0.0.1:"

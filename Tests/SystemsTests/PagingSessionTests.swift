@@ -13,10 +13,10 @@ struct PagingSessionTests {
     @Test func deletingASessionCancelsItsTransferInFlight() async throws {
         try await withPagingUpstream { upstream in
             let reader = ServiceApplication.defaultReader(
-                arguments: ["feedback-host", "--port", "0", "--upstream", upstream.searchURL],
+                arguments: ["feedback-host", "--port", "0", "--data-dir", "none", "--upstream", upstream.searchURL],
                 environment: [:]
             )
-            let application = ServiceApplication.build(
+            let application = try ServiceApplication.build(
                 reader: reader,
                 systems: [HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader)))],
                 logger: Logger(label: "PagingSessionTests")

@@ -26,10 +26,10 @@ struct ReminderSystemTests {
 
     @Test func registeringTheSystemServesIt() async throws {
         let reader = ServiceApplication.defaultReader(
-            arguments: ["my-host", "--host", "127.0.0.1", "--port", "0"],
+            arguments: ["my-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"],
             environment: [:]
         )
-        let application = ServiceApplication.build(
+        let application = try ServiceApplication.build(
             reader: reader,
             systems: [HostedSystem(ReminderSystem()), HostedSystem(CounterSystem())],
             logger: Logger(label: "my-host")

@@ -23,7 +23,7 @@ let pollMilliseconds = arguments.count > 4 ? Int(arguments[4]) ?? 10 : 10
 
 let server = Process()
 server.executableURL = URL(fileURLWithPath: binary)
-server.arguments = ["--port", "0", "--log-level", "warning"]
+server.arguments = ["--port", "0", "--data-dir", "none", "--log-level", "warning"]
 let serverOut = Pipe()
 server.standardOutput = serverOut
 try server.run()

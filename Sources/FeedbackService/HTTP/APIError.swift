@@ -20,6 +20,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case inboxFull = "inbox-full"
         case atCapacity = "at-capacity"
         case draining = "draining"
+        case sessionBroken = "session-broken"
+        case journalUnavailable = "journal-unavailable"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -35,6 +37,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .invalidEvent, .eventNotAccepted, .idempotencyMismatch: 422
             case .inboxFull: 429
             case .atCapacity, .draining: 503
+            case .sessionBroken: 500
+            case .journalUnavailable: 503
             }
         }
 
@@ -58,6 +62,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .inboxFull: "Session busy"
             case .atCapacity: "Server at capacity"
             case .draining: "Server shutting down"
+            case .sessionBroken: "Session could not be restored"
+            case .journalUnavailable: "Journal unavailable"
             }
         }
     }

@@ -32,14 +32,17 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         system: System,
         epoch: UInt64,
         state: System.State,
+        revision: UInt64 = 0,
         inboxCapacity: Int,
-        environment: SystemEnvironment
+        environment: SystemEnvironment,
+        recorder: SessionRecorder<System>? = nil
     ) {
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
         self.epoch = epoch
-        loop = system.makeLoop(from: state, environment: environment)
+        loop = system.makeLoop(from: state, revision: revision, environment: environment)
+        recorder?.attach(to: loop)
     }
 
     func snapshot() -> SessionSnapshot {

@@ -61,8 +61,13 @@ public struct SystemEnvironment: Sendable {
 }
 
 extension FeedbackSystem {
-    /// Starts a loop of this system from `state` with its feedbacks in `environment`.
-    public func makeLoop(from state: State, environment: SystemEnvironment) -> Loop<State, Event> {
-        Loop(initial: state, reduce: Self.reduce, feedbacks: feedbacks(environment))
+    /// Starts a loop of this system from `state` (at `revision`, 0 for a new session) with its feedbacks in
+    /// `environment`.
+    public func makeLoop(
+        from state: State,
+        revision: UInt64 = 0,
+        environment: SystemEnvironment
+    ) -> Loop<State, Event> {
+        Loop(initial: state, revision: revision, reduce: Self.reduce, feedbacks: feedbacks(environment))
     }
 }

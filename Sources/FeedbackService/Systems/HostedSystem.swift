@@ -1,4 +1,5 @@
 import Foundation
+import SessionJournal
 
 /// A registered system with its types erased: what the service lists and starts sessions of.
 public struct HostedSystem: Sendable {
@@ -7,7 +8,11 @@ public struct HostedSystem: Sendable {
     /// The entry of `GET /v1/systems`.
     let description: JSONValue
     private let start:
-        @Sendable (SessionID, UInt64, JSONValue?, Int, SystemEnvironment) throws(APIError) -> any HostedSession
+        @Sendable (SessionID, UInt64, JSONValue?, Int, SystemEnvironment, SessionPersistence?) throws(APIError) ->
+            any HostedSession
+    private let restore:
+        @Sendable (RecoveredSession, SessionID, Int, SystemEnvironment, SessionPersistence) throws(APIError) ->
+            any HostedSession
 
     /// Wraps a system.
     public init<System: FeedbackSystem>(_ system: System) {
@@ -21,7 +26,8 @@ public struct HostedSystem: Sendable {
             "clientEvents": .array(system.clientEventTypes.map { .string($0) }),
             "exampleEvents": .array(examples),
         ])
-        start = { id, epoch, state, inboxCapacity, environment throws(APIError) in
+        let clientTypes = Set(system.clientEventTypes)
+        start = { id, epoch, state, inboxCapacity, environment, persistence throws(APIError) in
             var initialState = system.initialState
             if let state {
                 do {
@@ -34,13 +40,40 @@ public struct HostedSystem: Sendable {
                     )
                 }
             }
+            let recorder = persistence.map { persistence in
+                SessionRecorder<System>(
+                    id: id,
+                    clientTypes: clientTypes,
+                    persistence: persistence,
+                    creation: SessionCreation(
+                        id: id.description,
+                        system: system.name,
+                        epoch: epoch,
+                        state: String(decoding: SystemSession<System>.encode(initialState), as: UTF8.self),
+                        createdAt: Date().timeIntervalSince1970
+                    ),
+                    revision: 0
+                )
+            }
             return SystemSession(
                 id: id,
                 system: system,
                 epoch: epoch,
                 state: initialState,
                 inboxCapacity: inboxCapacity,
-                environment: environment
+                environment: environment,
+                recorder: recorder
+            )
+        }
+        restore = { recovered, id, inboxCapacity, environment, persistence throws(APIError) in
+            try SessionRestorer.restore(
+                recovered,
+                of: system,
+                clientTypes: clientTypes,
+                id: id,
+                inboxCapacity: inboxCapacity,
+                environment: environment,
+                persistence: persistence
             )
         }
     }
@@ -51,8 +84,21 @@ public struct HostedSystem: Sendable {
         epoch: UInt64,
         state: JSONValue?,
         inboxCapacity: Int,
-        environment: SystemEnvironment
+        environment: SystemEnvironment,
+        persistence: SessionPersistence? = nil
     ) throws(APIError) -> any HostedSession {
-        try start(id, epoch, state, inboxCapacity, environment)
+        try start(id, epoch, state, inboxCapacity, environment, persistence)
+    }
+
+    /// Restores a journaled session of this system; throws `.sessionBroken` when its state or an event no
+    /// longer decodes.
+    func restoreSession(
+        _ recovered: RecoveredSession,
+        id: SessionID,
+        inboxCapacity: Int,
+        environment: SystemEnvironment,
+        persistence: SessionPersistence
+    ) throws(APIError) -> any HostedSession {
+        try restore(recovered, id, inboxCapacity, environment, persistence)
     }
 }

@@ -11,11 +11,11 @@ struct InProcessServer {
 
     static func start(_ flags: [String] = []) throws -> InProcessServer {
         let reader = ServiceApplication.defaultReader(
-            arguments: ["feedback-host", "--host", "127.0.0.1", "--port", "0"] + flags
+            arguments: ["feedback-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"] + flags
                 + (flags.contains("--stream-drain-ms") ? [] : ["--stream-drain-ms", "200"]),
             environment: [:]
         )
-        let application = ServiceApplication.build(
+        let application = try ServiceApplication.build(
             reader: reader,
             systems: [HostedSystem(NotesSystem()), HostedSystem(CounterSystem())],
             logger: Logger(label: "stream-tests")

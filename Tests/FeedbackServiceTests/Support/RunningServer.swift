@@ -7,6 +7,8 @@ final class RunningServer: @unchecked Sendable {
     let process = Process()
     let port: Int
     private let output = Pipe()
+    /// The journal directory this instance made (removed by `stop`), nil when the test passed `--data-dir`.
+    private let ownDataDirectory: String?
 
     static var binary: URL {
         URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
@@ -15,9 +17,18 @@ final class RunningServer: @unchecked Sendable {
             )
     }
 
-    /// Starts the binary; its standard error goes to `errorLog` when given, else nowhere.
+    /// Starts the binary; its standard error goes to `errorLog` when given, else nowhere. Without `--data-dir`
+    /// in `arguments` it journals into a fresh temporary directory, removed by `stop`.
     init(arguments: [String] = [], errorLog: URL? = nil) throws {
         process.executableURL = Self.binary
+        var arguments = arguments
+        if arguments.contains("--data-dir") {
+            ownDataDirectory = nil
+        } else {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-data-\(UUID())").path
+            ownDataDirectory = directory
+            arguments += ["--data-dir", directory]
+        }
         process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
         process.standardOutput = output
         if let errorLog {
@@ -52,6 +63,7 @@ final class RunningServer: @unchecked Sendable {
     /// Stops the server with SIGTERM and returns its exit status; SIGKILL if it has not exited within 10 s.
     @discardableResult
     func stop() -> Int32 {
+        defer { if let ownDataDirectory { try? FileManager.default.removeItem(atPath: ownDataDirectory) } }
         guard process.isRunning else { return process.terminationStatus }
         process.terminate()
         let deadline = Date().addingTimeInterval(10)
@@ -61,7 +73,10 @@ final class RunningServer: @unchecked Sendable {
         return process.terminationStatus
     }
 
-    deinit { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        if let ownDataDirectory { try? FileManager.default.removeItem(atPath: ownDataDirectory) }
+    }
 }
 
 /// What `curl` saw: status, headers (lowercased names) and body.

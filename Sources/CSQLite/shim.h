@@ -1,0 +1,11 @@
+#ifndef FEEDBACKHOST_CSQLITE_SHIM_H
+#define FEEDBACKHOST_CSQLITE_SHIM_H
+#include <sqlite3.h>
+
+/// SQLITE_TRANSIENT is a macro casting -1 to a function pointer, which Swift cannot import:
+/// binds text that SQLite copies before returning.
+static inline int fh_sqlite3_bind_text_copy(sqlite3_stmt *stmt, int index, const char *text, int length) {
+    return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
+}
+
+#endif

@@ -1,0 +1,109 @@
+import FeedbackLoop
+import Foundation
+import SessionJournal
+
+/// Journals one session's history in loop order: its creation, every reduced event (client events and the
+/// events of its effects) with its revision, and a snapshot every `snapshotInterval` revisions.
+///
+/// It is a loop observer, so it sees every step, in order, on the engine owner's thread, before a batch's
+/// completion runs: by the time a POST has its step, the events up to it are queued in the journal.
+///
+/// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation` and
+/// `startRevision` are touched only there.
+final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
+    private let id: String
+    private let persistence: SessionPersistence
+    private let clientTypes: Set<String>
+    private var creation: SessionCreation?
+    private let startRevision: UInt64
+
+    /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
+    /// the loop starts at.
+    /// `clientTypes` is the system's client event types, one set shared by all its sessions.
+    init(
+        id: SessionID,
+        clientTypes: Set<String>,
+        persistence: SessionPersistence,
+        creation: SessionCreation?,
+        revision: UInt64
+    ) {
+        self.id = id.description
+        self.persistence = persistence
+        self.clientTypes = clientTypes
+        self.creation = creation
+        startRevision = revision
+    }
+
+    /// Observes `loop` until it stops.
+    func attach(to loop: Loop<System.State, System.Event>) {
+        loop.observe { step in self.record(step) }
+    }
+
+    private func record(_ step: Step<System.State, System.Event>) {
+        guard let event = step.event else {
+            // The first call: the current step. Events an effect sent before the observer was attached were
+            // reduced without it; a snapshot at the current revision covers them.
+            var records: [JournalRecord] = []
+            if let creation { records.append(.created(creation)) }
+            creation = nil
+            if step.revision != startRevision { records.append(snapshot(step)) }
+            if !records.isEmpty { persistence.record(records) }
+            return
+        }
+        let bytes: [UInt8]
+        do {
+            bytes = Array(try JSONEncoder().encode(event))
+        } catch {
+            preconditionFailure("an event of system \(System.self) failed to encode: \(error)")
+        }
+        let origin: EventOrigin =
+            Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
+        let text = String(decoding: bytes, as: UTF8.self)
+        var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
+        if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
+        persistence.record(records)
+    }
+
+    private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
+        let state = String(decoding: SystemSession<System>.encode(step.state), as: UTF8.self)
+        return .snapshot(sessionID: id, revision: step.revision, state: state)
+    }
+
+    /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by
+    /// one scan instead of a parse; nil when there is none or it holds escapes.
+    static func topLevelType(_ bytes: [UInt8]) -> String? {
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        let colon = UInt8(ascii: ":")
+        var depth = 0
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == quote {
+                let start = index + 1
+                var end = start
+                while end < bytes.count && bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
+                let isKey = end + 1 < bytes.count && bytes[end + 1] == colon
+                if depth == 1 && isKey && bytes[start..<min(end, bytes.count)].elementsEqual("type".utf8) {
+                    let valueStart = end + 3
+                    guard end + 2 < bytes.count, bytes[end + 2] == quote else { return nil }
+                    var valueEnd = valueStart
+                    while valueEnd < bytes.count && bytes[valueEnd] != quote {
+                        if bytes[valueEnd] == backslash { return nil }
+                        valueEnd += 1
+                    }
+                    return String(decoding: bytes[valueStart..<min(valueEnd, bytes.count)], as: UTF8.self)
+                }
+                index = end + 1
+                continue
+            }
+            if byte == UInt8(ascii: "{") || byte == UInt8(ascii: "[") {
+                depth += 1
+            } else if byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]") {
+                depth -= 1
+            }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,75 @@
+import Dispatch
+import Foundation
+import SessionJournal
+
+/// Rebuilds a session of one concrete system from what the journal recovered: decodes the base state and every
+/// event after it, folds the events with the pure reducer, and starts the loop at the recovered revision, so
+/// the feedbacks start from the restored state (an effect the state asks for runs again).
+///
+/// Concurrency: a pure function of its arguments; runs on the thread that restores sessions at start.
+enum SessionRestorer {
+    static func restore<System: FeedbackSystem>(
+        _ recovered: RecoveredSession,
+        of system: System,
+        clientTypes: Set<String>,
+        id: SessionID,
+        inboxCapacity: Int,
+        environment: SystemEnvironment,
+        persistence: SessionPersistence
+    ) throws(APIError) -> SystemSession<System> {
+        let decoder = JSONDecoder()
+        var state: System.State
+        do {
+            state = try decoder.decode(System.State.self, from: Data(recovered.baseState.utf8))
+        } catch {
+            throw APIError(
+                .sessionBroken,
+                "its state at revision \(recovered.baseRevision) no longer decodes as a state of \(system.name) "
+                    + "(\(SystemEvents.describe(error)))"
+            )
+        }
+        for event in recovered.events {
+            do {
+                System.reduce(&state, try decoder.decode(System.Event.self, from: Data(event.event.utf8)))
+            } catch {
+                throw APIError(
+                    .sessionBroken,
+                    "event \(event.revision) \(event.event) no longer decodes as an event of \(system.name) "
+                        + "(\(SystemEvents.describe(error)))"
+                )
+            }
+        }
+        var epoch = recovered.creation.epoch
+        if recovered.damage != nil {
+            // Clients may have seen revisions past the damage: a new epoch keeps old cursors from matching.
+            epoch = UInt64.random(in: 1...UInt64(UInt32.max))
+            var creation = recovered.creation
+            creation.epoch = epoch
+            persistence.record([
+                .created(creation),
+                .snapshot(
+                    sessionID: creation.id,
+                    revision: recovered.revision,
+                    state: String(decoding: SystemSession<System>.encode(state), as: UTF8.self)
+                ),
+            ])
+        }
+        let recorder = SessionRecorder<System>(
+            id: id,
+            clientTypes: clientTypes,
+            persistence: persistence,
+            creation: nil,
+            revision: recovered.revision
+        )
+        return SystemSession(
+            id: id,
+            system: system,
+            epoch: epoch,
+            state: state,
+            revision: recovered.revision,
+            inboxCapacity: inboxCapacity,
+            environment: environment,
+            recorder: recorder
+        )
+    }
+}

@@ -1,0 +1,69 @@
+public import Configuration
+import Dispatch
+public import Logging
+public import SessionJournal
+
+/// The journal's configuration keys and the restore at start.
+extension ServiceApplication {
+    /// The data directory when neither `--data-dir` nor `FEEDBACKHOST_DATA_DIR` is given: `data` in the working
+    /// directory. `none` turns the journal off (sessions then live only in memory).
+    public static let defaultDataDirectory = "data"
+
+    /// Opens the journal the keys ask for and recovers it; nil when `data.dir` is `none`.
+    ///
+    /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
+    /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100).
+    public static func openJournal(
+        reader: ConfigReader,
+        logger: Logger
+    ) throws(JournalError) -> (persistence: SessionPersistence, recovery: JournalRecovery)? {
+        let directory = reader.string(forKey: "data.dir", default: defaultDataDirectory)
+        guard directory != "none", !directory.isEmpty else {
+            logger.info("journal off: sessions live only in memory (data.dir is none)")
+            return nil
+        }
+        let fsyncText = reader.string(forKey: "fsync", default: "per-commit")
+        guard let fsync = FsyncPolicy(parsing: fsyncText) else {
+            throw JournalError(.configuration, "fsync is per-commit or interval:MS (MS > 0), not \"\(fsyncText)\"")
+        }
+        let journal = try SessionJournal.open(
+            directory: directory,
+            configuration: JournalConfiguration(fsync: fsync),
+            logger: logger
+        )
+        let recovery = try journal.recover()
+        let persistence = SessionPersistence(
+            journal: journal,
+            snapshotInterval: reader.int(forKey: "journal.snapshot.interval", default: 100),
+            logger: logger
+        )
+        logger.info(
+            "journal open",
+            metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(recovery.sessions.count)"]
+        )
+        return (persistence, recovery)
+    }
+
+    static func restore(
+        _ journaled: (persistence: SessionPersistence, recovery: JournalRecovery),
+        into service: SessionService,
+        logger: Logger
+    ) {
+        let start = DispatchTime.now()
+        let restored = service.restore(journaled.recovery)
+        let milliseconds = (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
+        logger.info(
+            "sessions restored",
+            metadata: [
+                "restored": "\(restored)", "broken": "\(journaled.persistence.brokenCount)",
+                "milliseconds": "\(milliseconds)",
+            ]
+        )
+        do {
+            let report = try journaled.persistence.journal.compact()
+            logger.info("journal compacted", metadata: ["bytes": "\(report.bytes)", "vacuumed": "\(report.vacuumed)"])
+        } catch {
+            logger.warning("journal compaction failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

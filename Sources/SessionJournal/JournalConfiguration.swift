@@ -1,0 +1,35 @@
+/// How a `SessionJournal` writes and checks its file.
+public struct JournalConfiguration: Sendable, Equatable {
+    /// When writes are forced to stable storage.
+    public var fsync: FsyncPolicy
+    /// WAL pages after which a commit checkpoints the WAL into the database file (SQLite's
+    /// `wal_autocheckpoint`; 0 turns automatic checkpoints off, which only tests want).
+    public var autoCheckpointPages: Int
+    /// Runs `PRAGMA quick_check` when opening (a few hundred ms on a large journal); a failure moves the file
+    /// aside and salvages what still reads.
+    public var checkOnOpen: Bool
+    /// The database file's name inside the data directory.
+    public var fileName: String
+    /// Background compaction: every this many milliseconds (0: never), between group commits, the next
+    /// `compactionRows` of the event log are scanned and the events no recovery needs are deleted.
+    public var compactionIntervalMilliseconds: Int
+    /// How many rows of the event log one background compaction step scans.
+    public var compactionRows: Int
+
+    /// Creates a configuration; the defaults are per-commit durability and SQLite's usual checkpoint size.
+    public init(
+        fsync: FsyncPolicy = .perCommit,
+        autoCheckpointPages: Int = 1000,
+        checkOnOpen: Bool = true,
+        fileName: String = "journal.sqlite",
+        compactionIntervalMilliseconds: Int = 1000,
+        compactionRows: Int = 20_000
+    ) {
+        self.compactionIntervalMilliseconds = compactionIntervalMilliseconds
+        self.compactionRows = compactionRows
+        self.fsync = fsync
+        self.autoCheckpointPages = autoCheckpointPages
+        self.checkOnOpen = checkOnOpen
+        self.fileName = fileName
+    }
+}

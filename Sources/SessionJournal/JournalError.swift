@@ -1,0 +1,30 @@
+/// The one error type of the SessionJournal module: a code and a message a person can act on.
+///
+/// Values are immutable and `Sendable`; they are created on the journal's writer queue or by `open`.
+public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What went wrong, in a form code can switch over.
+    public enum Code: Sendable, Equatable {
+        /// The data directory cannot be created or is not a directory.
+        case directory
+        /// SQLite refused an open, a statement or a commit (disk full, I/O error, locked by another process).
+        case sqlite
+        /// The journal was closed before the operation could run.
+        case closed
+        /// A configuration value cannot be used (an unknown fsync policy).
+        case configuration
+    }
+
+    /// What went wrong.
+    public var code: Code
+    /// A message for the person reading the log.
+    public var message: String
+
+    /// Creates an error with a code and a message.
+    public init(_ code: Code, _ message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    /// `code: message`.
+    public var description: String { "\(code): \(message)" }
+}

@@ -1,0 +1,55 @@
+/// The journal's tables and statements.
+///
+/// - `sessions`: one row per live session (creation record), with the `generation` it was created at: the last
+///   `events.seq` handed out then. Events of the same id with a lower `seq` belong to an earlier incarnation.
+/// - `events`: an append-only log. `seq` is `AUTOINCREMENT` (never reused), so every insert lands on the
+///   table's last page: a group commit of N events writes a page or two, not a page per session. No secondary
+///   index; recovery reads the log in `seq` order, and compaction deletes rows covered by a snapshot or whose
+///   session is gone, a chunk of `seq` at a time.
+/// - `snapshots`: the latest snapshot per session.
+///
+/// Each row carries a CRC-32 (`RecordChecksum`) of its key, number and payload.
+enum JournalSchema {
+    static let version = 2
+
+    static let create = """
+        CREATE TABLE IF NOT EXISTS sessions(
+            id TEXT PRIMARY KEY, system TEXT NOT NULL, epoch INTEGER NOT NULL, state TEXT NOT NULL,
+            created REAL NOT NULL, generation INTEGER NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS events(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, rev INTEGER NOT NULL,
+            origin INTEGER NOT NULL, event TEXT NOT NULL, crc INTEGER NOT NULL);
+        CREATE TABLE IF NOT EXISTS snapshots(
+            session TEXT PRIMARY KEY, rev INTEGER NOT NULL, state TEXT NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
+        PRAGMA user_version = \(version);
+        """
+
+    /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
+    static let tables: [(name: String, columns: Int32, key: String)] = [
+        ("sessions", 7, "id"),
+        ("events", 6, "seq"),
+        ("snapshots", 4, "session"),
+    ]
+
+    static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
+    static let insertEvent = "INSERT INTO events(session, rev, origin, event, crc) VALUES(?1, ?2, ?3, ?4, ?5)"
+    static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4)"
+    static let deleteSnapshot = "DELETE FROM snapshots WHERE session = ?1"
+    static let deleteSession = "DELETE FROM sessions WHERE id = ?1"
+    static let lastSeq = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
+
+    static let readSessions = """
+        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc
+        FROM sessions s LEFT JOIN snapshots n ON n.session = s.id ORDER BY s.id
+        """
+    static let readEvents = "SELECT session, rev, origin, event, crc, seq FROM events ORDER BY seq"
+
+    /// Deletes the events with `seq` in [?1, ?2) that no recovery needs: covered by their session's snapshot,
+    /// or of a session that is gone (or of an earlier incarnation of its id).
+    static let compactRange = """
+        DELETE FROM events WHERE seq >= ?1 AND seq < ?2 AND (
+            NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = events.session AND s.generation < events.seq)
+            OR rev <= coalesce((SELECT n.rev FROM snapshots n WHERE n.session = events.session), -1))
+        """
+    static let deleteOrphanSnapshots = "DELETE FROM snapshots WHERE session NOT IN (SELECT id FROM sessions)"
+}

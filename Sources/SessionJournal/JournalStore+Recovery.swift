@@ -1,0 +1,86 @@
+/// Reading every live session back: one scan of sessions (joined with their snapshots), then one of the event
+/// log in `seq` order, each event matched to its session through a dictionary.
+///
+/// Concurrency: runs on the journal's writer queue like every other use of the store.
+extension JournalStore {
+    func recover(problems: inout [String]) throws(JournalError) -> [RecoveredSession] {
+        var sessions: [RecoveredSession] = []
+        var generations: [Int64] = []
+        var index: [String: Int] = [:]
+        let readSessions = try connection.prepare(JournalSchema.readSessions)
+        defer { readSessions.finalize() }
+        while try readSessions.step() {
+            guard let session = Self.session(from: readSessions, problems: &problems) else { continue }
+            index[session.creation.id] = sessions.count
+            sessions.append(session)
+            generations.append(readSessions.int64(5))
+        }
+        let readEvents = try connection.prepare(JournalSchema.readEvents)
+        defer { readEvents.finalize() }
+        var currentKey: [UInt8] = []
+        var current: Int? = nil
+        while try readEvents.step() {
+            let key = readEvents.bytes(0)
+            if !key.elementsEqual(currentKey) {
+                currentKey = Array(key)
+                current = index[String(decoding: key, as: UTF8.self)]
+            }
+            // Events of removed sessions (or an earlier incarnation of the id) wait for compaction: skipped.
+            guard let position = current, readEvents.int64(5) > generations[position] else { continue }
+            Self.append(from: readEvents, to: &sessions[position])
+        }
+        for session in sessions where session.damage != nil {
+            problems.append("session \(session.creation.id): \(session.damage!)")
+        }
+        return sessions
+    }
+
+    /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc.
+    private static func session(from row: SQLiteStatement, problems: inout [String]) -> RecoveredSession? {
+        let creation = SessionCreation(
+            id: row.text(0),
+            system: row.text(1),
+            epoch: UInt64(bitPattern: row.int64(2)),
+            state: row.text(3),
+            createdAt: row.double(4)
+        )
+        guard RecordChecksum.creation(creation, generation: row.int64(5)) == row.int64(6) else {
+            problems.append("session \(creation.id): creation record fails its checksum; session not restored")
+            return nil
+        }
+        var session = RecoveredSession(creation: creation, baseRevision: 0, baseState: creation.state, events: [])
+        guard row.isNull(7) == false else { return session }
+        let revision = UInt64(bitPattern: row.int64(7))
+        let state = row.text(8)
+        if RecordChecksum.of(creation.id, revision, state) == row.int64(9) {
+            session.baseRevision = revision
+            session.baseState = state
+        } else {
+            // The events it covered are gone: the initial state is the last consistent point.
+            session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
+        }
+        return session
+    }
+
+    /// Columns: session, rev, origin, event, crc, seq. Keeps events that follow on without a gap and pass their
+    /// checksum; the first one that does not ends the session's history.
+    private static func append(from row: SQLiteStatement, to session: inout RecoveredSession) {
+        guard session.damage == nil else { return }
+        let revision = UInt64(bitPattern: row.int64(1))
+        if revision <= session.baseRevision { return }  // covered by the snapshot, not yet compacted
+        guard revision == session.revision + 1 else {
+            session.damage = "event \(session.revision + 1) is missing; events from \(revision) on dropped"
+            return
+        }
+        let origin = Int(row.int64(2))
+        var sum = RecordChecksum()
+        sum.add(row.bytes(0))
+        sum.add(RecordChecksum.eventNumber(revision, origin))
+        sum.add(row.bytes(3))
+        guard sum.value == row.int64(4), let eventOrigin = EventOrigin(rawValue: origin) else {
+            session.damage = "event \(revision) fails its checksum; it and later events dropped"
+            return
+        }
+        session.events.append(JournalEvent(revision: revision, event: row.text(3), origin: eventOrigin))
+    }
+}

@@ -1,0 +1,185 @@
+internal import CSQLite
+import Foundation
+import Glibc
+
+/// The writer connection and its prepared statements: writes a batch of records in one transaction.
+///
+/// Concurrency: owned by `SessionJournal`'s writer queue; every method runs there (or, before the journal
+/// exists, on the thread that opens it). Nothing here is shared.
+final class JournalStore {
+    let connection: SQLiteConnection
+    private let insertSession: SQLiteStatement
+    private let insertEvent: SQLiteStatement
+    private let upsertSnapshot: SQLiteStatement
+    private let deleteSnapshot: SQLiteStatement
+    private let deleteSession: SQLiteStatement
+    private let lastSeq: SQLiteStatement
+    private let compactRange: SQLiteStatement
+    /// Where incremental compaction continues (an `events.seq`).
+    private var compactionCursor: Int64 = 0
+    /// The WAL file, opened after the first commit, for the interval policy's fsync.
+    private var walDescriptor: Int32 = -1
+    private let begin: SQLiteStatement
+    private let commitStatement: SQLiteStatement
+    /// Commits since the last sync (interval policy).
+    private(set) var unsyncedCommits = 0
+    var statistics = JournalStatistics()
+
+    /// Opens the journal file whose integrity `JournalOpener` established, in WAL mode with `configuration`.
+    init(connection: SQLiteConnection, configuration: JournalConfiguration) throws(JournalError) {
+        self.connection = connection
+        let synchronous =
+            switch configuration.fsync {
+            case .perCommit: "FULL"
+            case .interval: "NORMAL"
+            }
+        try connection.execute(
+            """
+            PRAGMA journal_mode = WAL;
+            PRAGMA synchronous = \(synchronous);
+            PRAGMA wal_autocheckpoint = \(configuration.autoCheckpointPages);
+            PRAGMA foreign_keys = OFF;
+            """
+        )
+        let mode = try connection.texts("PRAGMA journal_mode").first
+        guard mode == "wal" else {
+            throw JournalError(.sqlite, "\(connection.path): WAL mode refused (journal_mode=\(mode ?? "?"))")
+        }
+        try connection.execute(JournalSchema.create)
+        guard try connection.integer("PRAGMA user_version") == Int64(JournalSchema.version) else {
+            throw JournalError(.sqlite, "\(connection.path) has another schema version; move it aside")
+        }
+        insertSession = try connection.prepare(JournalSchema.insertSession)
+        insertEvent = try connection.prepare(JournalSchema.insertEvent)
+        upsertSnapshot = try connection.prepare(JournalSchema.upsertSnapshot)
+        deleteSnapshot = try connection.prepare(JournalSchema.deleteSnapshot)
+        deleteSession = try connection.prepare(JournalSchema.deleteSession)
+        lastSeq = try connection.prepare(JournalSchema.lastSeq)
+        compactRange = try connection.prepare(JournalSchema.compactRange)
+        begin = try connection.prepare("BEGIN IMMEDIATE")
+        commitStatement = try connection.prepare("COMMIT")
+    }
+
+    /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
+    func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
+        do {
+            try begin.run()
+            for record in records {
+                try write(record)
+            }
+            try commitStatement.run()
+        } catch {
+            try? connection.execute("ROLLBACK")
+            statistics.failedCommits += 1
+            return .failure(error)
+        }
+        unsyncedCommits += 1
+        statistics.commits += 1
+        statistics.records += records.count
+        return .success(())
+    }
+
+    private func write(_ record: JournalRecord) throws(JournalError) {
+        switch record {
+        case .created(let creation):
+            // Events of an earlier incarnation of this id have lower `seq`s than this generation.
+            let generation = try lastSeq.step() ? lastSeq.int64(0) : 0
+            lastSeq.reset()
+            deleteSnapshot.bind(1, creation.id)
+            try deleteSnapshot.run()
+            insertSession.bind(1, creation.id)
+            insertSession.bind(2, creation.system)
+            insertSession.bind(3, Int64(bitPattern: creation.epoch))
+            insertSession.bind(4, creation.state)
+            insertSession.bind(5, creation.createdAt)
+            insertSession.bind(6, generation)
+            insertSession.bind(7, RecordChecksum.creation(creation, generation: generation))
+            try insertSession.run()
+        case .event(let id, let revision, let event, let origin):
+            insertEvent.bind(1, id)
+            insertEvent.bind(2, Int64(bitPattern: revision))
+            insertEvent.bind(3, Int64(origin.rawValue))
+            insertEvent.bind(4, event)
+            insertEvent.bind(5, RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin.rawValue), event))
+            try insertEvent.run()
+        case .snapshot(let id, let revision, let state):
+            upsertSnapshot.bind(1, id)
+            upsertSnapshot.bind(2, Int64(bitPattern: revision))
+            upsertSnapshot.bind(3, state)
+            upsertSnapshot.bind(4, RecordChecksum.of(id, revision, state))
+            try upsertSnapshot.run()
+        case .removed(let id):
+            // The session's events stay in the log until compaction reaches them; recovery skips them.
+            deleteSnapshot.bind(1, id)
+            try deleteSnapshot.run()
+            deleteSession.bind(1, id)
+            try deleteSession.run()
+        }
+    }
+
+    /// Deletes unneeded events among the next `rows` of the log (wrapping to the start at its end), in its own
+    /// transaction. Returns the number deleted.
+    func compactStep(rows: Int64) throws(JournalError) -> Int {
+        let last = try connection.integer(JournalSchema.lastSeq)
+        if compactionCursor > last { compactionCursor = 0 }
+        let from = compactionCursor
+        compactionCursor = from + rows
+        compactRange.bind(1, from)
+        compactRange.bind(2, from + rows)
+        try compactRange.run()
+        return Int(try connection.integer("SELECT changes()"))
+    }
+
+    /// Forces committed writes to stable storage by syncing the WAL file: every committed frame is then on disk,
+    /// which is what `synchronous=FULL` does at each commit. (A checkpoint would sync too, but it also copies
+    /// pages into the database file and syncs that: far more I/O per interval.)
+    func sync() throws(JournalError) {
+        guard unsyncedCommits > 0 else { return }
+        if walDescriptor < 0 {
+            walDescriptor = open(connection.path + "-wal", O_RDONLY | O_CLOEXEC)
+            guard walDescriptor >= 0 else { throw JournalError(.sqlite, "cannot open the WAL: errno \(errno)") }
+            // The WAL's directory entry is new: make it durable once.
+            let directory = open((connection.path as NSString).deletingLastPathComponent, O_RDONLY | O_CLOEXEC)
+            if directory >= 0 {
+                fsync(directory)
+                Glibc.close(directory)
+            }
+        }
+        guard fsync(walDescriptor) == 0 else { throw JournalError(.sqlite, "fsync of the WAL: errno \(errno)") }
+        unsyncedCommits = 0
+        statistics.syncs += 1
+    }
+
+    /// Finalizes every statement and closes the connection (which checkpoints and removes the WAL file).
+    func close() {
+        for statement in [
+            insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
+            commitStatement,
+        ] {
+            statement.finalize()
+        }
+        if walDescriptor >= 0 { Glibc.close(walDescriptor) }
+        walDescriptor = -1
+        connection.close()
+    }
+}
+
+/// Counters of the journal's work since it was opened.
+public struct JournalStatistics: Sendable, Equatable {
+    /// Transactions committed (each holds every append that was waiting when it began).
+    public var commits = 0
+    /// Transactions rolled back after an error.
+    public var failedCommits = 0
+    /// Records written.
+    public var records = 0
+    /// Explicit syncs by the interval policy.
+    public var syncs = 0
+    /// Events deleted by background compaction.
+    public var compactedEvents = 0
+}
+
+extension RecordChecksum {
+    static func creation(_ creation: SessionCreation, generation: Int64) -> Int64 {
+        of(creation.id, creation.epoch, creation.system, creation.state, String(generation))
+    }
+}

@@ -1,0 +1,60 @@
+/// A journaled event read back.
+public struct JournalEvent: Sendable, Equatable {
+    /// The revision the event produced.
+    public var revision: UInt64
+    /// The event as JSON text.
+    public var event: String
+    /// Who produced it.
+    public var origin: EventOrigin
+
+    /// Creates a journaled event.
+    public init(revision: UInt64, event: String, origin: EventOrigin) {
+        self.revision = revision
+        self.event = event
+        self.origin = origin
+    }
+}
+
+/// One live session as recovery found it: where to start (the latest snapshot, or the initial state at
+/// revision 0) and the events to reduce after it, in revision order without gaps.
+public struct RecoveredSession: Sendable, Equatable {
+    /// The creation record.
+    public var creation: SessionCreation
+    /// The revision of `baseState`: the latest snapshot's, or 0.
+    public var baseRevision: UInt64
+    /// The state to start from as JSON text: the latest snapshot, or the initial state.
+    public var baseState: String
+    /// The events after `baseRevision`, revisions `baseRevision + 1, + 2, ...`.
+    public var events: [JournalEvent]
+    /// Why records after the last event were dropped (a checksum mismatch or a gap), nil when nothing was.
+    /// Such a session is restored at an earlier revision than clients may have seen: give it a new epoch.
+    public var damage: String?
+
+    /// Creates a recovered session.
+    public init(
+        creation: SessionCreation,
+        baseRevision: UInt64,
+        baseState: String,
+        events: [JournalEvent],
+        damage: String? = nil
+    ) {
+        self.creation = creation
+        self.baseRevision = baseRevision
+        self.baseState = baseState
+        self.events = events
+        self.damage = damage
+    }
+
+    /// The revision the session reaches once every event is reduced.
+    public var revision: UInt64 { events.last?.revision ?? baseRevision }
+}
+
+/// What `SessionJournal.recover()` found.
+public struct JournalRecovery: Sendable {
+    /// Every live session, ordered by id.
+    public var sessions: [RecoveredSession]
+    /// Where a database file that failed SQLite's checks was moved before salvage; nil when none was.
+    public var movedAside: String?
+    /// What was detected and repaired, one line each, for the log.
+    public var problems: [String]
+}

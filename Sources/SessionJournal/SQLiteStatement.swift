@@ -1,0 +1,92 @@
+internal import CSQLite
+
+/// A prepared statement, bound, stepped and reset many times.
+///
+/// Concurrency: used only by its connection's owner. Text is bound by copy, so no buffer must outlive a call.
+final class SQLiteStatement {
+    private var handle: OpaquePointer?
+    private unowned let connection: SQLiteConnection
+
+    init(_ handle: OpaquePointer, connection: SQLiteConnection) {
+        self.handle = handle
+        self.connection = connection
+    }
+
+    func bind(_ index: Int32, _ value: Int64) {
+        sqlite3_bind_int64(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: Double) {
+        sqlite3_bind_double(handle, index, value)
+    }
+
+    func bind(_ index: Int32, _ value: String) {
+        var value = value
+        value.withUTF8 { bytes in
+            bytes.withMemoryRebound(to: CChar.self) { chars in
+                _ = fh_sqlite3_bind_text_copy(handle, index, chars.baseAddress, Int32(chars.count))
+            }
+        }
+    }
+
+    /// Steps once: true when a row is available, false when the statement is done.
+    func step() throws(JournalError) -> Bool {
+        let rc = sqlite3_step(handle)
+        switch rc {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        default:
+            let message = connection.errorMessage
+            sqlite3_reset(handle)
+            throw JournalError(.sqlite, "step: \(message) (\(rc))")
+        }
+    }
+
+    /// Runs a statement that returns no rows, then resets it for the next use.
+    func run() throws(JournalError) {
+        defer { reset() }
+        _ = try step()
+    }
+
+    var rawHandle: OpaquePointer? { handle }
+
+    func bindValue(_ index: Int32, _ value: OpaquePointer?) {
+        sqlite3_bind_value(handle, index, value)
+    }
+
+    func reset() {
+        sqlite3_reset(handle)
+    }
+
+    func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
+
+    func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
+
+    func double(_ column: Int32) -> Double { sqlite3_column_double(handle, column) }
+
+    /// The column's bytes, valid until the next step, reset or column call on this statement.
+    func bytes(_ column: Int32) -> UnsafeRawBufferPointer {
+        guard let text = sqlite3_column_text(handle, column) else {
+            return UnsafeRawBufferPointer(start: nil, count: 0)
+        }
+        return UnsafeRawBufferPointer(start: text, count: Int(sqlite3_column_bytes(handle, column)))
+    }
+
+    func text(_ column: Int32) -> String {
+        String(decoding: bytes(column), as: UTF8.self)
+    }
+
+    func finalize() {
+        sqlite3_finalize(handle)
+        handle = nil
+    }
+}
+
+extension SQLiteStatement {
+    /// Binds this row's first `count` columns, values as they are, to `target`'s parameters 1...count.
+    func copyColumns(_ count: Int32, to target: SQLiteStatement) {
+        for column in 0..<count {
+            target.bindValue(column + 1, sqlite3_column_value(rawHandle, column))
+        }
+    }
+}

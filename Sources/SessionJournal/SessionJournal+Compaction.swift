@@ -1,0 +1,53 @@
+/// What a compaction removed and whether it rewrote the file.
+public struct CompactionReport: Sendable, Equatable {
+    /// Events deleted because a snapshot covers them or their session is gone.
+    public var deletedEvents: Int
+    /// Snapshots deleted because their session is gone.
+    public var deletedSnapshots: Int
+    /// Whether the file was rebuilt with `VACUUM` (done when over a quarter of its pages are free).
+    public var vacuumed: Bool
+    /// The database file's size in bytes afterwards (page count × page size).
+    public var bytes: Int64
+}
+
+/// Compaction: runs on the writer queue between two group commits, so appends wait for it.
+extension SessionJournal {
+    /// Deletes every event covered by a snapshot or of a removed session, and snapshots of removed sessions (the
+    /// background compaction does the same a chunk at a time), checkpoints the WAL and truncates it, and rebuilds
+    /// the file with `VACUUM` when over a quarter of its pages are free. Appends wait while it runs.
+    public func compact() throws(JournalError) -> CompactionReport {
+        try withStore { store throws(JournalError) in
+            let connection = store.connection
+            try connection.execute("BEGIN IMMEDIATE")
+            do throws(JournalError) {
+                let last = try connection.integer(JournalSchema.lastSeq)
+                let statement = try connection.prepare(JournalSchema.compactRange)
+                defer { statement.finalize() }
+                statement.bind(1, Int64(0))
+                statement.bind(2, last + 1)
+                try statement.run()
+                let events = try connection.integer("SELECT changes()")
+                try connection.execute(JournalSchema.deleteOrphanSnapshots)
+                let snapshots = try connection.integer("SELECT changes()")
+                try connection.execute("COMMIT")
+                let pages = try connection.integer("PRAGMA page_count")
+                let free = try connection.integer("PRAGMA freelist_count")
+                let vacuum = pages > 64 && free * 4 > pages
+                if vacuum {
+                    try connection.execute("VACUUM")
+                }
+                try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                let size = try connection.integer("PRAGMA page_count") * connection.integer("PRAGMA page_size")
+                return CompactionReport(
+                    deletedEvents: Int(events),
+                    deletedSnapshots: Int(snapshots),
+                    vacuumed: vacuum,
+                    bytes: size
+                )
+            } catch {
+                try? connection.execute("ROLLBACK")
+                throw error
+            }
+        }
+    }
+}

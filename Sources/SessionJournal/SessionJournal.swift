@@ -1,0 +1,233 @@
+import Dispatch
+public import Logging
+import Synchronization
+
+/// A durable journal of hosted sessions on SQLite in WAL mode, with group commit.
+///
+/// Appends from any thread queue up; one writer commits everything that is waiting in one transaction, so
+/// appends that arrive while a commit is in flight share the next one. An append completes only after its
+/// transaction committed and, under `FsyncPolicy.perCommit`, was synced; under `.interval` a timer syncs.
+///
+/// Concurrency: `append`, `compact`, `recover`, `statistics` and `close` may be called from any thread.
+/// The SQLite connection, its prepared statements and the sync timer belong to one serial `DispatchQueue`
+/// (the writer queue); every SQLite call runs there. The pending batch is guarded by a `Mutex`. Completion
+/// handlers run on the writer queue, in commit order: they must be short and must not wait for the journal.
+public final class SessionJournal: @unchecked Sendable {
+    /// A completion handler of an append.
+    public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
+
+    private struct Pending {
+        var records: [JournalRecord] = []
+        var completions: [Completion] = []
+        var scheduled = false
+        var closed = false
+    }
+
+    /// The configuration the journal was opened with.
+    public let configuration: JournalConfiguration
+    /// The database file's path.
+    public let path: String
+    private let queue = DispatchQueue(label: "SessionJournal.writer")
+    private let pending = Mutex(Pending())
+    private let logger: Logger
+    /// Owned by `queue`.
+    private var store: JournalStore?
+    private var syncTimer: (any DispatchSourceTimer)?
+    private var compactionTimer: (any DispatchSourceTimer)?
+    private var openProblems: [String]
+    private let movedAside: String?
+
+    /// Opens (or creates) the journal in `directory`, checking it first; a file that fails SQLite's checks is
+    /// moved aside and salvaged (see `recover()` for what was found). Throws when the directory or a fresh
+    /// database cannot be used.
+    public static func open(
+        directory: String,
+        configuration: JournalConfiguration = JournalConfiguration(),
+        logger: Logger
+    ) throws(JournalError) -> SessionJournal {
+        var problems: [String] = []
+        let opened = try JournalOpener.open(directory: directory, configuration: configuration, problems: &problems)
+        for problem in problems {
+            logger.warning("journal: \(problem)")
+        }
+        return SessionJournal(
+            store: opened.store,
+            movedAside: opened.movedAside,
+            problems: problems,
+            path: directory + "/" + configuration.fileName,
+            configuration: configuration,
+            logger: logger
+        )
+    }
+
+    private init(
+        store: JournalStore,
+        movedAside: String?,
+        problems: [String],
+        path: String,
+        configuration: JournalConfiguration,
+        logger: Logger
+    ) {
+        self.store = store
+        self.movedAside = movedAside
+        self.openProblems = problems
+        self.path = path
+        self.configuration = configuration
+        self.logger = logger
+        if case .interval(let milliseconds) = configuration.fsync {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(milliseconds), repeating: .milliseconds(milliseconds))
+            timer.setEventHandler { [weak self] in self?.syncOnQueue() }
+            syncTimer = timer
+            timer.resume()
+        }
+        let every = configuration.compactionIntervalMilliseconds
+        if every > 0 {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+            timer.setEventHandler { [weak self] in self?.compactOnQueue() }
+            compactionTimer = timer
+            timer.resume()
+        }
+    }
+
+    /// Queues `records` for the next group commit; `completion` runs on the writer queue once they are
+    /// durable under the fsync policy, or with the error that rolled their transaction back.
+    public func append(_ records: [JournalRecord], completion: @escaping Completion) {
+        let schedule = pending.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.records.append(contentsOf: records)
+            state.completions.append(completion)
+            if state.scheduled { return false }
+            state.scheduled = true
+            return true
+        }
+        switch schedule {
+        case nil: completion(.failure(JournalError(.closed, "the journal is closed")))
+        case true?: queue.async { self.commitNext() }
+        case false?: break
+        }
+    }
+
+    /// Appends `records` and returns once they are durable under the fsync policy.
+    public func append(_ records: [JournalRecord]) async throws(JournalError) {
+        let result = await withCheckedContinuation { continuation in
+            append(records) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+
+    /// Reads every live session back: its latest snapshot (or initial state) and the events after it.
+    /// Run it once after `open`, before new appends.
+    public func recover() throws(JournalError) -> JournalRecovery {
+        let result = queue.sync { () -> Result<JournalRecovery, JournalError> in
+            guard let store else { return .failure(JournalError(.closed, "the journal is closed")) }
+            var problems = openProblems
+            openProblems = []
+            let start = ContinuousClock.now
+            do throws(JournalError) {
+                let sessions = try store.recover(problems: &problems)
+                logger.info(
+                    "journal: recovered sessions",
+                    metadata: ["count": "\(sessions.count)", "duration": "\(ContinuousClock.now - start)"]
+                )
+                for problem in problems where !problem.hasPrefix("journal ") && !problem.hasPrefix("salvage") {
+                    logger.warning("journal: \(problem)")
+                }
+                return .success(JournalRecovery(sessions: sessions, movedAside: movedAside, problems: problems))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Counters of the journal's work so far.
+    public var statistics: JournalStatistics {
+        queue.sync { store?.statistics ?? JournalStatistics() }
+    }
+
+    /// Commits what is waiting, stops the sync timer, and closes the database (SQLite checkpoints the WAL into
+    /// the database file and deletes it). Later appends fail with `.closed`. Blocks until done.
+    public func close() {
+        pending.withLock { $0.closed = true }
+        queue.sync {
+            while commitBatch() {}
+            syncTimer?.cancel()
+            syncTimer = nil
+            compactionTimer?.cancel()
+            compactionTimer = nil
+            store?.close()
+            store = nil
+        }
+    }
+
+    /// Runs `body` on the writer queue with the store, between group commits.
+    func withStore<T>(_ body: (JournalStore) throws(JournalError) -> T) throws(JournalError) -> T {
+        let result = queue.sync { () -> Result<T, JournalError> in
+            guard let store else { return .failure(JournalError(.closed, "the journal is closed")) }
+            do throws(JournalError) {
+                return .success(try body(store))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// One group commit per queue item, so that compaction and syncs interleave with a steady stream.
+    private func commitNext() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if commitBatch() {
+            queue.async { self.commitNext() }
+        }
+    }
+
+    /// Commits everything waiting; false when nothing was (and marks the writer idle).
+    private func commitBatch() -> Bool {
+        let batch = pending.withLock { state -> ([JournalRecord], [Completion])? in
+            if state.completions.isEmpty {
+                state.scheduled = false
+                return nil
+            }
+            defer {
+                state.records = []
+                state.completions = []
+            }
+            return (state.records, state.completions)
+        }
+        guard let (records, completions) = batch else { return false }
+        let result =
+            store?.commit(records) ?? .failure(JournalError(.closed, "the journal is closed"))
+        if case .failure(let error) = result {
+            logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records.count)"])
+        }
+        for completion in completions {
+            completion(result)
+        }
+        return true
+    }
+
+    private func compactOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let store else { return }
+        do throws(JournalError) {
+            try store.connection.execute("BEGIN IMMEDIATE")
+            let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
+            try store.connection.execute("COMMIT")
+            store.statistics.compactedEvents += deleted
+        } catch {
+            try? store.connection.execute("ROLLBACK")
+            logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
+        }
+    }
+
+    private func syncOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        do {
+            try store?.sync()
+        } catch {
+            logger.error("journal: sync failed", metadata: ["error": "\(error)"])
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import Foundation
+import SessionJournal
+import Testing
+
+/// Durable sessions against the real `feedback-host` binary: restarts, SIGKILL under load, schema changes.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct JournalRestartTests {
+    private static func createCounter(_ server: RunningServer) throws -> (id: String, cursor: String) {
+        let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)
+        #expect(created.status == 201)
+        return (created.json["id"] as? String ?? "", created.json["cursor"] as? String ?? "")
+    }
+
+    private static func epoch(_ cursor: String) -> String { String(cursor.split(separator: "-").first ?? "") }
+
+    @Test func sessionsSurviveARestartWithTheirIdEpochAndRevision() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try RunningServer(arguments: ["--data-dir", directory.path])
+        let (id, _) = try Self.createCounter(first)
+        var last = CurlResult(status: 0, headers: [:], body: "")
+        for _ in 0..<3 {
+            last = try postJSON("\(first.base)/v1/sessions/\(id)/events", #"{"type":"increment"}"#)
+        }
+        #expect(last.status == 200)
+        let cursor = try #require(last.json["cursor"] as? String)
+        #expect(first.stop() == 0)
+
+        let second = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { second.stop() }
+        let restored = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect(restored.status == 200)
+        #expect(restored.json["cursor"] as? String == cursor)
+        #expect((restored.json["state"] as? [String: Any])?["count"] as? Int == 3)
+        let next = try postJSON("\(second.base)/v1/sessions/\(id)/events", #"{"type":"increment"}"#)
+        #expect(next.json["rev"] as? Int == 4)
+        #expect(Self.epoch(next.json["cursor"] as? String ?? "") == Self.epoch(cursor))
+    }
+
+    @Test func deletedSessionStaysDeletedAfterARestart() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try RunningServer(arguments: ["--data-dir", directory.path])
+        let (gone, _) = try Self.createCounter(first)
+        let (kept, _) = try Self.createCounter(first)
+        #expect(try curl(["-X", "DELETE", "\(first.base)/v1/sessions/\(gone)"]).status == 204)
+        first.stop()
+
+        let second = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { second.stop() }
+        #expect(try curl(["\(second.base)/v1/sessions/\(gone)"]).status == 404)
+        #expect(try curl(["\(second.base)/v1/sessions/\(kept)"]).status == 200)
+    }
+
+    @Test func sessionRestoredFromPeriodicSnapshotsKeepsItsState() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let arguments = ["--data-dir", directory.path, "--journal-snapshot-interval", "2"]
+        let first = try RunningServer(arguments: arguments)
+        let (id, _) = try Self.createCounter(first)
+        for amount in 1...5 {
+            _ = try postJSON("\(first.base)/v1/sessions/\(id)/events", #"{"type":"add","amount":\#(amount)}"#)
+        }
+        first.stop()
+
+        let second = try RunningServer(arguments: arguments)
+        defer { second.stop() }
+        let restored = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect(restored.json["rev"] as? Int == 5)
+        #expect((restored.json["state"] as? [String: Any])?["count"] as? Int == 15)
+    }
+
+    /// The effect a state asks for runs again after a crash: the machine holds the ball when the server is
+    /// killed, and throws it back after the restart; the effect's event is journaled like a client's.
+    @Test func effectPendingAtACrashRunsAfterTheRestart() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try RunningServer(arguments: ["--data-dir", directory.path])
+        let created = try postJSON("\(first.base)/v1/sessions", #"{"system":"catch"}"#)
+        let id = try #require(created.json["id"] as? String)
+        let thrown = try postJSON("\(first.base)/v1/sessions/\(id)/events", #"{"type":"throwToMachine"}"#)
+        #expect(thrown.json["rev"] as? Int == 1)
+        kill(first.process.processIdentifier, SIGKILL)  // well before the machine's 1 s throw-back
+        first.process.waitUntilExit()
+
+        let second = try RunningServer(arguments: ["--data-dir", directory.path])
+        let restored = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect((restored.json["state"] as? [String: Any])?["holder"] as? String == "machine")
+        var holder = "machine"
+        let deadline = Date().addingTimeInterval(20)
+        while holder == "machine" && Date() < deadline {
+            usleep(50_000)
+            let answer = try curl(["\(second.base)/v1/sessions/\(id)"])
+            holder = (answer.json["state"] as? [String: Any])?["holder"] as? String ?? "?"
+        }
+        #expect(holder == "human")
+        second.stop()
+
+        let third = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { third.stop() }
+        let after = try curl(["\(third.base)/v1/sessions/\(id)"])
+        #expect(after.json["rev"] as? Int == 2)
+        #expect((after.json["state"] as? [String: Any])?["holder"] as? String == "human")
+    }
+
+    /// Posts from 4 sessions × 2 connections, SIGKILL after a random number of acknowledged posts, restart on the
+    /// same data directory, three times: every acknowledged revision is restored, and revisions continue.
+    @Test func everyAcknowledgedEventSurvivesSIGKILL() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        var ids: [String] = []
+        var epochs: [String: String] = [:]
+        var acknowledged: [String: Int] = [:]
+        for round in 0..<3 {
+            let server = try RunningServer(arguments: ["--data-dir", directory.path])
+            defer { server.stop() }
+            if round == 0 {
+                for _ in 0..<4 {
+                    let (id, cursor) = try Self.createCounter(server)
+                    ids.append(id)
+                    epochs[id] = Self.epoch(cursor)
+                    acknowledged[id] = 0
+                }
+            }
+            // Everything acknowledged before the last kill is there, with the same epoch.
+            for id in ids {
+                let restored = try curl(["\(server.base)/v1/sessions/\(id)"])
+                #expect(restored.status == 200)
+                let rev = restored.json["rev"] as? Int ?? -1
+                #expect(rev >= acknowledged[id]!, "session \(id) lost acknowledged events")
+                #expect((restored.json["state"] as? [String: Any])?["count"] as? Int == rev)
+                #expect(Self.epoch(restored.json["cursor"] as? String ?? "") == epochs[id])
+                acknowledged[id] = rev
+            }
+            let restored = acknowledged
+            let killAfter = Int.random(in: 20...300)
+            let acks = try LoadWhileKilling.run(server: server, ids: ids, killAfter: killAfter)
+            #expect(acks.count >= killAfter)
+            for (id, rev) in acks {
+                // Revisions continue after the restored ones.
+                #expect(rev > restored[id]!)
+                acknowledged[id] = max(acknowledged[id]!, rev)
+            }
+        }
+        let last = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { last.stop() }
+        for id in ids {
+            let restored = try curl(["\(last.base)/v1/sessions/\(id)"])
+            #expect((restored.json["rev"] as? Int ?? -1) >= acknowledged[id]!)
+        }
+    }
+
+    @Test func eventThatNoLongerDecodesMarksTheSessionBroken() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let broken = "BrokenBrokenBrokenBroA"
+        let healthy = "HealthyHealthyHealthyA"
+        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+        let done = DispatchSemaphore(value: 0)
+        journal.append([
+            .created(SessionCreation(id: broken, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
+            .event(sessionID: broken, revision: 1, event: #"{"type":"increment"}"#, origin: .client),
+            .event(sessionID: broken, revision: 2, event: #"{"type":"explode"}"#, origin: .client),
+            .created(SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)),
+        ]) { _ in done.signal() }
+        done.wait()
+        journal.close()
+
+        let log = FileManager.default.temporaryDirectory.appendingPathComponent("feedback-host-\(UUID()).log")
+        defer { try? FileManager.default.removeItem(at: log) }
+        let server = try RunningServer(arguments: ["--data-dir", directory.path], errorLog: log)
+        defer { server.stop() }
+        let answer = try curl(["\(server.base)/v1/sessions/\(broken)"])
+        #expect(answer.status == 500)
+        #expect(answer.json["type"] as? String == "urn:feedbackhost:problem:session-broken")
+        #expect((answer.json["detail"] as? String)?.contains("event 2") == true)
+        #expect(try curl(["\(server.base)/v1/sessions/\(healthy)"]).status == 200)
+        let posted = try postJSON("\(server.base)/v1/sessions/\(broken)/events", #"{"type":"increment"}"#)
+        #expect(posted.status == 500)
+        #expect(try String(contentsOf: log, encoding: .utf8).contains("could not be restored"))
+        #expect(try curl(["-X", "DELETE", "\(server.base)/v1/sessions/\(broken)"]).status == 204)
+        #expect(try curl(["\(server.base)/v1/sessions/\(broken)"]).status == 404)
+    }
+}
+
+/// A directory for one test's journal, removed by `remove()`.
+struct TemporaryDataDirectory {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent("fh-journal-\(UUID())").path
+
+    func remove() { try? FileManager.default.removeItem(atPath: path) }
+}
+
+/// Python posts `{"type":"increment"}` on two keep-alive connections per session and prints `id rev` for every
+/// 200 it has read in full; after `killAfter` such lines the server gets SIGKILL. Returns every acknowledgement.
+enum LoadWhileKilling {
+    static let script = """
+        import http.client, json, sys, threading
+        port, ids = int(sys.argv[1]), sys.argv[2:]
+        lock = threading.Lock()
+        def post(sid):
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                while True:
+                    connection.request("POST", "/v1/sessions/%s/events" % sid, body='{"type":"increment"}',
+                                       headers={"Content-Type": "application/json"})
+                    response = connection.getresponse()
+                    body = response.read()
+                    if response.status != 200:
+                        with lock:
+                            print("status %d %s" % (response.status, body.decode()), flush=True)
+                        return
+                    with lock:
+                        print("%s %d" % (sid, json.loads(body)["rev"]), flush=True)
+            except Exception:
+                return
+        threads = [threading.Thread(target=post, args=(sid,)) for sid in ids for _ in range(2)]
+        for thread in threads: thread.start()
+        for thread in threads: thread.join()
+        """
+
+    static func run(server: RunningServer, ids: [String], killAfter: Int) throws -> [(String, Int)] {
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["timeout", "30", "python3", "-c", script, String(server.port)] + ids
+        process.standardOutput = output
+        try process.run()
+        defer { process.waitUntilExit() }
+        var acks: [(String, Int)] = []
+        var buffer: [UInt8] = []
+        var killed = false
+        let handle = output.fileHandleForReading
+        while true {
+            let chunk = handle.availableData
+            if chunk.isEmpty { break }  // end of file: every poster has stopped
+            buffer.append(contentsOf: chunk)
+            while let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[..<newline], as: UTF8.self)
+                buffer.removeSubrange(...newline)
+                let parts = line.split(separator: " ")
+                #expect(parts.first != "status", "a post failed before the kill: \(line)")
+                if parts.count == 2, let rev = Int(parts[1]) { acks.append((String(parts[0]), rev)) }
+            }
+            if !killed && acks.count >= killAfter {
+                kill(server.process.processIdentifier, SIGKILL)
+                server.process.waitUntilExit()
+                killed = true
+            }
+        }
+        if !killed {
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+        }
+        return acks
+    }
+}
