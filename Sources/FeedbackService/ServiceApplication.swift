@@ -2,6 +2,7 @@ public import Configuration
 public import CurlClient
 public import HTTPServer
 public import Logging
+import Metrics
 import Prometheus
 public import SessionJournal
 import Synchronization
@@ -85,6 +86,7 @@ public final class ServiceApplication: Sendable {
         let clock = ContinuousClock()
         let host = reader.string(forKey: "host", default: "127.0.0.1")
         let localBaseURL = LocalBaseURL(host: host)
+        let reduceTimer = Timer(label: "feedbackhost_reduce_duration_seconds", factory: metricsFactory)
         let service = SessionService(
             configuration: configuration,
             systems: systems,
@@ -93,12 +95,14 @@ public final class ServiceApplication: Sendable {
         ) { id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
-            return SystemEnvironment(
+            var environment = SystemEnvironment(
                 clock: clock,
                 upstream: upstream,
                 logger: sessionLogger,
                 localBaseURL: localBaseURL.value
             )
+            environment.reduceTimer = reduceTimer
+            return environment
         }
         if let journaled { restore(journaled, into: service, logger: logger) }
         var router = Router()

@@ -193,6 +193,7 @@ struct SessionAPITests {
             #expect(lines.contains("feedbackhost_sessions 1.0"))
             #expect(lines.contains(#"feedbackhost_events_total{outcome="applied"} 2"#))
             #expect(lines.contains(#"feedbackhost_events_total{outcome="rejected"} 1"#))
+            #expect(lines.contains("feedbackhost_reduce_duration_seconds_count 2"))
             #expect(lines.contains { $0.hasPrefix("http_server_request_duration_seconds_count ") })
         }
     }
