@@ -42,7 +42,7 @@ extension SessionService {
                 continue
             }
             do throws(APIError) {
-                _ = try store.insert { () throws(APIError) in
+                _ = try store.insert(id: id) { () throws(APIError) in
                     try system.restoreSession(
                         recovered,
                         id: id,

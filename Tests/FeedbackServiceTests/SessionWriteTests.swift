@@ -43,6 +43,55 @@ struct SessionWriteTests {
         #expect(try curl(["\(server.base)/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA"]).status == 404)
     }
 
+    @Test func ofConcurrentPutsForOneNewIdExactlyOneCreatesIt() throws {
+        let server = try RunningServer()
+        defer { server.stop() }
+        // 10 rounds of 8 threads putting the same fresh id at once: one 201, the others 200 (it exists) or 409
+        // with Retry-After (it is being created right now); never two sessions, never a 5xx.
+        let script = """
+            import http.client, json, threading, sys, base64, os
+            port = int(sys.argv[1])
+            rounds = []
+            for _ in range(10):
+                sid = base64.urlsafe_b64encode(os.urandom(16)).decode().rstrip("=")
+                answers = []
+                barrier = threading.Barrier(8)
+                def worker():
+                    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                    barrier.wait()
+                    conn.request("PUT", f"/v1/sessions/{sid}", body='{"system":"counter"}',
+                                 headers={"Content-Type": "application/json"})
+                    response = conn.getresponse()
+                    response.read()
+                    answers.append([response.status, response.getheader("Retry-After") is not None])
+                    conn.close()
+                threads = [threading.Thread(target=worker) for _ in range(8)]
+                for t in threads: t.start()
+                for t in threads: t.join()
+                rounds.append(answers)
+            print(json.dumps(rounds))
+            """
+        let process = Process()
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["timeout", "40", "python3", "-c", script, String(server.port)]
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let rounds = try #require(try JSONSerialization.jsonObject(with: data) as? [[[Any]]])
+        #expect(rounds.count == 10)
+        for answers in rounds {
+            let statuses = answers.compactMap { $0.first as? Int }
+            #expect(statuses.count == 8)
+            #expect(statuses.filter { $0 == 201 }.count == 1, "\(statuses)")
+            #expect(statuses.allSatisfy { [200, 201, 409].contains($0) }, "\(statuses)")
+            for answer in answers where answer.first as? Int == 409 { #expect(answer.last as? Bool == true) }
+        }
+        let metrics = try curl(["\(server.base)/metrics"]).body
+        #expect(metrics.contains("feedbackhost_sessions 10.0"))
+    }
+
     @Test func ofConcurrentPostsWithTheSameIfMatchExactlyOneIsApplied() throws {
         let server = try RunningServer()
         defer { server.stop() }

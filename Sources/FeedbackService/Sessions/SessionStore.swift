@@ -3,6 +3,9 @@ import Synchronization
 /// The sessions of one server, by id, under one `Mutex` (held only to look up, insert or remove).
 final class SessionStore: Sendable {
     private let sessions = Mutex<[SessionID: any HostedSession]>([:])
+    /// Ids whose session is being made (outside the lock): a second creation of the same id waits for none of it
+    /// and is refused, so a session is never made twice, and never journaled twice.
+    private let reserved = Mutex<Set<SessionID>>([])
     let capacity: Int
 
     init(capacity: Int) {
@@ -23,8 +26,18 @@ final class SessionStore: Sendable {
         case existing(any HostedSession)
     }
 
-    /// Adds a session made by `make` unless the store is full or already holds a session with its id.
-    func insert(_ make: () throws(APIError) -> any HostedSession) throws(APIError) -> Insertion {
+    /// Adds the session `make` makes for `id`, unless the store already holds one with that id (then `make` is not
+    /// called), is full, or another request is making one for the same id right now (409 with `Retry-After`).
+    func insert(id: SessionID, _ make: () throws(APIError) -> any HostedSession) throws(APIError) -> Insertion {
+        guard reserved.withLock({ $0.insert(id).inserted }) else {
+            throw APIError(
+                .sessionExists,
+                "session \(id) is being created by another request; retry in a moment",
+                retryAfter: 1
+            )
+        }
+        defer { _ = reserved.withLock { $0.remove(id) } }
+        if let existing = self[id] { return .existing(existing) }
         // Made outside the lock, because starting a loop runs its feedbacks; added under it.
         let session = try make()
         let outcome = sessions.withLock { sessions -> Insertion? in
