@@ -89,6 +89,31 @@ static long rss_kib(void) {
     return kib;
 }
 
+// The server's user + system CPU time so far, in nanoseconds (-1 without --pid).
+static int64_t server_cpu_ns(void) {
+    if (server_pid <= 0) return -1;
+    char path[64], line[1024];
+    snprintf(path, sizeof path, "/proc/%d/stat", server_pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    char *read = fgets(line, sizeof line, file);
+    fclose(file);
+    char *fields = read ? strrchr(line, ')') : NULL;  // the command name may hold spaces
+    unsigned long utime = 0, stime = 0;
+    if (!fields || sscanf(fields + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime, &stime) != 2) {
+        return -1;
+    }
+    return (int64_t)(utime + stime) * (1000000000 / sysconf(_SC_CLK_TCK));
+}
+
+// This process's own user + system CPU time so far, in nanoseconds.
+static int64_t own_cpu_ns(void) {
+    struct rusage usage;
+    getrusage(RUSAGE_SELF, &usage);
+    return ((int64_t)usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000000
+        + ((int64_t)usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) * 1000;
+}
+
 static int connect_blocking(void) {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     if (fd < 0) die("socket");
@@ -465,6 +490,7 @@ int main(int argc, char **argv) {
     fcntl(poster_fd, F_SETFL, fcntl(poster_fd, F_GETFL) | O_NONBLOCK);
     struct epoll_event poster_interest = {.events = EPOLLIN, .data.u32 = POSTER};
     if (epoll_ctl(epoll_fd, EPOLL_CTL_ADD, poster_fd, &poster_interest) != 0) die("epoll_ctl (poster)");
+    int64_t server_cpu_before = server_cpu_ns(), client_cpu_before = own_cpu_ns();
     next_post_at = now_ns();
     int64_t final_rev = base_rev + n_events;
     int64_t deadline = 0;
@@ -488,6 +514,12 @@ int main(int argc, char **argv) {
         pump(epoll_fd, timeout);
     }
 
+    int64_t server_cpu_after = server_cpu_ns(), client_cpu_after = own_cpu_ns();
+    // CPU per delivered frame while the events flowed: the part of the latency that is work, not waiting.
+    double deliveries = (double)(n_latencies > 0 ? n_latencies : 1);
+    double server_us = server_cpu_before >= 0 && server_cpu_after >= 0
+        ? (double)(server_cpu_after - server_cpu_before) / 1e3 / deliveries : -1;
+    double client_us = (double)(client_cpu_after - client_cpu_before) / 1e3 / deliveries;
     long lost = 0, short_subscribers = 0;
     for (long i = 0; i < n_subs; i++) {
         if (subs[i].last_rev < final_rev) {
@@ -507,9 +539,12 @@ int main(int argc, char **argv) {
            "post errors %ld\n", lost, short_subscribers, conflated, duplicates, closed_early, post_errors);
     printf("  server RSS %ld KiB -> %ld KiB with the idle streams = %.0f bytes per stream\n", rss_before, rss_after,
         bytes_per_stream);
+    printf("  CPU per delivered frame while the events flowed: server %.2f us, this client %.2f us\n", server_us,
+        client_us);
     printf("RESULT label=%s subscribers=%ld events=%ld p50_ms=%.3f p99_ms=%.3f max_ms=%.3f lost=%ld conflated=%ld "
-           "duplicates=%ld closed=%ld post_errors=%ld rss_before_kib=%ld rss_after_kib=%ld bytes_per_stream=%.0f\n",
+           "duplicates=%ld closed=%ld post_errors=%ld rss_before_kib=%ld rss_after_kib=%ld bytes_per_stream=%.0f "
+           "server_cpu_us=%.3f client_cpu_us=%.3f\n",
         label, n_subs, n_events, percentile_ms(0.5), percentile_ms(0.99), percentile_ms(1.0), lost, conflated,
-        duplicates, closed_early, post_errors, rss_before, rss_after, bytes_per_stream);
+        duplicates, closed_early, post_errors, rss_before, rss_after, bytes_per_stream, server_us, client_us);
     return post_errors == 0 ? 0 : 1;
 }

@@ -58,8 +58,7 @@ extension StreamHub {
                 guard let self else { return }
                 queue.async { self.catchUp(subscriber) }
             }
-            let written = deliver(subscriber, now: now)
-            registry.metrics.sent(events: written > 0 ? 1 : 0, bytes: written)
+            bringUpToDate(CollectionOfOne(subscriber), waitForIdle: false)
         }
     }
 
@@ -83,6 +82,10 @@ extension StreamHub {
 
     private func detach(_ subscriber: StreamSubscriber) {
         subscriber.closed = true
+        if subscriber.dirty {
+            subscriber.dirty = false
+            dirtyCount -= 1
+        }
         let last = subscribers.removeLast()
         if last !== subscriber {
             subscribers[subscriber.index] = last
@@ -115,10 +118,9 @@ extension StreamHub {
         let now = DispatchTime.now().uptimeNanoseconds
         let idleNanoseconds = UInt64(registry.configuration.heartbeat.wholeNanoseconds)
         var idle: [ResponseStream] = []
-        for subscriber in subscribers where !subscriber.closed {
-            if subscriber.dirty {
-                catchUp(subscriber)
-            } else if now &- subscriber.lastWrite >= idleNanoseconds, subscriber.stream.isWritable {
+        catchUpDirty()
+        for subscriber in subscribers where !subscriber.closed && !subscriber.dirty {
+            if now &- subscriber.lastWrite >= idleNanoseconds, subscriber.stream.isWritable {
                 idle.append(subscriber.stream)
                 subscriber.lastWrite = now
             }

@@ -14,6 +14,8 @@ final class StreamHub: @unchecked Sendable {
     struct Incoming {
         var states: [(rev: UInt64, json: [UInt8])] = []
         var scheduled = false
+        /// A catch-up of the dirty subscribers is queued on the hub's queue.
+        var catchUpScheduled = false
     }
 
     /// States waiting beyond this are dropped, oldest first: subscribers then get the latest (a conflation).
@@ -37,6 +39,8 @@ final class StreamHub: @unchecked Sendable {
     var observation: Observation?
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
+    /// Subscribers marked dirty, so that a catch-up with none skips the scan.
+    var dirtyCount = 0
 
     init(id: SessionID, epoch: UInt64, registry: StreamRegistry) {
         self.id = id
@@ -91,28 +95,50 @@ final class StreamHub: @unchecked Sendable {
     }
 
     /// Writes the latest value of each changed view to its subscribers that keep up; marks the others dirty.
-    /// Subscribers that get the same frame (the same view, from the same base) share its bytes and are written
-    /// with one hop per shard.
     private func fanOut(_ changed: Set<ObjectIdentifier>) {
+        if changed.count == 1, changed.contains(ObjectIdentifier(whole)), selections.isEmpty {
+            bringUpToDate(subscribers)
+        } else {
+            bringUpToDate(subscribers.lazy.filter { changed.contains(ObjectIdentifier($0.view)) })
+        }
+    }
+
+    /// Brings subscribers to their views' latest values. A subscriber whose stream is not idle (its previous frame
+    /// still waits for the shard, or its client lags past the high-water mark) is marked dirty and skipped (a
+    /// conflation); the others get a patch or a snapshot. Subscribers that get the same frame (the same view, from
+    /// the same base) share its bytes and are written with one hop per shard; once a write is out, the dirty ones
+    /// get the latest, so under load each stream carries at most one frame the server has not sent and the
+    /// latency stays that of one fan-out, not of a queue. `waitForIdle: false` writes regardless (a new
+    /// subscriber's first frame, queued right behind its prelude).
+    func bringUpToDate(_ candidates: some Sequence<StreamSubscriber>, waitForIdle: Bool = true) {
+        dispatchPrecondition(condition: .onQueue(queue))
         let now = DispatchTime.now().uptimeNanoseconds
         var batches: [FrameKey: (frame: [UInt8], streams: [ResponseStream])] = [:]
         var events = 0
         var bytes = 0
         var conflated = 0
-        for subscriber in subscribers where changed.contains(ObjectIdentifier(subscriber.view)) {
-            if subscriber.dirty {
+        for subscriber in candidates where !subscriber.closed {
+            guard !waitForIdle || subscriber.stream.isIdle else {
+                if !subscriber.dirty {
+                    subscriber.dirty = true
+                    dirtyCount += 1
+                }
                 conflated += 1
-            } else if !subscriber.stream.isWritable {
-                subscriber.dirty = true
-                conflated += 1
-            } else if let (key, frame) = nextFrame(for: subscriber, now: now) {
-                if batches[key] == nil { batches[key] = (frame, []) }
-                batches[key]!.streams.append(subscriber.stream)
-                events += 1
-                bytes += frame.count
+                continue
             }
+            if subscriber.dirty {
+                subscriber.dirty = false
+                dirtyCount -= 1
+            }
+            guard let (key, frame) = nextFrame(for: subscriber, now: now) else { continue }
+            if batches[key] == nil { batches[key] = (frame, []) }
+            batches[key]!.streams.append(subscriber.stream)
+            events += 1
+            bytes += frame.count
         }
-        for batch in batches.values { ResponseStream.write(batch.frame, to: batch.streams) }
+        for batch in batches.values {
+            ResponseStream.write(batch.frame, to: batch.streams) { [weak self] in self?.scheduleCatchUp() }
+        }
         registry.metrics.sent(events: events, bytes: bytes)
         if conflated > 0 {
             registry.metrics.conflations.increment(by: conflated)
@@ -125,15 +151,6 @@ final class StreamHub: @unchecked Sendable {
         let view: ObjectIdentifier
         /// The patch's base; nil for a snapshot.
         let base: UInt64?
-    }
-
-    /// Brings one subscriber to its view's latest value: nothing, one patch or one snapshot. Returns the bytes
-    /// written.
-    @discardableResult
-    func deliver(_ subscriber: StreamSubscriber, now: UInt64) -> Int {
-        guard let (_, frame) = nextFrame(for: subscriber, now: now) else { return 0 }
-        subscriber.stream.write(frame)
-        return frame.count
     }
 
     /// The frame that brings a subscriber to its view's latest value, nil when it has it; the subscriber is then
@@ -170,10 +187,29 @@ final class StreamHub: @unchecked Sendable {
     /// Gives a dirty subscriber the latest value once it can take it.
     func catchUp(_ subscriber: StreamSubscriber) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard subscriber.dirty, !subscriber.closed, subscriber.stream.isWritable else { return }
-        subscriber.dirty = false
-        let written = deliver(subscriber, now: DispatchTime.now().uptimeNanoseconds)
-        registry.metrics.sent(events: written > 0 ? 1 : 0, bytes: written)
+        guard subscriber.dirty else { return }
+        bringUpToDate(CollectionOfOne(subscriber))
+    }
+
+    /// Gives every dirty subscriber that can take it the latest value, in one batch.
+    func catchUpDirty() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard dirtyCount > 0 else { return }
+        bringUpToDate(subscribers.lazy.filter(\.dirty))
+    }
+
+    /// After a write went out (any thread): one catch-up of the dirty subscribers, however many writes end.
+    private func scheduleCatchUp() {
+        let schedule = incoming.withLock { incoming -> Bool in
+            if incoming.catchUpScheduled { return false }
+            incoming.catchUpScheduled = true
+            return true
+        }
+        guard schedule else { return }
+        queue.async { [self] in
+            incoming.withLock { $0.catchUpScheduled = false }
+            catchUpDirty()
+        }
     }
 
     /// `onWritable` fires only after the pending bytes crossed the high-water mark in the connection; bytes still
@@ -183,7 +219,7 @@ final class StreamHub: @unchecked Sendable {
         recheckScheduled = true
         queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
             recheckScheduled = false
-            for subscriber in subscribers where subscriber.dirty { catchUp(subscriber) }
+            catchUpDirty()
         }
     }
 

@@ -78,34 +78,75 @@ public final class ResponseStream: Sendable {
         }
         guard accepted else { return }
         shard.queue.async { [self] in
-            shard.streamWrite(self, bytes)
+            shard.streamWrite(CollectionOfOne(self), bytes)
         }
     }
 
+    /// Whether the next write goes out at once: no earlier write still waits for the shard, and the pending bytes
+    /// are within `highWaterMark`. A producer that keeps only the latest state writes when this is true and
+    /// otherwise waits for the completion of its earlier write (or `onWritable`), then writes the latest: every
+    /// stream then holds at most one frame that the server has not handed to its connection, however fast states
+    /// come, and a client never reads a backlog the server built up while it was busy.
+    public var isIdle: Bool {
+        state.withLock { $0.queuedBytes == 0 && $0.bufferedBytes <= highWaterMark }
+    }
+
     /// Queues the same bytes as one chunk on each of `streams`, with one hop per shard rather than one per stream:
-    /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped.
-    public static func write(_ bytes: [UInt8], to streams: some Sequence<ResponseStream>) {
-        guard !bytes.isEmpty else { return }
+    /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped. `completion`, when
+    /// given, runs once every shard has handed the bytes to its connections (on the last shard's queue; it must not
+    /// block), and at once on the caller's thread when no stream took them.
+    public static func write(
+        _ bytes: [UInt8],
+        to streams: some Sequence<ResponseStream>,
+        completion: (@Sendable () -> Void)? = nil
+    ) {
         // A handful of shards: a linear search beats hashing per stream.
         var byShard: [(shard: Shard, streams: [ResponseStream])] = []
-        for stream in streams {
-            let accepted = stream.state.withLock { s -> Bool in
-                guard !s.closed, !s.finished else { return false }
-                s.queuedBytes += bytes.count
-                return true
-            }
-            guard accepted else { continue }
-            if let index = byShard.firstIndex(where: { $0.shard === stream.shard }) {
-                byShard[index].streams.append(stream)
-            } else {
-                byShard.append((stream.shard, [stream]))
+        if !bytes.isEmpty {
+            for stream in streams {
+                let accepted = stream.state.withLock { s -> Bool in
+                    guard !s.closed, !s.finished else { return false }
+                    s.queuedBytes += bytes.count
+                    return true
+                }
+                guard accepted else { continue }
+                if let index = byShard.firstIndex(where: { $0.shard === stream.shard }) {
+                    byShard[index].streams.append(stream)
+                } else {
+                    byShard.append((stream.shard, [stream]))
+                }
             }
         }
+        guard !byShard.isEmpty else {
+            completion?()
+            return
+        }
+        let remaining = completion.map { _ in Countdown(byShard.count) }
         for (shard, group) in byShard {
             shard.queue.async {
-                for stream in group { shard.streamWrite(stream, bytes) }
+                writeSlices(of: group, from: 0, bytes, on: shard) {
+                    if let remaining, remaining.decrement() { completion?() }
+                }
             }
         }
+    }
+
+    /// Streams written per block on a shard's queue: a large fan-out yields between slices, so the requests,
+    /// accepts and timers of that shard wait for one slice (about a millisecond), not for the whole fan-out.
+    static let sliceSize = 128
+
+    /// Writes one slice of `group` on the shard's queue, then queues the next behind whatever arrived meanwhile.
+    private static func writeSlices(
+        of group: [ResponseStream],
+        from start: Int,
+        _ bytes: [UInt8],
+        on shard: Shard,
+        then done: @escaping @Sendable () -> Void
+    ) {
+        let end = min(start + sliceSize, group.count)
+        shard.streamWrite(group[start..<end], bytes)
+        guard end < group.count else { return done() }
+        shard.queue.async { writeSlices(of: group, from: end, bytes, on: shard, then: done) }
     }
 
     /// Writes one server-sent event as one chunk (and one gzip sync flush when compressing).

@@ -52,13 +52,13 @@ enum ResponseWriter {
     }
 
     static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
-        var digits: [UInt8] = []
-        var n = bytes.count
-        repeat {
-            digits.append(hex[n & 15])
-            n >>= 4
-        } while n > 0
-        out.append(contentsOf: digits.reversed())
+        // The size in hex, most significant digit first, without a temporary array.
+        var shift = 0
+        while bytes.count >> (shift + 4) > 0 { shift += 4 }
+        while shift >= 0 {
+            out.append(hex[(bytes.count >> shift) & 15])
+            shift -= 4
+        }
         out.append(ASCII.cr)
         out.append(ASCII.lf)
         out.append(contentsOf: bytes)

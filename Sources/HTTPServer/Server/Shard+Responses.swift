@@ -139,17 +139,19 @@ extension Shard {
         serve(connection)
     }
 
-    /// A chunk from a `ResponseStream` (hopped onto this queue).
-    func streamWrite(_ stream: ResponseStream, _ bytes: [UInt8]) {
+    /// One chunk for each of `streams` (hopped onto this queue): framed once, sent to each live connection.
+    func streamWrite(_ streams: some Collection<ResponseStream>, _ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let connection = liveConnection(stream), connection.stream === stream else {
-            stream.update(appended: bytes.count, buffered: 0)
-            return
-        }
         now = DispatchTimeNow.nanoseconds()
-        appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
-        stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
-        flush(connection)
+        for stream in streams {
+            guard let connection = liveConnection(stream), connection.stream === stream else {
+                stream.update(appended: bytes.count, buffered: 0)
+                continue
+            }
+            appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
+            stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
+            flush(connection)
+        }
     }
 
     /// `finish()` from a `ResponseStream` (hopped onto this queue).

@@ -1,0 +1,102 @@
+@testable import HTTPServer
+import Synchronization
+import Testing
+
+/// `ResponseStream.write(_:to:completion:)`, the fan-out path, and `isIdle`, which producers that keep only the
+/// latest state use to hold at most one frame per stream inside the server.
+@Suite(.timeLimit(.minutes(1))) struct ResponseStreamFanOutTests {
+    @Test func fanOutReachesEveryStreamAcrossSlicesAndCompletesOnce() async throws {
+        let count = ResponseStream.sliceSize * 2 + 17
+        let streams = Mutex<[ResponseStream]>([])
+        let opened = Signal<Int>()
+        var router = Router()
+        router.get("/events") { _ in
+            Response.eventStream { stream in
+                opened.send(
+                    streams.withLock {
+                        $0.append(stream)
+                        return $0.count
+                    }
+                )
+            }
+        }
+        try await withServer(router: router) { port in
+            let clients = try await offPool {
+                try (0..<count).map { _ in
+                    let client = try TestClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                    while try !client.readLine().isEmpty {}
+                    return client
+                }
+            }
+            var seen = 0
+            while seen < count, let next = await opened.next() { seen = next }
+            #expect(seen == count)
+            let completions = Atomic<Int>(0)
+            let done = Signal<Bool>()
+            let frame = ServerSentEvent(id: "1", event: "snapshot", data: "{}").encoded
+            ResponseStream.write(frame, to: streams.withLock { $0 }) {
+                completions.add(1, ordering: .relaxed)
+                done.send(true)
+            }
+            #expect(await done.next() == true)
+            let received = try await offPool { try clients.map { try $0.readChunk() } }
+            #expect(received.allSatisfy { $0 == frame })
+            #expect(completions.load(ordering: .relaxed) == 1)
+            streams.withLock { $0.forEach { $0.finish() } }
+        }
+    }
+
+    @Test func aWriteWaitingForTheShardKeepsTheStreamBusyUntilItIsOut() async throws {
+        let busyBehindWrite = Signal<Bool>()
+        let idleAfterCompletion = Signal<Bool>()
+        var router = Router()
+        router.get("/events") { _ in
+            Response.eventStream { stream in
+                // The start runs on the shard's queue, so this write cannot be handed over before it returns.
+                stream.write(Array("one".utf8))
+                busyBehindWrite.send(!stream.isIdle)
+                ResponseStream.write(Array("two".utf8), to: [stream]) {
+                    idleAfterCompletion.send(stream.isIdle)
+                    stream.finish()
+                }
+            }
+        }
+        try await withServer(router: router) { port in
+            let chunks = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                while try !client.readLine().isEmpty {}
+                var chunks: [String] = []
+                while let chunk = try client.readChunk() { chunks.append(String(decoding: chunk, as: UTF8.self)) }
+                return chunks
+            }
+            #expect(await busyBehindWrite.next() == true)
+            #expect(await idleAfterCompletion.next() == true)
+            #expect(chunks == ["one", "two"])
+        }
+    }
+
+    @Test func completionRunsAtOnceWhenNoStreamTakesTheBytes() async throws {
+        let ranBeforeReturning = Signal<Bool>()
+        var router = Router()
+        router.get("/events") { _ in
+            Response.eventStream { stream in
+                stream.finish()
+                let ran = Atomic<Bool>(false)
+                ResponseStream.write(Array("late".utf8), to: [stream]) { ran.store(true, ordering: .relaxed) }
+                ranBeforeReturning.send(ran.load(ordering: .relaxed))
+            }
+        }
+        try await withServer(router: router) { port in
+            let body = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                while try !client.readLine().isEmpty {}
+                return try client.readChunk()
+            }
+            #expect(await ranBeforeReturning.next() == true)
+            #expect(body == nil)
+        }
+    }
+}
