@@ -1,6 +1,7 @@
-@testable import HTTPServer
 import Synchronization
 import Testing
+
+@testable import HTTPServer
 
 /// `ResponseStream.write(_:to:completion:)`, the fan-out path, and `isIdle`, which producers that keep only the
 /// latest state use to hold at most one frame per stream inside the server.
@@ -43,7 +44,7 @@ import Testing
             let received = try await offPool { try clients.map { try $0.readChunk() } }
             #expect(received.allSatisfy { $0 == frame })
             #expect(completions.load(ordering: .relaxed) == 1)
-            streams.withLock { $0.forEach { $0.finish() } }
+            for stream in streams.withLock({ $0 }) { stream.finish() }
         }
     }
 
