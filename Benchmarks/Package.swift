@@ -42,6 +42,7 @@ let package = Package(
         ),
         // SSE fan-out load client (C: epoll and raw sockets, one thread); see docs/BENCHMARKS.md "SSE fan-out".
         .executableTarget(name: "SSEFanout"),
+        .executableTarget(name: "LoopbackFloor"),
         .executableTarget(
             name: "CurlBenchmark",
             dependencies: [

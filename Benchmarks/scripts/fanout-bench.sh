@@ -2,7 +2,9 @@
 # SSE fan-out (issue 6): one counter session streamed to N subscribers by the release feedback-host and by the
 # Hummingbird peer, measured by SSEFanout (post-to-receive latency, events lost and conflated, RSS per idle
 # stream). Each round restarts both servers (so each RSS figure starts from a fresh process) and alternates which
-# goes first. Servers on SERVER_CPU, the client on LOAD_CPU.
+# goes first, then runs LoopbackFloor: the same frames sent to as many loopback connections by a C loop that does
+# nothing else, the floor any server meets on this machine. Servers (and the floor's senders) on SERVER_CPU, the
+# client (and the floor's receiver) on LOAD_CPU; SERVER_CPU=0,1 LOAD_CPU=0,1 lets everything use both cores.
 # Usage: scripts/fanout-bench.sh   (SUBSCRIBERS="1000 10000" ROUNDS=3 EVENTS=100 INTERVAL_MS=20 SERVER_CPU=0 LOAD_CPU=1)
 set -euo pipefail
 source "$(dirname "$0")/servers.sh"
@@ -13,7 +15,7 @@ INTERVAL_MS=${INTERVAL_MS:-20}
 # Each server and the client hold one descriptor per subscriber (the hard limit on the build machine is 20000).
 ulimit -n "$(ulimit -Hn)"
 
-build_servers SSEFanout
+build_servers SSEFanout LoopbackFloor
 RESULTS=$(mktemp)
 # Flags that lift feedback-host's connection and stream limits (defaults 10,000) above the largest N.
 FH_FLAGS=(--max-connections 20000 --stream-max-per-session 20000 --stream-max-total 20000)
@@ -41,21 +43,30 @@ for n in $SUBSCRIBERS; do
         fi
         check_servers
         stop_servers
+        floor_events=$(( EVENTS < 20 ? EVENTS : 20 ))
+        out=$("$BENCH_BIN/LoopbackFloor" --subscribers "$n" --events "$floor_events" --interval-ms "$(( INTERVAL_MS > 200 ? INTERVAL_MS : 200 ))" \
+            --sender-cpus "$SERVER_CPU" --receiver-cpus "$LOAD_CPU")
+        echo "$out" | sed '/^RESULT/d'
+        grep '^RESULT' <<<"$out" >>"$RESULTS"
     done
 done
 uptime
 
 echo
 echo "medians of $ROUNDS rounds ($EVENTS events every $INTERVAL_MS ms; servers on CPU $SERVER_CPU, client on CPU $LOAD_CPU)"
+echo "(the floor sends each event's frames back to back, at least 200 ms apart: it is never overloaded)"
 field() { # label n key
     grep "label=$1 subscribers=$2 " "$RESULTS" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
 }
 for n in $SUBSCRIBERS; do
     for server in FeedbackHost Hummingbird; do
-        printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  lost %s  conflated %s  %6.0f bytes/idle stream\n' \
+        printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  lost %s  conflated %s  %6.0f bytes/idle stream  server CPU %5.2f us/frame\n' \
             "$server" "$n" "$(field "$server" "$n" p50_ms)" "$(field "$server" "$n" p99_ms)" "$(field "$server" "$n" max_ms)" \
-            "$(field "$server" "$n" lost)" "$(field "$server" "$n" conflated)" "$(field "$server" "$n" bytes_per_stream)"
+            "$(field "$server" "$n" lost)" "$(field "$server" "$n" conflated)" "$(field "$server" "$n" bytes_per_stream)" \
+            "$(field "$server" "$n" server_cpu_us)"
     done
+    printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms\n' floor "$n" "$(field floor "$n" p50_ms)" \
+        "$(field floor "$n" p99_ms)" "$(field floor "$n" max_ms)"
 done
 total_lost() { grep "label=$1 " "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'; }
 echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), Hummingbird $(total_lost Hummingbird)"
