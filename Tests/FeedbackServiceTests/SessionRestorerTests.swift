@@ -154,4 +154,24 @@ struct SessionRestorerTests {
             #expect(refused.allSatisfy { persistence.brokenProblem($0)?.message.contains("maximum") == true })
         }
     }
+
+    @Test func restoringSessionsTheStoreAlreadyHoldsKeepsTheHeldOnes() throws {
+        try withPersistence { persistence in
+            let service = SessionService(
+                configuration: ServiceConfiguration(),
+                systems: [HostedSystem(CounterSystem())],
+                persistence: persistence
+            ) { _ in Self.environment }
+            let sessions = (0..<10).map { Self.recovered($0) }
+            #expect(service.restore(JournalRecovery(sessions: sessions, movedAside: nil, problems: [])) == 10)
+            defer { service.stopAll() }
+            let held = service.store[SessionID(Self.id(3))!]
+            let again = (0..<10).map { Self.recovered($0, events: []) }
+            #expect(service.restore(JournalRecovery(sessions: again, movedAside: nil, problems: [])) == 0)
+            #expect(service.sessionCount == 10)
+            #expect(persistence.brokenCount == 0)
+            #expect(service.store[SessionID(Self.id(3))!] === held)
+            #expect(held?.snapshot().rev == 5)
+        }
+    }
 }
