@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import SessionJournal
 
 /// Rebuilds a session of one concrete system from what the journal recovered: decodes the base state and every
