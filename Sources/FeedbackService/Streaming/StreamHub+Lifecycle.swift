@@ -72,11 +72,8 @@ extension StreamHub {
     }
 
     private func detach(_ subscriber: StreamSubscriber) {
-        subscriber.closed = true
-        if subscriber.dirty {
-            subscriber.dirty = false
-            dirtyCount -= 1
-        }
+        if subscriber.behind { behindCount -= 1 }
+        subscriber.state.close()
         let last = subscribers.removeLast()
         if last !== subscriber {
             subscribers[subscriber.index] = last
@@ -110,8 +107,8 @@ extension StreamHub {
         let now = DispatchTime.now().uptimeNanoseconds
         let idleNanoseconds = UInt64(registry.configuration.heartbeat.wholeNanoseconds)
         var idle: [ResponseStream] = []
-        catchUpDirty()
-        for subscriber in subscribers where !subscriber.closed && !subscriber.dirty {
+        catchUpBehind()
+        for subscriber in subscribers where !subscriber.closed && !subscriber.behind {
             if now &- subscriber.lastWrite >= idleNanoseconds, subscriber.stream.isWritable {
                 idle.append(subscriber.stream)
                 subscriber.lastWrite = now

@@ -18,7 +18,7 @@ final class StreamHub: @unchecked Sendable {
     struct Incoming {
         var states: [(rev: UInt64, json: [UInt8])] = []
         var scheduled = false
-        /// A catch-up of the dirty subscribers is queued on the hub's queue.
+        /// A catch-up of the subscribers held back is queued on the hub's queue.
         var catchUpScheduled = false
     }
 
@@ -48,8 +48,8 @@ final class StreamHub: @unchecked Sendable {
     var lingerGeneration = 0
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
-    /// Subscribers marked dirty, so that a catch-up with none skips the scan.
-    var dirtyCount = 0
+    /// Subscribers held back, so that a catch-up with none skips the scan.
+    var behindCount = 0
 
     init(session: any HostedSession, epoch: UInt64, registry: StreamRegistry) {
         id = session.id
@@ -144,7 +144,7 @@ final class StreamHub: @unchecked Sendable {
         fanOut(changed)
     }
 
-    /// Writes the latest value of each changed view to its subscribers that keep up; marks the others dirty.
+    /// Writes the latest value of each changed view to its subscribers that keep up; holds the others back.
     private func fanOut(_ changed: Set<ObjectIdentifier>) {
         if changed.count == 1, changed.contains(ObjectIdentifier(whole)), selections.isEmpty {
             bringUpToDate(subscribers)
@@ -153,12 +153,12 @@ final class StreamHub: @unchecked Sendable {
         }
     }
 
-    /// Brings subscribers to their views' latest values. A subscriber whose stream is not idle (its previous frame
-    /// still waits for the shard, or its client lags past the high-water mark) is marked dirty and skipped (a
-    /// conflation); the others get a patch or a snapshot. Subscribers that get the same frame (the same view, from
-    /// the same base) share its bytes and are written with one hop per shard; once a write is out, the dirty ones
-    /// get the latest, so under load each stream carries at most one frame the server has not sent and the
-    /// latency stays that of one fan-out, not of a queue. `waitForIdle: false` writes regardless (a new
+    /// Brings subscribers to their views' latest values, as each one's `SubscriberState` decides. A subscriber
+    /// whose stream is not idle (its previous frame still waits for the shard, or its client lags past the
+    /// high-water mark) is held back (a conflation); the others get a patch or a snapshot. Subscribers that get the
+    /// same frame (the same view, from the same base) share its bytes and are written with one hop per shard; once
+    /// a write is out, the ones held back get the latest, so under load each stream carries at most one frame the
+    /// server has not sent and the latency stays that of one fan-out, not of a queue. `waitForIdle: false` writes regardless (a new
     /// subscriber's first frame, queued right behind its prelude).
     func bringUpToDate(_ candidates: some Sequence<StreamSubscriber>, waitForIdle: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -167,20 +167,33 @@ final class StreamHub: @unchecked Sendable {
         var events = 0
         var bytes = 0
         var conflated = 0
-        for subscriber in candidates where !subscriber.closed {
-            guard !waitForIdle || subscriber.stream.isIdle else {
-                if !subscriber.dirty {
-                    subscriber.dirty = true
-                    dirtyCount += 1
-                }
+        for subscriber in candidates {
+            let view = subscriber.view
+            let wasBehind = subscriber.behind
+            let (action, resumed) = subscriber.state.next(
+                latest: view.latestRev,
+                epoch: epoch,
+                ready: { !waitForIdle || subscriber.stream.isIdle },
+                canPatch: view.canPatch(from:)
+            )
+            if let resumed { registry.metrics.resumed(resumed) }
+            if subscriber.behind != wasBehind { behindCount += subscriber.behind ? 1 : -1 }
+            let key: FrameKey
+            let frame: [UInt8]
+            switch action {
+            case .nothing:
+                continue
+            case .holdBack:
                 conflated += 1
                 continue
+            case .patch(let base):
+                key = FrameKey(view: ObjectIdentifier(view), base: base)
+                frame = view.patch(from: base) ?? view.snapshot()
+            case .snapshot:
+                key = FrameKey(view: ObjectIdentifier(view), base: nil)
+                frame = view.snapshot()
             }
-            if subscriber.dirty {
-                subscriber.dirty = false
-                dirtyCount -= 1
-            }
-            guard let (key, frame) = nextFrame(for: subscriber, now: now) else { continue }
+            subscriber.lastWrite = now
             if batches[key] == nil { batches[key] = (frame, []) }
             batches[key]!.streams.append(subscriber.stream)
             events += 1
@@ -203,52 +216,23 @@ final class StreamHub: @unchecked Sendable {
         let base: UInt64?
     }
 
-    /// The frame that brings a subscriber to its view's latest value, nil when it has it; the subscriber is then
-    /// counted as having it (the caller writes the frame).
-    private func nextFrame(for subscriber: StreamSubscriber, now: UInt64) -> (FrameKey, [UInt8])? {
-        let view = subscriber.view
-        guard !subscriber.closed, let latest = view.latestRev else { return nil }
-        if let cursor = subscriber.resumeFrom {
-            subscriber.resumeFrom = nil
-            let decision = ResumeOutcome.decide(
-                lastEventID: cursor,
-                epoch: epoch,
-                latest: latest,
-                mode: subscriber.mode,
-                canPatch: view.canPatch(from:)
-            )
-            registry.metrics.resumed(decision.outcome)
-            subscriber.sentRev = decision.base
-        }
-        guard subscriber.sentRev != latest else { return nil }
-        let result: (FrameKey, [UInt8])
-        if subscriber.mode == .patch, let base = subscriber.sentRev, let patch = view.patch(from: base) {
-            result = (FrameKey(view: ObjectIdentifier(view), base: base), patch)
-        } else {
-            result = (FrameKey(view: ObjectIdentifier(view), base: nil), view.snapshot())
-        }
-        subscriber.sentRev = latest
-        subscriber.lastWrite = now
-        return result
-    }
-
     // MARK: - Slow subscribers
 
-    /// Gives a dirty subscriber the latest value once it can take it.
+    /// Gives a subscriber that was held back the latest value once it can take it.
     func catchUp(_ subscriber: StreamSubscriber) {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard subscriber.dirty else { return }
+        guard subscriber.behind else { return }
         bringUpToDate(CollectionOfOne(subscriber))
     }
 
-    /// Gives every dirty subscriber that can take it the latest value, in one batch.
-    func catchUpDirty() {
+    /// Gives every subscriber that was held back and can take it now the latest value, in one batch.
+    func catchUpBehind() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard dirtyCount > 0 else { return }
-        bringUpToDate(subscribers.lazy.filter(\.dirty))
+        guard behindCount > 0 else { return }
+        bringUpToDate(subscribers.lazy.filter(\.behind))
     }
 
-    /// After a write went out (any thread): one catch-up of the dirty subscribers, however many writes end.
+    /// After a write went out (any thread): one catch-up of the subscribers held back, however many writes end.
     private func scheduleCatchUp() {
         let schedule = incoming.withLock { incoming -> Bool in
             if incoming.catchUpScheduled { return false }
@@ -258,7 +242,7 @@ final class StreamHub: @unchecked Sendable {
         guard schedule else { return }
         queue.async { [self] in
             incoming.withLock { $0.catchUpScheduled = false }
-            catchUpDirty()
+            catchUpBehind()
         }
     }
 
@@ -269,7 +253,7 @@ final class StreamHub: @unchecked Sendable {
         recheckScheduled = true
         queue.asyncAfter(deadline: .now() + .milliseconds(50)) { [self] in
             recheckScheduled = false
-            catchUpDirty()
+            catchUpBehind()
         }
     }
 
