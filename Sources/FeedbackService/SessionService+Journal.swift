@@ -27,7 +27,8 @@ extension SessionService {
     /// Restores every recovered session with its id, epoch and revision; its feedbacks start from the restored
     /// state. A session whose system is gone, or whose state or an event no longer decodes, is marked broken:
     /// logged, answered with a `session-broken` problem, and kept in the journal until it is deleted.
-    /// Returns the number of sessions restored.
+    /// Each restored session's idempotency ledger gets the answers the journal kept, so a retry of a request
+    /// answered before the restart is answered again, not applied twice. Returns the number of sessions restored.
     @discardableResult
     public func restore(_ recovery: JournalRecovery) -> Int {
         guard let persistence else { return 0 }
@@ -43,15 +44,29 @@ extension SessionService {
             }
             do throws(APIError) {
                 _ = try store.insert(id: id) { () throws(APIError) in
-                    try system.restoreSession(
+                    let session = try system.restoreSession(
                         recovered,
                         id: id,
                         inboxCapacity: configuration.inboxCapacity,
                         environment: environment(id),
                         persistence: persistence
                     )
+                    session.withIdempotencyLedger { ledger in
+                        for answer in recovered.answers {
+                            ledger.remember(
+                                key: answer.key,
+                                fingerprint: answer.fingerprint,
+                                answer: SessionSnapshot(
+                                    cursor: Cursor(epoch: answer.epoch, rev: answer.revision),
+                                    state: Array(answer.state.utf8)
+                                )
+                            )
+                        }
+                    }
+                    return session
                 }
                 metrics.sessions.increment()
+                metrics.sessionsRestored.increment()
                 restored += 1
             } catch {
                 persistence.markBroken(id, reason: error.message)
