@@ -42,7 +42,9 @@ import Testing
         )
         defer { journal.close() }
         let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))] + (1...50).map { JournalFixtures.event(id, $0) })
+        try journal.appendAndWait(
+            [.created(JournalFixtures.creation(id))] + (1...50).map { JournalFixtures.event(id, $0) }
+        )
         let report = try journal.compact()
         #expect(try metrics.expectCounter("journal_compactions_total", [("kind", "full")]).totalValue == 1)
         #expect(try metrics.expectCounter("journal_compactions_total", [("kind", "background")]).totalValue == 0)

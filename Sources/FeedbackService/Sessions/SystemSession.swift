@@ -16,9 +16,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     let epoch: UInt64
     private let loop: Loop<System.State, System.Event>
     private let encoded = Mutex<SessionSnapshot?>(nil)
-    private let idempotency = Mutex(IdempotencyLedger<SessionSnapshot>(
+    private let idempotency = Mutex(
+        IdempotencyLedger<SessionSnapshot>(
             capacity: ServiceConfiguration.idempotencyKeysPerSession
-        ))
+        )
+    )
     private let recorder: SessionRecorder<System>?
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// Client events accepted but not yet reduced.
