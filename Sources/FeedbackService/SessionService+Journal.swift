@@ -63,6 +63,11 @@ extension SessionService {
                             )
                         }
                     }
+                    // A damaged session is journaled afresh (a new creation record, which drops its answers from
+                    // the journal): journal the answers that still hold again, after it.
+                    if recovered.damage != nil, !recovered.answers.isEmpty {
+                        persistence.record(recovered.answers.map { .answered($0) })
+                    }
                     return session
                 }
                 metrics.sessions.increment()

@@ -2,6 +2,8 @@ import Foundation
 import SessionJournal
 import Testing
 
+@testable import FeedbackService
+
 /// Durable sessions against the real `feedback-host` binary: restarts, SIGKILL under load, schema changes.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct JournalRestartTests {
@@ -202,6 +204,52 @@ struct JournalRestartTests {
         #expect(remade.status == 201)
         let fresh = try postJSON(fourth.base + events, batch, headers: keyA)
         #expect(fresh.status == 200 && fresh.json["rev"] as? Int == 2)
+    }
+
+    /// A session restored short of its last events (a gap in the log) keeps the answers its state still holds,
+    /// across later restarts too; an answer whose events were lost is dropped, so its retry applies.
+    @Test func damagedSessionKeepsTheAnswersItsStateHolds() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let id = "DamagedDamagedDamagedA"
+        let body = #"{"type":"increment"}"#
+        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+        let fingerprint = SipHash(key: journal.fingerprintKey).hash(Array(body.utf8))
+        func answer(_ key: String, _ revision: UInt64) -> JournalRecord {
+            .answered(
+                KeyedAnswer(
+                    sessionID: id,
+                    key: key,
+                    fingerprint: fingerprint,
+                    epoch: 5,
+                    revision: revision,
+                    state: #"{"count":\#(revision)}"#
+                )
+            )
+        }
+        let done = DispatchSemaphore(value: 0)
+        journal.append([
+            .created(SessionCreation(id: id, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
+            .event(sessionID: id, revision: 1, event: body, origin: .client), answer("held", 1),
+            .event(sessionID: id, revision: 3, event: body, origin: .client), answer("lost", 3),
+        ]) { _ in done.signal() }
+        done.wait()
+        journal.close()
+
+        let events = "/v1/sessions/\(id)/events"
+        for round in 0..<2 {
+            let server = try RunningServer(arguments: ["--data-dir", directory.path])
+            defer { server.stop() }
+            let held = try postJSON(server.base + events, body, headers: ["-H", "Idempotency-Key: held"])
+            #expect(held.status == 200)
+            #expect(held.json["rev"] as? Int == 1)
+            #expect(held.json["cursor"] as? String == "5-1")
+            if round == 0 {
+                let lost = try postJSON(server.base + events, body, headers: ["-H", "Idempotency-Key: lost"])
+                #expect(lost.json["rev"] as? Int == 2)
+            }
+            #expect(try curl(["\(server.base)/v1/sessions/\(id)"]).json["rev"] as? Int == 2)
+        }
     }
 
     @Test func journalMetricsAreOnMetrics() throws {
