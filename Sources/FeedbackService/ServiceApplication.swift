@@ -12,7 +12,7 @@ import Synchronization
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
 /// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
 /// `shutdown.deadline.ms`, `shutdown.delay.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
-/// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`,
+/// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.linger.ms`,
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
@@ -144,14 +144,15 @@ public final class ServiceApplication: Sendable {
     }
 
     /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,
-    /// `stream.retry.ms`.
+    /// `stream.retry.ms`, `stream.linger.ms`.
     static func streamConfiguration(_ reader: ConfigReader) -> StreamConfiguration {
         StreamConfiguration(
             heartbeat: .milliseconds(reader.int(forKey: "stream.heartbeat.ms", default: 15_000)),
             maxPerSession: reader.int(forKey: "stream.max.per.session", default: 10_000),
             maxTotal: reader.int(forKey: "stream.max.total", default: 50_000),
             drainWindow: .milliseconds(reader.int(forKey: "stream.drain.ms", default: 5_000)),
-            retry: .milliseconds(reader.int(forKey: "stream.retry.ms", default: 2_000))
+            retry: .milliseconds(reader.int(forKey: "stream.retry.ms", default: 2_000)),
+            linger: .milliseconds(reader.int(forKey: "stream.linger.ms", default: 30_000))
         )
     }
 

@@ -51,6 +51,13 @@ extension CurlClientTests {
     @Test func noFileDescriptorIsLeftOpenAfterShutdown() async throws {
         let server = try FixtureServer.start()
         defer { server.stop() }
+        // Dispatch opens some descriptors of its own the first time they are needed (a timerfd for the first timer
+        // of a clock: `Task.sleep` in `eventually`, curl's timeouts) and keeps them for the process: one client
+        // lifetime and one sleep first, so that they are already in `before`.
+        let warmUp = CurlClient()
+        _ = try await warmUp.fetch(UpstreamRequest(url: server.url("/json?i=warm-up")))
+        await warmUp.shutdown()
+        try await Task.sleep(for: .milliseconds(1))
         let before = try openFileDescriptors()
         let client = CurlClient(configuration: CurlClient.Configuration(maxConnectionsPerHost: 8))
         try await withThrowingTaskGroup(of: Void.self) { group in

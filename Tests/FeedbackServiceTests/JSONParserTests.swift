@@ -72,6 +72,16 @@ struct JSONParserTests {
         #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: [0x22, 0x5C, 0x6E, 0xFF, 0x22]) }
     }
 
+    @Test func stringsWithoutEscapesKeepTheirCharactersWhetherASCIIOrNot() throws {
+        #expect(
+            try parse(#"["plain","é ü 日本","🙂",""]"#)
+                == .array([.string("plain"), .string("é ü 日本"), .string("🙂"), .string("")])
+        )
+        // A lone continuation byte after ASCII text, and a truncated sequence at the end, are not UTF-8.
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: [0x22, 0x61, 0x80, 0x22]) }
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: [0x22, 0x61, 0xE6, 0x97, 0x22]) }
+    }
+
     @Test func nestingIsBoundedInsteadOfExhaustingTheStack() throws {
         let ok =
             String(repeating: "[", count: JSONParser.maximumDepth)

@@ -60,4 +60,30 @@ import Testing
             return
         }
     }
+
+    @Test func emptySegmentsMatchTheNormalizedPath() {
+        for path in ["/v1/sessions/", "//v1//sessions", "/v1/sessions//"] {
+            guard case .found(let route, _) = router().match(.get, path) else {
+                Issue.record("no match for \(path)")
+                continue
+            }
+            #expect(route.method == .get)
+        }
+        guard case .found(_, let parameters) = router().match(.get, "/v1//sessions/x/events/") else {
+            Issue.record("no match")
+            return
+        }
+        #expect(parameters == ["id": "x"])
+    }
+
+    @Test func aLiteralSegmentMustMatchBesideParameters() {
+        guard case .notFound = router().match(.get, "/v1/sessions/x/stream") else {
+            Issue.record("expected 404")
+            return
+        }
+        guard case .notFound = router().match(.get, "/v1/other/x/events") else {
+            Issue.record("expected 404")
+            return
+        }
+    }
 }

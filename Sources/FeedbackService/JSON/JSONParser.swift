@@ -189,10 +189,16 @@ struct JSONParser {
         index += 1
         let start = index
         // Fast path: no escapes, so the bytes are the string.
+        var highBits: UInt8 = 0
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
                 let raw = UnsafeBufferPointer(rebasing: bytes[start..<index])
+                // ASCII is valid UTF-8: `String(decoding:)` is specialised for it, `String(validating:)` is generic.
+                if highBits < 0x80 {
+                    index += 1
+                    return String(decoding: raw, as: UTF8.self)
+                }
                 guard let string = String(validating: raw, as: UTF8.self) else {
                     index = start
                     throw error("the string is not valid UTF-8")
@@ -202,6 +208,7 @@ struct JSONParser {
             }
             if byte == UInt8(ascii: "\\") { break }
             if byte < 0x20 { throw error("a control character must be escaped in a string (\\n, \\t, \\u00XX)") }
+            highBits |= byte
             index += 1
         }
         var decoded = Array(bytes[start..<index])

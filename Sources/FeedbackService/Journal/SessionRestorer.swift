@@ -1,5 +1,3 @@
-import Dispatch
-import Foundation
 import SessionJournal
 
 /// Rebuilds a session of one concrete system from what the journal recovered: decodes the base state and every
@@ -17,10 +15,9 @@ enum SessionRestorer {
         environment: SystemEnvironment,
         persistence: SessionPersistence
     ) throws(APIError) -> SystemSession<System> {
-        let decoder = JSONDecoder()
         var state: System.State
         do {
-            state = try decoder.decode(System.State.self, from: Data(recovered.baseState.utf8))
+            state = try decode(System.State.self, from: recovered.baseState)
         } catch {
             throw APIError(
                 .sessionBroken,
@@ -30,7 +27,7 @@ enum SessionRestorer {
         }
         for event in recovered.events {
             do {
-                System.reduce(&state, try decoder.decode(System.Event.self, from: Data(event.event.utf8)))
+                System.reduce(&state, try decode(System.Event.self, from: event.event))
             } catch {
                 throw APIError(
                     .sessionBroken,
@@ -71,5 +68,11 @@ enum SessionRestorer {
             environment: environment,
             recorder: recorder
         )
+    }
+
+    /// Journaled JSON text (what `JSONEncoder` wrote) into `type`: parsed by the strict `JSONParser`, then decoded
+    /// from the `JSONValue` directly, as posted events are; errors are `JSONSyntaxError` or `DecodingError`.
+    static func decode<T: Decodable>(_ type: T.Type, from text: String) throws -> T {
+        try JSONValue(parsing: text.utf8).decode(type)
     }
 }

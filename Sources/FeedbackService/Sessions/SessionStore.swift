@@ -48,14 +48,43 @@ final class SessionStore: Sendable {
         }
         guard let outcome else {
             session.stop()
-            throw APIError(
-                .atCapacity,
-                "the server holds its maximum of \(capacity) sessions; delete unused sessions or retry later",
-                retryAfter: 5
-            )
+            throw full
         }
         if case .existing = outcome { session.stop() }
         return outcome
+    }
+
+    /// The error of an insertion into a full store.
+    var full: APIError {
+        APIError(
+            .atCapacity,
+            "the server holds its maximum of \(capacity) sessions; delete unused sessions or retry later",
+            retryAfter: 5
+        )
+    }
+
+    /// Makes room for `count` sessions at once, so adding them does not grow the table step by step.
+    func reserveCapacity(_ count: Int) {
+        sessions.withLock { $0.reserveCapacity(min(count, capacity)) }
+    }
+
+    /// Adds sessions restored at start, under one lock for all of them. No request can create a session before the
+    /// restore ends, so no id is reserved. Returns the sessions that were not added because the store is full; a
+    /// session whose id the store already holds is not added either. The caller stops both kinds.
+    func insert(restored: [any HostedSession]) -> (full: [any HostedSession], existing: [any HostedSession]) {
+        sessions.withLock { sessions in
+            var refused: (full: [any HostedSession], existing: [any HostedSession]) = ([], [])
+            for session in restored {
+                if sessions[session.id] != nil {
+                    refused.existing.append(session)
+                } else if sessions.count >= capacity {
+                    refused.full.append(session)
+                } else {
+                    sessions[session.id] = session
+                }
+            }
+            return refused
+        }
     }
 
     /// Removes and returns a session.

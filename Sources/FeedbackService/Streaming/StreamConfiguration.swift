@@ -11,6 +11,9 @@ public struct StreamConfiguration: Sendable {
     public var drainWindow: Duration
     /// The reconnection time sent as `retry:`; each stream gets it plus a random part of up to half of it.
     public var retry: Duration
+    /// How long a session's streams keep following its states after the last subscriber left: a client that
+    /// reconnects within it resumes with a patch; later, with a snapshot. Nobody watching, nothing is encoded.
+    public var linger: Duration
 
     /// Creates a configuration.
     public init(
@@ -18,13 +21,15 @@ public struct StreamConfiguration: Sendable {
         maxPerSession: Int = 10_000,
         maxTotal: Int = 50_000,
         drainWindow: Duration = .seconds(5),
-        retry: Duration = .seconds(2)
+        retry: Duration = .seconds(2),
+        linger: Duration = .seconds(30)
     ) {
         self.heartbeat = heartbeat
         self.maxPerSession = maxPerSession
         self.maxTotal = maxTotal
         self.drainWindow = drainWindow
         self.retry = retry
+        self.linger = linger
     }
 
     /// The `retry:` value for one stream, in milliseconds, with its jitter.

@@ -3,28 +3,17 @@ import FeedbackLoop
 import HTTPServer
 
 extension StreamHub {
-    /// Starts the heartbeat timer; the hub then stays until `end`.
-    func start() {
+    /// Starts the heartbeat timer unless it runs.
+    func startHeartbeats() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard timer == nil else { return }
         let tick = max(registry.configuration.heartbeat / 4, .milliseconds(5))
         let interval = DispatchTimeInterval.nanoseconds(tick.wholeNanoseconds)
-        queue.async { [self] in
-            let timer = DispatchSource.makeTimerSource(queue: queue)
-            timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
-            timer.setEventHandler { [weak self] in self?.heartbeatTick() }
-            self.timer = timer
-            timer.resume()
-        }
-    }
-
-    /// Keeps the loop observation that feeds the hub, to cancel it when the hub ends.
-    func attach(_ observation: Observation) {
-        queue.async { [self] in
-            if finished {
-                observation.cancel()
-            } else {
-                self.observation = observation
-            }
-        }
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(5))
+        timer.setEventHandler { [weak self] in self?.heartbeatTick() }
+        self.timer = timer
+        timer.resume()
     }
 
     /// Adds an admitted stream (on the hub's queue, so no state falls between registering and catching up) and
@@ -38,6 +27,8 @@ extension StreamHub {
                 registry.metrics.closed(ended.map(Self.closeReason) ?? .shutdown)
                 return
             }
+            if subscribers.isEmpty { lingerGeneration &+= 1 }
+            follow()
             let now = DispatchTime.now().uptimeNanoseconds
             let view = view(for: request.select)
             view.subscriberCount += 1
@@ -96,6 +87,7 @@ extension StreamHub {
         if view !== whole, view.subscriberCount == 0 {
             selections[StreamView.key(view.select)] = nil
         }
+        if subscribers.isEmpty, !finished { unfollowLater() }
         release()
     }
 
@@ -140,10 +132,7 @@ extension StreamHub {
             guard !finished else { return }
             ended = reason
             finished = true
-            observation?.cancel()
-            observation = nil
-            timer?.cancel()
-            timer = nil
+            unfollow()
             let frame = reason.map(StreamFrame.ended) ?? []
             let streams = subscribers
             for subscriber in streams {

@@ -6,6 +6,10 @@ import Synchronization
 /// The open streams of one session: it takes each new state from the session's loop, frames every event once per
 /// view (the whole state, or one selection) and writes the shared bytes to each subscriber that keeps up.
 ///
+/// The hub follows the session's loop only while it has subscribers, and for `linger` after the last one left (a
+/// client that reconnects within it resumes with a patch): a session nobody watches pays nothing for streams.
+/// Following again starts from the session's current state.
+///
 /// Concurrency: everything but two fields is owned by `queue`, the hub's own serial queue. The loop's observer
 /// only appends the encoded state to `incoming` (a `Mutex`) and schedules one drain on the queue, so a poster
 /// never waits for the fan-out; `ResponseStream` callbacks (on shard queues) hop onto the queue. `admitted`
@@ -24,6 +28,8 @@ final class StreamHub: @unchecked Sendable {
     let id: SessionID
     let epoch: UInt64
     let registry: StreamRegistry
+    /// The session whose states the hub streams; weak, so a hub never keeps an ended session alive.
+    private weak var session: (any HostedSession)?
     let queue: DispatchQueue
     private let incoming = Mutex(Incoming())
     private let admitted = Atomic<Int>(0)
@@ -36,14 +42,18 @@ final class StreamHub: @unchecked Sendable {
     /// Ended (with or without a reason): no state is sent any more.
     var finished = false
     var drained = false
+    /// The loop observation that feeds `publish`, while the hub follows the session.
     var observation: Observation?
+    /// Bumped whenever the subscriber list changes from or to empty, so a linger that ends late does nothing.
+    var lingerGeneration = 0
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
     /// Subscribers marked dirty, so that a catch-up with none skips the scan.
     var dirtyCount = 0
 
-    init(id: SessionID, epoch: UInt64, registry: StreamRegistry) {
-        self.id = id
+    init(session: any HostedSession, epoch: UInt64, registry: StreamRegistry) {
+        id = session.id
+        self.session = session
         self.epoch = epoch
         self.registry = registry
         queue = DispatchQueue(label: "feedbackhost.stream-hub", qos: .userInitiated)
@@ -74,6 +84,46 @@ final class StreamHub: @unchecked Sendable {
             return incoming.states
         }
         for state in states { apply(rev: state.rev, json: state.json) }
+    }
+
+    /// Starts following the session (on the queue): observes its loop, then takes its current state at once, so
+    /// the views hold the latest value before a subscriber is served and no later state falls between (states
+    /// the observation delivers that are not newer are ignored).
+    func follow() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard observation == nil, !finished, let session else { return }
+        observation = session.observeSnapshots { [weak self] snapshot in
+            self?.publish(rev: snapshot.rev, json: snapshot.state)
+        }
+        registry.metrics.following.increment()
+        let current = session.snapshot()
+        apply(rev: current.rev, json: current.state)
+        startHeartbeats()
+    }
+
+    /// Stops following the session: no more states come in, no timer runs.
+    func unfollow() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let observation else { return }
+        observation.cancel()
+        self.observation = nil
+        registry.metrics.following.decrement()
+        timer?.cancel()
+        timer = nil
+    }
+
+    /// Stops following the session when the last subscriber left `linger` ago and none came since; the views
+    /// keep only their latest value.
+    func unfollowLater() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        lingerGeneration &+= 1
+        let generation = lingerGeneration
+        let linger = registry.configuration.linger.wholeNanoseconds
+        queue.asyncAfter(deadline: .now() + .nanoseconds(linger)) { [weak self] in
+            guard let self, generation == lingerGeneration, subscribers.isEmpty, observation != nil else { return }
+            unfollow()
+            whole.keepLatestOnly()
+        }
     }
 
     private func apply(rev: UInt64, json: [UInt8]) {

@@ -24,6 +24,8 @@ struct StreamMetrics: Sendable {
     }
 
     let open: Meter
+    /// Sessions whose states the streams follow (subscribers now, or within the linger).
+    let following: Meter
     let events: Counter
     let bytes: Counter
     let conflations: Counter
@@ -33,6 +35,7 @@ struct StreamMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         open = Meter(label: "feedbackhost_streams", dimensions: [], factory: factory)
+        following = Meter(label: "feedbackhost_stream_sessions", dimensions: [], factory: factory)
         events = Counter(label: "feedbackhost_stream_events_total", dimensions: [], factory: factory)
         bytes = Counter(label: "feedbackhost_stream_bytes_total", dimensions: [], factory: factory)
         conflations = Counter(label: "feedbackhost_stream_conflations_total", dimensions: [], factory: factory)

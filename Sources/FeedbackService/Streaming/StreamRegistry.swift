@@ -37,21 +37,17 @@ final class StreamRegistry: Sendable {
         metrics.open.decrement()
     }
 
-    /// The session's hub, made and fed the session's states on first use.
+    /// The session's hub, made on first use; it follows the session's states while it has subscribers.
     func hub(for session: any HostedSession) -> StreamHub {
         let id = session.id
-        let made = hubs.withLock { hubs -> (hub: StreamHub, created: Bool) in
-            if let hub = hubs[id] { return (hub, false) }
-            let hub = StreamHub(id: id, epoch: session.snapshot().cursor.epoch, registry: self)
+        if let hub = hubs.withLock({ $0[id] }) { return hub }
+        let epoch = session.snapshot().cursor.epoch
+        return hubs.withLock { hubs in
+            if let hub = hubs[id] { return hub }
+            let hub = StreamHub(session: session, epoch: epoch, registry: self)
             hubs[id] = hub
-            return (hub, true)
+            return hub
         }
-        if made.created {
-            let hub = made.hub
-            hub.start()
-            hub.attach(session.observeSnapshots { snapshot in hub.publish(rev: snapshot.rev, json: snapshot.state) })
-        }
-        return made.hub
     }
 
     /// Ends the streams of a session that ended (deleted or expired).

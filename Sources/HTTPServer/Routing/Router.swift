@@ -141,46 +141,52 @@ public struct Router: Sendable {
     }
 
     /// Finds the route for a method and a path (not percent-decoded; parameters are decoded here).
+    /// The path is split once; a parameter route's literals are compared before any parameter is decoded.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
-        if let candidates = staticRoutes[path] ?? staticRoutes[Self.normalized(path)] {
-            if let route = Self.pick(method, candidates) { return .found(route, parameters: [:]) }
-            return .methodNotAllowed(allow: Self.allow(candidates))
-        }
+        if let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
         let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        var candidates: [Route] = []
-        var bound: [[String: String]] = []
+        if Self.hasEmptySegments(path, parts: parts.count),
+            let candidates = staticRoutes["/" + parts.joined(separator: "/")]
+        {
+            return Self.choose(method, candidates)
+        }
+        var candidates: [(route: Route, parameters: [String: String])] = []
         for route in parameterRoutes where route.segments.count == parts.count {
-            var parameters: [String: String] = [:]
-            var ok = true
-            for (segment, part) in zip(route.segments, parts) {
-                switch segment {
-                case .literal(let l):
-                    if l != part { ok = false }
-                case .parameter(let name):
-                    guard let value = PercentDecoding.decode(part, plusIsSpace: false) else {
-                        ok = false
-                        break
-                    }
-                    parameters[name] = value
-                }
-                if !ok { break }
+            let literalsMatch = zip(route.segments, parts).allSatisfy { segment, part in
+                if case .literal(let literal) = segment { literal == part } else { true }
             }
-            if ok {
-                candidates.append(route)
-                bound.append(parameters)
-            }
+            guard literalsMatch, let parameters = Self.parameters(of: route, in: parts) else { continue }
+            candidates.append((route, parameters))
         }
         guard !candidates.isEmpty else { return .notFound }
-        if let route = Self.pick(method, candidates),
-            let i = candidates.firstIndex(where: { $0.method == route.method })
+        if let route = Self.pick(method, candidates.map(\.route)),
+            let found = candidates.first(where: { $0.route.method == route.method })
         {
-            return .found(route, parameters: bound[i])
+            return .found(route, parameters: found.parameters)
         }
-        return .methodNotAllowed(allow: Self.allow(candidates))
+        return .methodNotAllowed(allow: Self.allow(candidates.map(\.route)))
     }
 
-    private static func normalized(_ path: String) -> String {
-        "/" + path.split(separator: "/", omittingEmptySubsequences: true).joined(separator: "/")
+    private static func choose(_ method: HTTPMethod, _ candidates: [Route]) -> Match {
+        if let route = pick(method, candidates) { return .found(route, parameters: [:]) }
+        return .methodNotAllowed(allow: allow(candidates))
+    }
+
+    /// Whether `path` has empty segments (`//`, a trailing `/`) that its normalized form drops.
+    private static func hasEmptySegments(_ path: String, parts: Int) -> Bool {
+        let slashes = path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
+        return slashes != max(parts, 1) || !path.utf8.starts(with: [UInt8(ascii: "/")])
+    }
+
+    /// The decoded parameters of a route whose literals match; nil when one does not percent-decode.
+    private static func parameters(of route: Route, in parts: [Substring]) -> [String: String]? {
+        var parameters: [String: String] = [:]
+        for (segment, part) in zip(route.segments, parts) {
+            guard case .parameter(let name) = segment else { continue }
+            guard let value = PercentDecoding.decode(part, plusIsSpace: false) else { return nil }
+            parameters[name] = value
+        }
+        return parameters
     }
 
     private static func pick(_ method: HTTPMethod, _ routes: [Route]) -> Route? {

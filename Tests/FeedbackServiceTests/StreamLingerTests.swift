@@ -1,0 +1,58 @@
+import Foundation
+import Testing
+
+/// A session's streams follow its states only while someone watches (and for `stream.linger.ms` after): the
+/// real binary stops encoding for a session nobody streams, and a later stream starts from the current state.
+@Suite(.serialized, .timeLimit(.minutes(1)))
+struct StreamLingerTests {
+    /// `feedbackhost_stream_sessions`: sessions whose states the streams follow.
+    private func followed(_ running: StreamTestServer) async throws -> Int? {
+        let metrics = try await running.api.send("GET", "/metrics").bodyText
+        let line = metrics.split(separator: "\n").first { $0.hasPrefix("feedbackhost_stream_sessions ") }
+        return line.flatMap { Int(Double($0.split(separator: " ")[1]) ?? -1) }
+    }
+
+    /// Polls `followed` until it is `expected` (the linger ends on the server's own timer).
+    private func followed(_ running: StreamTestServer, becomes expected: Int) async throws -> Bool {
+        for _ in 0..<200 {
+            if try await followed(running) == expected { return true }
+            try await Task.sleep(for: .milliseconds(25))
+        }
+        return false
+    }
+
+    @Test func aSessionNobodyWatchesIsLetGoAndALaterStreamStartsFromItsCurrentState() async throws {
+        let running = try await StreamTestServer.start(["--stream-linger-ms", "100"])
+        let id = try await running.api.create()
+        let reader = try running.reader("/v1/sessions/\(id)/stream?mode=patch")
+        let first = try await reader.nextEvent()
+        #expect(first.type == "snapshot")
+        #expect(try await followed(running) == 1)
+        await reader.disconnect()
+        #expect(try await followed(running, becomes: 0))
+
+        // Revisions the streams did not follow.
+        for _ in 1...3 { try await running.api.post(id, #"{"type":"increment"}"#) }
+
+        // The cursor of revision 0 is still placed: one patch to revision 3.
+        let resumed = try running.reader(
+            "/v1/sessions/\(id)/stream?mode=patch",
+            headers: ["Last-Event-ID: \(first.id)"]
+        )
+        let patch = try await resumed.nextEvent()
+        #expect(patch.type == "patch")
+        let patchData = jsonObject(patch.data)
+        #expect(patchData["base"] as? Int == 0)
+        #expect(patchData["rev"] as? Int == 3)
+        // A new stream gets the current state, then follows again.
+        let fresh = try running.reader("/v1/sessions/\(id)/stream")
+        let snapshot = try await fresh.nextEvent()
+        #expect(snapshot.type == "snapshot")
+        #expect(jsonObject(snapshot.data)["rev"] as? Int == 3)
+        #expect(try await followed(running) == 1)
+        try await running.api.post(id, #"{"type":"increment"}"#)
+        #expect(jsonObject(try await fresh.nextEvent().data)["rev"] as? Int == 4)
+        #expect(jsonObject(try await resumed.nextEvent().data)["rev"] as? Int == 4)
+        await running.stop()
+    }
+}
