@@ -51,6 +51,7 @@ let package = Package(
                 "CSQLite",
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -133,7 +134,10 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackServiceTests",
-            dependencies: ["FeedbackService", "Systems", "CurlClient", "SessionJournal"],
+            dependencies: [
+                "FeedbackService", "Systems", "CurlClient", "SessionJournal",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(
@@ -151,6 +155,7 @@ let package = Package(
             dependencies: [
                 "SessionJournal",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

@@ -1,6 +1,7 @@
 public import Configuration
 import Dispatch
 public import Logging
+public import Metrics
 public import SessionJournal
 
 /// The journal's configuration keys and the restore at start.
@@ -13,9 +14,11 @@ extension ServiceApplication {
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
     /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100).
+    /// The journal's metrics and the broken-session gauge go to `metricsFactory`.
     public static func openJournal(
         reader: ConfigReader,
-        logger: Logger
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) throws(JournalError) -> (persistence: SessionPersistence, recovery: JournalRecovery)? {
         let directory = reader.string(forKey: "data.dir", default: defaultDataDirectory)
         guard directory != "none", !directory.isEmpty else {
@@ -28,14 +31,19 @@ extension ServiceApplication {
         }
         let journal = try SessionJournal.open(
             directory: directory,
-            configuration: JournalConfiguration(fsync: fsync),
-            logger: logger
+            configuration: JournalConfiguration(
+                fsync: fsync,
+                answersPerSession: ServiceConfiguration.idempotencyKeysPerSession
+            ),
+            logger: logger,
+            metricsFactory: metricsFactory
         )
         let recovery = try journal.recover()
         let persistence = SessionPersistence(
             journal: journal,
             snapshotInterval: reader.int(forKey: "journal.snapshot.interval", default: 100),
-            logger: logger
+            logger: logger,
+            metricsFactory: metricsFactory
         )
         logger.info(
             "journal open",

@@ -68,7 +68,11 @@ public final class ServiceApplication: Sendable {
         systems: [HostedSystem],
         logger: Logger
     ) throws(JournalError) -> ServiceApplication {
-        let journaled = try openJournal(reader: reader, logger: logger)
+        // One registry per application, rendered on /metrics; tests can run several servers in one process.
+        let registry = PrometheusCollectorRegistry()
+        var metricsFactory = PrometheusMetricsFactory(registry: registry)
+        metricsFactory.valueHistogramBuckets.merge(SessionJournal.batchSizeBuckets) { mine, _ in mine }
+        let journaled = try openJournal(reader: reader, logger: logger, metricsFactory: metricsFactory)
         let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
         let configuration = ServiceConfiguration(
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
@@ -79,9 +83,6 @@ public final class ServiceApplication: Sendable {
             sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000)),
             streams: streamConfiguration(reader)
         )
-        // One registry per application, rendered on /metrics; tests can run several servers in one process.
-        let registry = PrometheusCollectorRegistry()
-        let metricsFactory = PrometheusMetricsFactory(registry: registry)
         let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let host = reader.string(forKey: "host", default: "127.0.0.1")

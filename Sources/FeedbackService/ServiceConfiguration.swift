@@ -1,5 +1,7 @@
 /// The service's limits and policies. An immutable value.
 public struct ServiceConfiguration: Sendable {
+    /// `Idempotency-Key`s each session remembers (the oldest are forgotten first); the journal keeps as many.
+    public static let idempotencyKeysPerSession = 256
     /// Sessions the server holds at most; past it, creating one is 503.
     public var maxSessions: Int
     /// The largest event body accepted, in bytes (413 above).

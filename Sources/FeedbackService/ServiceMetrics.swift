@@ -8,6 +8,7 @@ struct ServiceMetrics: Sendable {
     let sessionsExpired: Counter
     let eventsApplied: Counter
     let eventsRejected: Counter
+    let sessionsRestored: Counter
 
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
@@ -32,5 +33,6 @@ struct ServiceMetrics: Sendable {
             dimensions: [("outcome", "rejected")],
             factory: factory
         )
+        sessionsRestored = Counter(label: "feedbackhost_sessions_restored_total", dimensions: [], factory: factory)
     }
 }

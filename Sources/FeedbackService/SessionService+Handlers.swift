@@ -148,7 +148,7 @@ extension SessionService {
             persistence.durable { failure in completion(failure.map { .failure($0) } ?? result) }
         }
         guard let key = request.headers["idempotency-key"] else {
-            return session.post(events, ifMatch: ifMatch, completion: applied)
+            return session.post(events, ifMatch: ifMatch, claim: nil, completion: applied)
         }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return completion(
@@ -158,7 +158,8 @@ extension SessionService {
         // At most once per key: a retry with the same body gets the first answer (which wins over If-Match: the
         // retry of an applied request must not fail), another body is 422, a retry while the first is still
         // running is 409. A request that fails applies nothing, so its key is forgotten and may be used again.
-        switch session.withIdempotencyLedger({ $0.begin(key: key, body: request.body) }) {
+        let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.hash(request.body))
+        switch session.withIdempotencyLedger({ $0.begin(key: key, fingerprint: claim.fingerprint) }) {
         case .replay(let snapshot):
             completion(.success(snapshot))
         case .inFlight:
@@ -181,7 +182,7 @@ extension SessionService {
                 )
             )
         case .proceed:
-            session.post(events, ifMatch: ifMatch) { result in
+            session.post(events, ifMatch: ifMatch, claim: claim) { result in
                 session.withIdempotencyLedger { ledger in
                     switch result {
                     case .success(let snapshot): ledger.complete(key: key, answer: snapshot)

@@ -29,7 +29,8 @@ extension SessionService {
     /// Restores every recovered session with its id, epoch and revision; its feedbacks start from the restored
     /// state. A session whose system is gone, or whose state or an event no longer decodes, is marked broken:
     /// logged, answered with a `session-broken` problem, and kept in the journal until it is deleted.
-    /// Returns the number of sessions restored.
+    /// Each restored session's idempotency ledger gets the answers the journal kept, so a retry of a request
+    /// answered before the restart is answered again, not applied twice. Returns the number of sessions restored.
     ///
     /// Sessions are independent, so they are restored on every usable core: `concurrentPerform` hands out chunks
     /// of `restoreChunk` sessions, and a core that is busy with other work simply takes fewer of them.
@@ -55,6 +56,7 @@ extension SessionService {
             for session in refused.existing { session.stop() }
             let count = made.count - refused.full.count - refused.existing.count
             metrics.sessions.increment(by: Double(count))
+            metrics.sessionsRestored.increment(by: count)
             restored.add(count, ordering: .relaxed)
         }
         return restored.load(ordering: .relaxed)
@@ -78,16 +80,44 @@ extension SessionService {
             return nil
         }
         do throws(APIError) {
-            return try system.restoreSession(
+            let session = try system.restoreSession(
                 recovered,
                 id: id,
                 inboxCapacity: configuration.inboxCapacity,
                 environment: environment(id),
                 persistence: persistence
             )
+            Self.refillLedger(of: session, from: recovered, persistence: persistence)
+            return session
         } catch {
             persistence.markBroken(id, reason: error.message)
             return nil
+        }
+    }
+
+    /// Gives a restored session's idempotency ledger the answers the journal kept, oldest first.
+    private static func refillLedger(
+        of session: any HostedSession,
+        from recovered: RecoveredSession,
+        persistence: SessionPersistence
+    ) {
+        guard !recovered.answers.isEmpty else { return }
+        session.withIdempotencyLedger { ledger in
+            for answer in recovered.answers {
+                ledger.remember(
+                    key: answer.key,
+                    fingerprint: answer.fingerprint,
+                    answer: SessionSnapshot(
+                        cursor: Cursor(epoch: answer.epoch, rev: answer.revision),
+                        state: Array(answer.state.utf8)
+                    )
+                )
+            }
+        }
+        // A damaged session is journaled afresh (a new creation record, which drops its answers from the journal):
+        // journal the answers that still hold again, after it.
+        if recovered.damage != nil {
+            persistence.record(recovered.answers.map { .answered($0) })
         }
     }
 }

@@ -17,6 +17,9 @@ public final class SessionService: Sendable {
     let streams: StreamRegistry
     /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
     let persistence: SessionPersistence?
+    /// Keys the fingerprints of `Idempotency-Key` bodies: with the journal's key when there is one, so that
+    /// fingerprints restored after a restart still compare.
+    let fingerprints: SipHash
     private let draining = Atomic<Bool>(false)
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
@@ -28,6 +31,7 @@ public final class SessionService: Sendable {
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
         self.persistence = persistence
+        fingerprints = persistence.map { SipHash(key: $0.journal.fingerprintKey) } ?? SipHash()
         self.configuration = configuration
         var byName: [String: HostedSystem] = [:]
         for system in systems {

@@ -15,6 +15,9 @@ public struct JournalConfiguration: Sendable, Equatable {
     public var compactionIntervalMilliseconds: Int
     /// How many rows of the event log one background compaction step scans.
     public var compactionRows: Int
+    /// Keyed answers (`JournalRecord.answered`) kept per session: the newest this many. Match the service's
+    /// idempotency ledger, which remembers as many keys per session.
+    public var answersPerSession: Int
 
     /// Creates a configuration; the defaults are per-commit durability and SQLite's usual checkpoint size.
     public init(
@@ -23,8 +26,10 @@ public struct JournalConfiguration: Sendable, Equatable {
         checkOnOpen: Bool = true,
         fileName: String = "journal.sqlite",
         compactionIntervalMilliseconds: Int = 1000,
-        compactionRows: Int = 20_000
+        compactionRows: Int = 20_000,
+        answersPerSession: Int = 256
     ) {
+        self.answersPerSession = answersPerSession
         self.compactionIntervalMilliseconds = compactionIntervalMilliseconds
         self.compactionRows = compactionRows
         self.fsync = fsync

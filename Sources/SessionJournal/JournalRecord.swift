@@ -37,6 +37,9 @@ public enum JournalRecord: Sendable, Equatable {
     case event(sessionID: String, revision: UInt64, event: String, origin: EventOrigin)
     /// The state at `revision` as JSON text; events up to `revision` are no longer needed and are deleted.
     case snapshot(sessionID: String, revision: UInt64, state: String)
-    /// The session was deleted or expired: everything about it goes.
+    /// The session was deleted or expired: everything about it goes, its keyed answers too.
     case removed(sessionID: String)
+    /// The answer to a request with an idempotency key; append it with the request's events, in one `append`,
+    /// so both are durable or neither. The journal keeps the last `JournalConfiguration.answersPerSession`.
+    case answered(KeyedAnswer)
 }

@@ -7,11 +7,21 @@
 ///   index; recovery reads the log in `seq` order, and compaction deletes rows covered by a snapshot or whose
 ///   session is gone, a chunk of `seq` at a time.
 /// - `snapshots`: the latest snapshot per session.
+/// - `answers` (since version 3): the answers to keyed (idempotent) requests, a log indexed by session; deleted
+///   with their session (and when its id is created again), trimmed to the last `answersPerSession` of each.
+/// - `meta` (since version 3): the journal's own settings, such as the fingerprint key made with the file.
 ///
-/// Each row carries a CRC-32 (`RecordChecksum`) of its key, number and payload.
+/// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
+/// number and payload.
+///
+/// Versions: a file of version 2 (no `answers`, no `meta`) gets both and becomes version 3 in one transaction
+/// when opened; a new file starts at 3. Any other version is refused.
 enum JournalSchema {
-    static let version = 2
+    static let version: Int64 = 3
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 is migrated.
+    static let readable: Set<Int64> = [0, 2, 3]
 
+    /// Creates whatever is missing and sets the version: run in one transaction, it both creates and migrates.
     static let create = """
         CREATE TABLE IF NOT EXISTS sessions(
             id TEXT PRIMARY KEY, system TEXT NOT NULL, epoch INTEGER NOT NULL, state TEXT NOT NULL,
@@ -21,6 +31,12 @@ enum JournalSchema {
             origin INTEGER NOT NULL, event TEXT NOT NULL, crc INTEGER NOT NULL);
         CREATE TABLE IF NOT EXISTS snapshots(
             session TEXT PRIMARY KEY, rev INTEGER NOT NULL, state TEXT NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS answers(
+            seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, key TEXT NOT NULL,
+            fingerprint INTEGER NOT NULL, epoch INTEGER NOT NULL, rev INTEGER NOT NULL, state TEXT NOT NULL,
+            crc INTEGER NOT NULL);
+        CREATE INDEX IF NOT EXISTS answers_by_session ON answers(session, seq);
+        CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
         PRAGMA user_version = \(version);
         """
 
@@ -29,6 +45,8 @@ enum JournalSchema {
         ("sessions", 7, "id"),
         ("events", 6, "seq"),
         ("snapshots", 4, "session"),
+        ("answers", 8, "seq"),
+        ("meta", 2, "name"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -37,6 +55,28 @@ enum JournalSchema {
     static let deleteSnapshot = "DELETE FROM snapshots WHERE session = ?1"
     static let deleteSession = "DELETE FROM sessions WHERE id = ?1"
     static let lastSeq = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
+
+    static let insertAnswer = """
+        INSERT INTO answers(session, key, fingerprint, epoch, rev, state, crc) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)
+        """
+    static let deleteAnswers = "DELETE FROM answers WHERE session = ?1"
+    /// Keeps the last ?2 answers of session ?1 (?2 > 0).
+    static let trimAnswers = """
+        DELETE FROM answers WHERE session = ?1
+            AND seq <= (SELECT seq FROM answers WHERE session = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)
+        """
+    /// Keeps the last ?1 answers of every live session and none of any other.
+    static let compactAnswers = """
+        DELETE FROM answers WHERE session NOT IN (SELECT id FROM sessions) OR seq IN (
+            SELECT seq FROM (
+                SELECT seq, row_number() OVER (PARTITION BY session ORDER BY seq DESC) AS newer FROM answers)
+            WHERE newer > ?1)
+        """
+    static let readAnswers = "SELECT session, key, fingerprint, epoch, rev, state, crc FROM answers ORDER BY seq"
+
+    static let fingerprintKeyName = "fingerprint.key"
+    static let readMeta = "SELECT value FROM meta WHERE name = ?1"
+    static let insertMetaIfMissing = "INSERT OR IGNORE INTO meta(name, value) VALUES(?1, ?2)"
 
     static let readSessions = """
         SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc

@@ -29,6 +29,7 @@ extension JournalStore {
             guard let position = current, readEvents.int64(5) > generations[position] else { continue }
             Self.append(from: readEvents, to: &sessions[position])
         }
+        try recoverAnswers(into: &sessions, index: index, problems: &problems)
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
         }

@@ -15,6 +15,15 @@ final class JournalStore {
     private let deleteSession: SQLiteStatement
     private let lastSeq: SQLiteStatement
     private let compactRange: SQLiteStatement
+    private let insertAnswer: SQLiteStatement
+    private let deleteAnswers: SQLiteStatement
+    private let trimAnswers: SQLiteStatement
+    /// Answers kept per session (`JournalConfiguration.answersPerSession`).
+    let answersPerSession: Int
+    /// Rows in `answers` per session as far as this store knows (filled by recovery, counted up by inserts): a
+    /// session's answers are trimmed back to `answersPerSession` when they reach twice that, so the table stays
+    /// bounded without a query per insert.
+    var answerCounts: [String: Int] = [:]
     /// Where incremental compaction continues (an `events.seq`).
     private var compactionCursor: Int64 = 0
     /// The WAL file, opened after the first commit, for the interval policy's fsync.
@@ -45,10 +54,8 @@ final class JournalStore {
         guard mode == "wal" else {
             throw JournalError(.sqlite, "\(connection.path): WAL mode refused (journal_mode=\(mode ?? "?"))")
         }
-        try connection.execute(JournalSchema.create)
-        guard try connection.integer("PRAGMA user_version") == Int64(JournalSchema.version) else {
-            throw JournalError(.sqlite, "\(connection.path) has another schema version; move it aside")
-        }
+        try Self.migrate(connection)
+        answersPerSession = max(configuration.answersPerSession, 1)
         insertSession = try connection.prepare(JournalSchema.insertSession)
         insertEvent = try connection.prepare(JournalSchema.insertEvent)
         upsertSnapshot = try connection.prepare(JournalSchema.upsertSnapshot)
@@ -56,6 +63,9 @@ final class JournalStore {
         deleteSession = try connection.prepare(JournalSchema.deleteSession)
         lastSeq = try connection.prepare(JournalSchema.lastSeq)
         compactRange = try connection.prepare(JournalSchema.compactRange)
+        insertAnswer = try connection.prepare(JournalSchema.insertAnswer)
+        deleteAnswers = try connection.prepare(JournalSchema.deleteAnswers)
+        trimAnswers = try connection.prepare(JournalSchema.trimAnswers)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -95,6 +105,7 @@ final class JournalStore {
             insertSession.bind(6, generation)
             insertSession.bind(7, RecordChecksum.creation(creation, generation: generation))
             try insertSession.run()
+            try forgetAnswers(of: creation.id)
         case .event(let id, let revision, let event, let origin):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -114,7 +125,32 @@ final class JournalStore {
             try deleteSnapshot.run()
             deleteSession.bind(1, id)
             try deleteSession.run()
+            try forgetAnswers(of: id)
+        case .answered(let answer):
+            insertAnswer.bind(1, answer.sessionID)
+            insertAnswer.bind(2, answer.key)
+            insertAnswer.bind(3, Int64(bitPattern: answer.fingerprint))
+            insertAnswer.bind(4, Int64(bitPattern: answer.epoch))
+            insertAnswer.bind(5, Int64(bitPattern: answer.revision))
+            insertAnswer.bind(6, answer.state)
+            insertAnswer.bind(7, RecordChecksum.answer(answer))
+            try insertAnswer.run()
+            let count = answerCounts[answer.sessionID, default: 0] + 1
+            if count >= 2 * answersPerSession {
+                trimAnswers.bind(1, answer.sessionID)
+                trimAnswers.bind(2, Int64(answersPerSession))
+                try trimAnswers.run()
+                answerCounts[answer.sessionID] = answersPerSession
+            } else {
+                answerCounts[answer.sessionID] = count
+            }
         }
+    }
+
+    private func forgetAnswers(of id: String) throws(JournalError) {
+        deleteAnswers.bind(1, id)
+        try deleteAnswers.run()
+        answerCounts[id] = nil
     }
 
     /// Deletes unneeded events among the next `rows` of the log (wrapping to the start at its end), in its own
@@ -150,11 +186,21 @@ final class JournalStore {
         statistics.syncs += 1
     }
 
+    /// The database file's and the WAL's sizes added up, in bytes (a missing file counts 0).
+    func fileBytes() -> Int64 {
+        var total: Int64 = 0
+        for file in [connection.path, connection.path + "-wal"] {
+            var info = stat()
+            if stat(file, &info) == 0 { total += Int64(info.st_size) }
+        }
+        return total
+    }
+
     /// Finalizes every statement and closes the connection (which checkpoints and removes the WAL file).
     func close() {
         for statement in [
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
-            commitStatement,
+            commitStatement, insertAnswer, deleteAnswers, trimAnswers,
         ] {
             statement.finalize()
         }

@@ -29,6 +29,9 @@ public struct RecoveredSession: Sendable, Equatable {
     /// Why records after the last event were dropped (a checksum mismatch or a gap), nil when nothing was.
     /// Such a session is restored at an earlier revision than clients may have seen: give it a new epoch.
     public var damage: String?
+    /// The answers to the session's keyed requests, oldest first: at most the configured number per session, and
+    /// none past `revision` (whose events were lost to damage).
+    public var answers: [KeyedAnswer]
 
     /// Creates a recovered session.
     public init(
@@ -36,13 +39,15 @@ public struct RecoveredSession: Sendable, Equatable {
         baseRevision: UInt64,
         baseState: String,
         events: [JournalEvent],
-        damage: String? = nil
+        damage: String? = nil,
+        answers: [KeyedAnswer] = []
     ) {
         self.creation = creation
         self.baseRevision = baseRevision
         self.baseState = baseState
         self.events = events
         self.damage = damage
+        self.answers = answers
     }
 
     /// The revision the session reaches once every event is reduced.

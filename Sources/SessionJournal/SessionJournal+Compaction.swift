@@ -4,6 +4,8 @@ public struct CompactionReport: Sendable, Equatable {
     public var deletedEvents: Int
     /// Snapshots deleted because their session is gone.
     public var deletedSnapshots: Int
+    /// Keyed answers deleted because their session is gone or it has newer ones beyond the configured number.
+    public var deletedAnswers: Int
     /// Whether the file was rebuilt with `VACUUM` (done when over a quarter of its pages are free).
     public var vacuumed: Bool
     /// The database file's size in bytes afterwards (page count × page size).
@@ -12,8 +14,9 @@ public struct CompactionReport: Sendable, Equatable {
 
 /// Compaction: runs on the writer queue between two group commits, so appends wait for it.
 extension SessionJournal {
-    /// Deletes every event covered by a snapshot or of a removed session, and snapshots of removed sessions (the
-    /// background compaction does the same a chunk at a time), checkpoints the WAL and truncates it, and rebuilds
+    /// Deletes every event covered by a snapshot or of a removed session, snapshots of removed sessions (the
+    /// background compaction does the same a chunk at a time), and keyed answers of removed sessions or beyond the
+    /// last `answersPerSession` of a session, checkpoints the WAL and truncates it, and rebuilds
     /// the file with `VACUUM` when over a quarter of its pages are free. Appends wait while it runs.
     public func compact() throws(JournalError) -> CompactionReport {
         try withStore { store throws(JournalError) in
@@ -29,6 +32,7 @@ extension SessionJournal {
                 let events = try connection.integer("SELECT changes()")
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
+                let answers = try store.compactAnswers()
                 try connection.execute("COMMIT")
                 let pages = try connection.integer("PRAGMA page_count")
                 let free = try connection.integer("PRAGMA freelist_count")
@@ -38,9 +42,12 @@ extension SessionJournal {
                 }
                 try connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
                 let size = try connection.integer("PRAGMA page_count") * connection.integer("PRAGMA page_size")
+                metrics.fullCompactions.increment()
+                metrics.bytes.record(store.fileBytes())
                 return CompactionReport(
                     deletedEvents: Int(events),
                     deletedSnapshots: Int(snapshots),
+                    deletedAnswers: answers,
                     vacuumed: vacuum,
                     bytes: size
                 )

@@ -1,5 +1,6 @@
 import Dispatch
 public import Logging
+public import Metrics
 import Synchronization
 
 /// A durable journal of hosted sessions on SQLite in WAL mode, with group commit.
@@ -12,6 +13,7 @@ import Synchronization
 /// The SQLite connection, its prepared statements and the sync timer belong to one serial `DispatchQueue`
 /// (the writer queue); every SQLite call runs there. The pending batch is guarded by a `Mutex`. Completion
 /// handlers run on the writer queue, in commit order: they must be short and must not wait for the journal.
+/// Metrics (see `JournalMetrics`) are updated on the writer queue.
 public final class SessionJournal: @unchecked Sendable {
     /// A completion handler of an append.
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
@@ -27,6 +29,15 @@ public final class SessionJournal: @unchecked Sendable {
     public let configuration: JournalConfiguration
     /// The database file's path.
     public let path: String
+    /// A random 16-byte key made once with the journal file and kept in it: key the fingerprints of idempotent
+    /// requests with it, so that they compare equal across restarts and a client cannot predict them.
+    public let fingerprintKey: [UInt8]
+    /// Histogram buckets for the journal's batch-size recorders, by metric name, for a factory that asks (the
+    /// Prometheus factory's defaults suit seconds, not counts).
+    public static let batchSizeBuckets: [String: [Double]] = Dictionary(
+        uniqueKeysWithValues: JournalMetrics.batchHistograms.map { ($0, JournalMetrics.batchBuckets) }
+    )
+    let metrics: JournalMetrics
     private let queue = DispatchQueue(label: "SessionJournal.writer")
     private let pending = Mutex(Pending())
     private let logger: Logger
@@ -39,16 +50,24 @@ public final class SessionJournal: @unchecked Sendable {
 
     /// Opens (or creates) the journal in `directory`, checking it first; a file that fails SQLite's checks is
     /// moved aside and salvaged (see `recover()` for what was found). Throws when the directory or a fresh
-    /// database cannot be used.
+    /// database cannot be used. Metrics go to `metricsFactory` (the process-wide one unless given).
     public static func open(
         directory: String,
         configuration: JournalConfiguration = JournalConfiguration(),
-        logger: Logger
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) throws(JournalError) -> SessionJournal {
         var problems: [String] = []
         let opened = try JournalOpener.open(directory: directory, configuration: configuration, problems: &problems)
         for problem in problems {
             logger.warning("journal: \(problem)")
+        }
+        let key: [UInt8]
+        do {
+            key = try opened.store.fingerprintKey()
+        } catch {
+            opened.store.close()
+            throw error
         }
         return SessionJournal(
             store: opened.store,
@@ -56,6 +75,8 @@ public final class SessionJournal: @unchecked Sendable {
             problems: problems,
             path: directory + "/" + configuration.fileName,
             configuration: configuration,
+            fingerprintKey: key,
+            metrics: JournalMetrics(factory: metricsFactory),
             logger: logger
         )
     }
@@ -66,9 +87,14 @@ public final class SessionJournal: @unchecked Sendable {
         problems: [String],
         path: String,
         configuration: JournalConfiguration,
+        fingerprintKey: [UInt8],
+        metrics: JournalMetrics,
         logger: Logger
     ) {
         self.store = store
+        self.fingerprintKey = fingerprintKey
+        self.metrics = metrics
+        metrics.bytes.record(store.fileBytes())
         self.movedAside = movedAside
         self.openProblems = problems
         self.path = path
@@ -197,9 +223,21 @@ public final class SessionJournal: @unchecked Sendable {
             return (state.records, state.completions)
         }
         guard let (records, completions) = batch else { return false }
+        let start = DispatchTime.now().uptimeNanoseconds
         let result =
             store?.commit(records) ?? .failure(JournalError(.closed, "the journal is closed"))
-        if case .failure(let error) = result {
+        switch result {
+        case .success:
+            metrics.commitDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            metrics.committed.increment()
+            metrics.records.increment(by: records.count)
+            metrics.batchRecords.record(records.count)
+            metrics.batchAppends.record(completions.count)
+            // A commit that wrote nothing (only durability barriers) leaves the WAL alone: SQLite syncs nothing.
+            if configuration.fsync == .perCommit && !records.isEmpty { metrics.fsyncs.increment() }
+            if !records.isEmpty, let store { metrics.bytes.record(store.fileBytes()) }
+        case .failure(let error):
+            metrics.failed.increment()
             logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records.count)"])
         }
         for completion in completions {
@@ -216,6 +254,8 @@ public final class SessionJournal: @unchecked Sendable {
             let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
+            metrics.backgroundCompactions.increment()
+            if deleted > 0 { metrics.bytes.record(store.fileBytes()) }
         } catch {
             try? store.connection.execute("ROLLBACK")
             logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
@@ -225,7 +265,9 @@ public final class SessionJournal: @unchecked Sendable {
     private func syncOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
         do {
+            let before = store?.statistics.syncs ?? 0
             try store?.sync()
+            if (store?.statistics.syncs ?? 0) > before { metrics.fsyncs.increment() }
         } catch {
             logger.error("journal: sync failed", metadata: ["error": "\(error)"])
         }

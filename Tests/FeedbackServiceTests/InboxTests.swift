@@ -60,7 +60,7 @@ struct BusyInboxTests {
         // The first post drains on a Dispatch thread; its answer, given on that thread while it still owns the
         // loop (outside the loop's lock), waits at the gate. So the loop is busy and later events queue up.
         DispatchQueue.global().async {
-            session.post([increment], ifMatch: nil) { result in
+            session.post([increment], ifMatch: nil, claim: nil) { result in
                 answers.add(result)
                 entered.signal()
                 gate.wait()
@@ -69,7 +69,7 @@ struct BusyInboxTests {
         #expect(entered.wait(timeout: .now() + 10) == .success)
         // 16 posts at once: three fit in the inbox, the others are refused at once.
         DispatchQueue.concurrentPerform(iterations: 16) { _ in
-            session.post([increment], ifMatch: nil) { answers.add($0) }
+            session.post([increment], ifMatch: nil, claim: nil) { answers.add($0) }
         }
         let refusals = answers.all.compactMap { result -> APIError? in
             if case .failure(let error) = result { return error }

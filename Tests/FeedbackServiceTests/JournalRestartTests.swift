@@ -2,6 +2,8 @@ import Foundation
 import SessionJournal
 import Testing
 
+@testable import FeedbackService
+
 /// Durable sessions against the real `feedback-host` binary: restarts, SIGKILL under load, schema changes.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct JournalRestartTests {
@@ -148,6 +150,153 @@ struct JournalRestartTests {
             let restored = try curl(["\(last.base)/v1/sessions/\(id)"])
             #expect((restored.json["rev"] as? Int ?? -1) >= acknowledged[id]!)
         }
+    }
+
+    /// The answer to a keyed POST is lost with the process (SIGKILL after the events were durable); the client
+    /// retries with the same key after the restart and gets the first answer, and nothing applies twice.
+    @Test func idempotencyKeySurvivesSIGKILLAndARestart() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try RunningServer(arguments: ["--data-dir", directory.path])
+        let (id, _) = try Self.createCounter(first)
+        let events = "/v1/sessions/\(id)/events"
+        let batch = #"{"events":[{"type":"add","amount":5},{"type":"increment"}]}"#
+        let keyA = ["-H", "Idempotency-Key: batch-a"]
+        let keyB = ["-H", "Idempotency-Key: single-b"]
+        let answerA = try postJSON(first.base + events, batch, headers: keyA)
+        let answerB = try postJSON(first.base + events, #"{"type":"increment"}"#, headers: keyB)
+        #expect(answerA.status == 200 && answerB.status == 200)
+        #expect(answerB.json["rev"] as? Int == 3)
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+
+        let second = try RunningServer(arguments: ["--data-dir", directory.path])
+        let retryA = try postJSON(second.base + events, batch, headers: keyA)
+        let retryB = try postJSON(second.base + events, #"{"type":"increment"}"#, headers: keyB)
+        #expect(retryA.status == 200 && retryA.body == answerA.body)
+        #expect(retryB.status == 200 && retryB.body == answerB.body)
+        let state = try curl(["\(second.base)/v1/sessions/\(id)"])
+        #expect(state.json["rev"] as? Int == 3)
+        #expect((state.json["state"] as? [String: Any])?["count"] as? Int == 7)
+        let other = try postJSON(second.base + events, #"{"type":"add","amount":6}"#, headers: keyA)
+        #expect(other.status == 422)
+        #expect(other.json["type"] as? String == "urn:feedbackhost:problem:idempotency-key-reused")
+        let keyC = ["-H", "Idempotency-Key: after-restart"]
+        let answerC = try postJSON(second.base + events, #"{"type":"increment"}"#, headers: keyC)
+        #expect(answerC.json["rev"] as? Int == 4)
+        #expect(second.stop() == 0)
+
+        // A clean restart, whose start compacts the journal, keeps the keys too.
+        let third = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { third.stop() }
+        #expect(try postJSON(third.base + events, batch, headers: keyA).body == answerA.body)
+        #expect(try postJSON(third.base + events, #"{"type":"increment"}"#, headers: keyC).body == answerC.body)
+        #expect(try curl(["\(third.base)/v1/sessions/\(id)"]).json["rev"] as? Int == 4)
+        // The keys of a deleted session go with it: the same id made again, even after a restart, starts with none.
+        #expect(try curl(["-X", "DELETE", "\(third.base)/v1/sessions/\(id)"]).status == 204)
+        #expect(third.stop() == 0)
+        let fourth = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { fourth.stop() }
+        let remade = try curl([
+            "-X", "PUT", "-H", "Content-Type: application/json", "--data-binary", #"{"system":"counter"}"#,
+            "\(fourth.base)/v1/sessions/\(id)",
+        ])
+        #expect(remade.status == 201)
+        let fresh = try postJSON(fourth.base + events, batch, headers: keyA)
+        #expect(fresh.status == 200 && fresh.json["rev"] as? Int == 2)
+    }
+
+    /// A session restored short of its last events (a gap in the log) keeps the answers its state still holds,
+    /// across later restarts too; an answer whose events were lost is dropped, so its retry applies.
+    @Test func damagedSessionKeepsTheAnswersItsStateHolds() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let id = "DamagedDamagedDamagedA"
+        let body = #"{"type":"increment"}"#
+        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+        let fingerprint = SipHash(key: journal.fingerprintKey).hash(Array(body.utf8))
+        func answer(_ key: String, _ revision: UInt64) -> JournalRecord {
+            .answered(
+                KeyedAnswer(
+                    sessionID: id,
+                    key: key,
+                    fingerprint: fingerprint,
+                    epoch: 5,
+                    revision: revision,
+                    state: #"{"count":\#(revision)}"#
+                )
+            )
+        }
+        let done = DispatchSemaphore(value: 0)
+        journal.append([
+            .created(SessionCreation(id: id, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
+            .event(sessionID: id, revision: 1, event: body, origin: .client), answer("held", 1),
+            .event(sessionID: id, revision: 3, event: body, origin: .client), answer("lost", 3),
+        ]) { _ in done.signal() }
+        done.wait()
+        journal.close()
+
+        let events = "/v1/sessions/\(id)/events"
+        for round in 0..<2 {
+            let server = try RunningServer(arguments: ["--data-dir", directory.path])
+            defer { server.stop() }
+            let held = try postJSON(server.base + events, body, headers: ["-H", "Idempotency-Key: held"])
+            #expect(held.status == 200)
+            #expect(held.json["rev"] as? Int == 1)
+            #expect(held.json["cursor"] as? String == "5-1")
+            if round == 0 {
+                let lost = try postJSON(server.base + events, body, headers: ["-H", "Idempotency-Key: lost"])
+                #expect(lost.json["rev"] as? Int == 2)
+            }
+            #expect(try curl(["\(server.base)/v1/sessions/\(id)"]).json["rev"] as? Int == 2)
+        }
+    }
+
+    @Test func journalMetricsAreOnMetrics() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let broken = "BrokenBrokenBrokenBroA"
+        let healthy = "HealthyHealthyHealthyA"
+        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+        let done = DispatchSemaphore(value: 0)
+        journal.append([
+            .created(SessionCreation(id: broken, system: "gone", epoch: 5, state: "{}", createdAt: 0)),
+            .created(SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)),
+        ]) { _ in done.signal() }
+        done.wait()
+        journal.close()
+
+        let server = try RunningServer(arguments: ["--data-dir", directory.path])
+        defer { server.stop() }
+        let posted = try postJSON("\(server.base)/v1/sessions/\(healthy)/events", #"{"type":"increment"}"#)
+        #expect(posted.status == 200)
+        let before = try Self.metrics(server)
+        #expect(before["feedbackhost_sessions_restored_total"] == 1)
+        #expect(before["feedbackhost_sessions_broken"] == 1)
+        #expect(before[#"journal_compactions_total{kind="full"}"#] == 1)
+        #expect((before[#"journal_commits_total{outcome="committed"}"#] ?? 0) >= 1)
+        #expect(before[#"journal_commits_total{outcome="failed"}"#] == 0)
+        #expect((before["journal_records_total"] ?? 0) >= 1)
+        #expect((before["journal_batch_records_count"] ?? 0) >= 1)
+        #expect((before["journal_batch_appends_count"] ?? 0) >= 1)
+        #expect((before["journal_commit_duration_seconds_count"] ?? 0) >= 1)
+        #expect((before["journal_fsyncs_total"] ?? 0) >= 1)
+        #expect((before["journal_bytes"] ?? 0) > 0)
+        #expect(try curl(["-X", "DELETE", "\(server.base)/v1/sessions/\(broken)"]).status == 204)
+        #expect(try Self.metrics(server)["feedbackhost_sessions_broken"] == 0)
+    }
+
+    /// `/metrics` as sample name (with its labels) to value.
+    private static func metrics(_ server: RunningServer) throws -> [String: Double] {
+        let text = try curl(["\(server.base)/metrics"]).body
+        var samples: [String: Double] = [:]
+        for line in text.split(separator: "\n") where !line.hasPrefix("#") {
+            guard let space = line.lastIndex(of: " "), let value = Double(line[line.index(after: space)...]) else {
+                continue
+            }
+            samples[String(line[..<space])] = value
+        }
+        return samples
     }
 
     @Test func eventThatNoLongerDecodesMarksTheSessionBroken() throws {

@@ -57,63 +57,6 @@ struct CursorTests {
     }
 }
 
-struct IdempotencyLedgerTests {
-    @Test func sameKeySameBodyReplaysTheFirstAnswer() {
-        var ledger = IdempotencyLedger<String>(capacity: 4)
-        guard case .proceed = ledger.begin(key: "k", body: Array("{}".utf8)) else {
-            Issue.record("a new key proceeds")
-            return
-        }
-        ledger.complete(key: "k", answer: "first")
-        guard case .replay(let answer) = ledger.begin(key: "k", body: Array("{}".utf8)) else {
-            Issue.record("a repeated key replays")
-            return
-        }
-        #expect(answer == "first")
-    }
-
-    @Test func sameKeyOtherBodyIsAMismatch() {
-        var ledger = IdempotencyLedger<String>(capacity: 4)
-        _ = ledger.begin(key: "k", body: Array("{\"a\":1}".utf8))
-        ledger.complete(key: "k", answer: "first")
-        guard case .mismatch = ledger.begin(key: "k", body: Array("{\"a\":2}".utf8)) else {
-            Issue.record("another body is a mismatch")
-            return
-        }
-    }
-
-    @Test func keyStillInFlightIsReported() {
-        var ledger = IdempotencyLedger<String>(capacity: 4)
-        _ = ledger.begin(key: "k", body: [1])
-        guard case .inFlight = ledger.begin(key: "k", body: [1]) else {
-            Issue.record("in flight")
-            return
-        }
-        ledger.abandon(key: "k")
-        guard case .proceed = ledger.begin(key: "k", body: [1]) else {
-            Issue.record("an abandoned key may proceed again")
-            return
-        }
-    }
-
-    @Test func oldestKeysAreForgottenPastCapacity() {
-        var ledger = IdempotencyLedger<Int>(capacity: 3)
-        for index in 0..<10 {
-            _ = ledger.begin(key: "k\(index)", body: [UInt8(index)])
-            ledger.complete(key: "k\(index)", answer: index)
-            #expect(ledger.count <= 3)
-        }
-        guard case .replay(9) = ledger.begin(key: "k9", body: [9]) else {
-            Issue.record("the newest key is remembered")
-            return
-        }
-        guard case .proceed = ledger.begin(key: "k0", body: [0]) else {
-            Issue.record("the oldest key is forgotten")
-            return
-        }
-    }
-}
-
 struct CORSPolicyTests {
     @Test func noOriginsAllowedByDefaultAndNoHeadersSent() {
         let policy = CORSPolicy()

@@ -1,3 +1,8 @@
+import CurlClient
+import FeedbackLoop
+import Foundation
+import Logging
+import SessionJournal
 import Systems
 import Testing
 
@@ -26,5 +31,100 @@ import Testing
         #expect(type(#"{"inner":{"type":"x"}}"#) == nil)
         #expect(type("[]") == nil)
         #expect(type("") == nil)
+    }
+}
+
+/// While a POST's batch is open, the recorder holds the steps; the batch's end appends them with its keyed answer
+/// in one append, so one group commit holds the events and the key or neither.
+@Suite(.timeLimit(.minutes(1)))
+struct SessionRecorderBatchTests {
+    private struct NoUpstream: UpstreamFetching {
+        struct Called: Error {}
+        func fetch(_ request: UpstreamRequest) async throws -> UpstreamResponse { throw Called() }
+    }
+
+    private struct Fixture {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-recorder-\(UUID())").path
+        let id = SessionID.random()
+        let journal: SessionJournal
+        let persistence: SessionPersistence
+        let recorder: SessionRecorder<CounterSystem>
+        let loop: Loop<CounterSystem.State, CounterSystem.Event>
+
+        init() throws {
+            let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
+            journal = try SessionJournal.open(
+                directory: directory,
+                configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
+                logger: logger
+            )
+            persistence = SessionPersistence(journal: journal, snapshotInterval: 1000, logger: logger)
+            let system = CounterSystem()
+            recorder = SessionRecorder<CounterSystem>(
+                id: id,
+                clientTypes: ["increment"],
+                persistence: persistence,
+                creation: SessionCreation(
+                    id: id.description,
+                    system: system.name,
+                    epoch: 1,
+                    state: #"{"count":0}"#,
+                    createdAt: 0
+                ),
+                revision: 0
+            )
+            loop = system.makeLoop(
+                from: system.initialState,
+                environment: SystemEnvironment(clock: TestClock(), upstream: NoUpstream(), logger: logger)
+            )
+            recorder.attach(to: loop)
+        }
+
+        /// What the journal holds once everything appended so far is durable.
+        func journaled() async throws -> RecoveredSession? {
+            try await persistence.durable()
+            return try journal.recover().sessions.first
+        }
+
+        func close() {
+            loop.stop()
+            journal.close()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+    }
+
+    @Test func anOpenBatchHoldsItsStepsUntilItEndsWithItsAnswer() async throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        fixture.recorder.batchStarted()
+        _ = await fixture.loop.send(contentsOf: [.increment, .increment])
+        #expect(try await fixture.journaled()?.events.isEmpty == true)
+        let answer = KeyedAnswer(
+            sessionID: fixture.id.description,
+            key: "k",
+            fingerprint: 1,
+            epoch: 1,
+            revision: 2,
+            state: #"{"count":2}"#
+        )
+        fixture.recorder.batchEnded(completed: true, answer: answer)
+        let session = try #require(try await fixture.journaled())
+        #expect(session.events.map(\.revision) == [1, 2])
+        #expect(session.answers == [answer])
+    }
+
+    @Test func aBatchThatNeverRanAppendsHeldStepsOnlyWhenNoOtherBatchIsOpen() async throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        fixture.recorder.batchStarted()  // another post's batch, still open
+        fixture.recorder.batchStarted()  // a post whose If-Match will fail
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        fixture.recorder.batchEnded(completed: false)
+        #expect(try await fixture.journaled()?.events.isEmpty == true)
+        fixture.recorder.batchEnded(completed: false)
+        #expect(try await fixture.journaled()?.events.map(\.revision) == [1])
+        // No batch open: steps go to the journal at once.
+        _ = await fixture.loop.send(contentsOf: [.decrement])
+        #expect(try await fixture.journaled()?.events.map(\.revision) == [1, 2])
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 public import Logging
+public import Metrics
 public import SessionJournal
 import Synchronization
 
@@ -7,7 +8,7 @@ import Synchronization
 /// sessions that could not be restored.
 ///
 /// Concurrency: thread-safe. Appends go to the journal's own writer queue (group commit); the broken sessions
-/// are under a `Mutex`.
+/// are under a `Mutex`, and counted by the `feedbackhost_sessions_broken` gauge.
 public final class SessionPersistence: Sendable {
     /// The journal.
     public let journal: SessionJournal
@@ -15,10 +16,18 @@ public final class SessionPersistence: Sendable {
     public let snapshotInterval: UInt64
     let logger: Logger
     private let broken = Mutex<[SessionID: String]>([:])
+    private let brokenGauge: Meter
 
-    /// Wraps an open journal.
-    public init(journal: SessionJournal, snapshotInterval: Int, logger: Logger) {
+    /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
+    public init(
+        journal: SessionJournal,
+        snapshotInterval: Int,
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) {
         self.journal = journal
+        brokenGauge = Meter(label: "feedbackhost_sessions_broken", dimensions: [], factory: metricsFactory)
+        brokenGauge.set(0)
         self.snapshotInterval = UInt64(max(snapshotInterval, 1))
         self.logger = logger
     }
@@ -67,7 +76,7 @@ public final class SessionPersistence: Sendable {
     /// Remembers a session that could not be restored; its records stay in the journal until it is deleted.
     func markBroken(_ id: SessionID, reason: String) {
         logger.error("session could not be restored", metadata: ["session.id": "\(id)", "reason": "\(reason)"])
-        broken.withLock { $0[id] = reason }
+        if broken.withLock({ $0.updateValue(reason, forKey: id) }) == nil { brokenGauge.increment() }
     }
 
     /// The problem a request for a session that could not be restored gets, nil for any other id.
@@ -83,6 +92,7 @@ public final class SessionPersistence: Sendable {
     /// Forgets a broken session and deletes its records; false when the id is not a broken session.
     func discardBroken(_ id: SessionID) -> Bool {
         guard broken.withLock({ $0.removeValue(forKey: id) }) != nil else { return false }
+        brokenGauge.decrement()
         removed(id)
         return true
     }

@@ -1,6 +1,7 @@
 import FeedbackLoop
 import Foundation
 import SessionJournal
+import Synchronization
 
 /// Journals one session's history in loop order: its creation, every reduced event (client events and the
 /// events of its effects) with its revision, and a snapshot every `snapshotInterval` revisions.
@@ -8,14 +9,28 @@ import SessionJournal
 /// It is a loop observer, so it sees every step, in order, on the engine owner's thread, before a batch's
 /// completion runs: by the time a POST has its step, the events up to it are queued in the journal.
 ///
+/// A POST's events go to the journal in one append, with the answer to its `Idempotency-Key` if it has one, so
+/// one group commit holds all of them or none: a crash can never keep the events and lose the key (a retry would
+/// apply them twice). While any POST's batch is queued in the loop (`batchStarted`), steps are held in `held`;
+/// a batch's completion (`batchEnded`, which the loop runs right after the batch's last step and before any
+/// later step) appends everything held. A batch never started (`If-Match` failed) or dropped (the loop stopped)
+/// appends what is held only when no other batch is open, since another may be halfway through its steps.
+///
 /// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation` and
-/// `startRevision` are touched only there.
+/// `startRevision` are touched only there. `batchStarted` and `batchEnded` come from any thread; the open batches
+/// and the held records are under a `Mutex`, and appends to the journal are made under it, so they keep order.
 final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
+    private struct Held {
+        var openBatches = 0
+        var records: [JournalRecord] = []
+    }
+
     private let id: String
     private let persistence: SessionPersistence
     private let clientTypes: Set<String>
     private var creation: SessionCreation?
     private let startRevision: UInt64
+    private let held = Mutex(Held())
 
     /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
     /// the loop starts at.
@@ -47,7 +62,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             if let creation { records.append(.created(creation)) }
             creation = nil
             if step.revision != startRevision { records.append(snapshot(step)) }
-            if !records.isEmpty { persistence.record(records) }
+            if !records.isEmpty { hold(records) }
             return
         }
         let bytes: [UInt8]
@@ -61,7 +76,36 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
-        persistence.record(records)
+        hold(records)
+    }
+
+    /// Appends `records` now, or holds them while a batch is open.
+    private func hold(_ records: [JournalRecord]) {
+        held.withLock { held in
+            if held.openBatches > 0 {
+                held.records.append(contentsOf: records)
+            } else {
+                persistence.record(records)
+            }
+        }
+    }
+
+    /// A POST is about to queue a batch of events.
+    func batchStarted() {
+        held.withLock { $0.openBatches += 1 }
+    }
+
+    /// The batch `batchStarted` announced has ended: `completed` when its last step was reduced (this runs in
+    /// its completion, right after that step's observers), false when it was never queued or was dropped. A
+    /// completed batch's held records are appended with `answer`, in one append.
+    func batchEnded(completed: Bool, answer: KeyedAnswer? = nil) {
+        held.withLock { held in
+            held.openBatches -= 1
+            if let answer { held.records.append(.answered(answer)) }
+            guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
+            persistence.record(held.records)
+            held.records = []
+        }
     }
 
     private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {

@@ -15,9 +15,12 @@ public protocol HostedSession: AnyObject, Sendable {
     /// reducer. `completion` gets the snapshot right after the last was reduced, on the thread that reduced it
     /// (often the caller's, before this returns). With `ifMatch` (an `If-Match` header value) the events are
     /// sent only if the session is at a cursor it names, checked and queued in one step under the loop's lock.
+    /// With `claim` (a request's `Idempotency-Key`), a journaled session journals the answer with the events, in
+    /// the same group commit.
     func post(
         _ events: [JSONValue],
         ifMatch: String?,
+        claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     )
     /// The answers to this session's `Idempotency-Key` requests, under the session's own lock.
@@ -36,7 +39,7 @@ extension HostedSession {
     /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:completion:)``.
     func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
         let result = await withCheckedContinuation { continuation in
-            post(events, ifMatch: ifMatch) { continuation.resume(returning: $0) }
+            post(events, ifMatch: ifMatch, claim: nil) { continuation.resume(returning: $0) }
         }
         return try result.get()
     }

@@ -1,9 +1,10 @@
 /// Remembers the answers to one session's `Idempotency-Key` requests, so a retried POST applies nothing twice.
 ///
 /// The same key with the same body gets the first answer again; with another body it is a conflict of content
-/// (422); while the first request is still being answered, a retry is told to wait (409). Bodies are compared by a
-/// 64-bit SipHash keyed randomly per process (the standard library's `Hasher`), so a client cannot aim for a
-/// collision. The ledger keeps the most recent `capacity` keys; the oldest are forgotten first.
+/// (422); while the first request is still being answered, a retry is told to wait (409). Bodies are compared by
+/// their fingerprint, a 64-bit SipHash with a secret key (`SipHash`) that the caller computes: with a journal the
+/// key is the journal's, so answers restored after a restart (`remember`) still compare. The ledger keeps the most
+/// recent `capacity` keys; the oldest are forgotten first.
 ///
 /// Not thread-safe: the session that owns it guards it with its own lock.
 public struct IdempotencyLedger<Answer: Sendable>: Sendable {
@@ -20,10 +21,10 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
     }
 
     private enum Entry: Sendable {
-        case inFlight(fingerprint: Int)
-        case done(fingerprint: Int, answer: Answer)
+        case inFlight(fingerprint: UInt64)
+        case done(fingerprint: UInt64, answer: Answer)
 
-        var fingerprint: Int {
+        var fingerprint: UInt64 {
             switch self {
             case .inFlight(let fingerprint), .done(let fingerprint, _): fingerprint
             }
@@ -45,9 +46,8 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
     /// The number of keys remembered.
     public var count: Int { entries.count }
 
-    /// Decides what a request with `key` and `body` does; on `.proceed` the key is now in flight.
-    public mutating func begin(key: String, body: some Sequence<UInt8>) -> Decision {
-        let fingerprint = Self.fingerprint(body)
+    /// Decides what a request with `key` and a body of `fingerprint` does; on `.proceed` the key is now in flight.
+    public mutating func begin(key: String, fingerprint: UInt64) -> Decision {
         if let entry = entries[key] {
             guard entry.fingerprint == fingerprint else { return .mismatch }
             switch entry {
@@ -55,10 +55,23 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
             case .done(_, let answer): return .replay(answer)
             }
         }
-        if entries.count >= capacity { evictOldest() }
-        entries[key] = .inFlight(fingerprint: fingerprint)
-        order.append(key)
+        add(key, .inFlight(fingerprint: fingerprint))
         return .proceed
+    }
+
+    /// Remembers an answer given before (one restored from the journal), as the newest key.
+    public mutating func remember(key: String, fingerprint: UInt64, answer: Answer) {
+        if entries[key] == nil {
+            add(key, .done(fingerprint: fingerprint, answer: answer))
+        } else {
+            entries[key] = .done(fingerprint: fingerprint, answer: answer)
+        }
+    }
+
+    private mutating func add(_ key: String, _ entry: Entry) {
+        if entries.count >= capacity { evictOldest() }
+        entries[key] = entry
+        order.append(key)
     }
 
     /// Records the answer for a key that `begin` let proceed.
@@ -83,16 +96,5 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
             order.removeFirst(orderStart)
             orderStart = 0
         }
-    }
-
-    private static func fingerprint(_ body: some Sequence<UInt8>) -> Int {
-        var hasher = Hasher()
-        var length = 0
-        for byte in body {
-            hasher.combine(byte)
-            length += 1
-        }
-        hasher.combine(length)
-        return hasher.finalize()
     }
 }

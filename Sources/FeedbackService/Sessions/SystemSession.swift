@@ -1,19 +1,27 @@
 import Dispatch
 import FeedbackLoop
 import Foundation
+import SessionJournal
 import Synchronization
 
 /// A session of one concrete system: its loop and the latest encoded state.
 ///
 /// The loop owns the state under its own lock; `encoded` caches the JSON of the latest revision asked for under a
-/// `Mutex`, so a state is encoded at most once however many readers ask.
+/// `Mutex`, so a state is encoded at most once however many readers ask. With a journal, each post tells the
+/// recorder when its batch starts and ends, so the batch's events and its keyed answer are journaled together.
 final class SystemSession<System: FeedbackSystem>: HostedSession {
+
     let id: SessionID
     let system: System
     let epoch: UInt64
     private let loop: Loop<System.State, System.Event>
     private let encoded = Mutex<SessionSnapshot?>(nil)
-    private let idempotency = Mutex(IdempotencyLedger<SessionSnapshot>(capacity: 256))
+    private let idempotency = Mutex(
+        IdempotencyLedger<SessionSnapshot>(
+            capacity: ServiceConfiguration.idempotencyKeysPerSession
+        )
+    )
+    private let recorder: SessionRecorder<System>?
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// Client events accepted but not yet reduced.
     private let inbox = Atomic<Int>(0)
@@ -42,6 +50,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.system = system
         self.epoch = epoch
         loop = system.makeLoop(from: state, revision: revision, environment: environment)
+        self.recorder = recorder
         recorder?.attach(to: loop)
     }
 
@@ -73,6 +82,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     func post(
         _ events: [JSONValue],
         ifMatch: String?,
+        claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
         touch()
@@ -99,10 +109,16 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             )
         }
         let count = decoded.count
+        recorder?.batchStarted()
         let answer: Loop<System.State, System.Event>.Completion = { [self] step in
             inbox.subtract(count, ordering: .relaxed)
-            guard let step else { return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended"))) }
-            completion(.success(snapshot(of: step.state, rev: step.revision)))
+            guard let step else {
+                recorder?.batchEnded(completed: false)
+                return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
+            }
+            let snapshot = snapshot(of: step.state, rev: step.revision)
+            recorder?.batchEnded(completed: true, answer: claim.map { keyedAnswer($0, snapshot) })
+            completion(.success(snapshot))
         }
         guard let tags = ifMatch else { return loop.send(contentsOf: decoded, completion: answer) }
         let current = loop.currentStep.revision
@@ -111,6 +127,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             && loop.send(contentsOf: decoded, ifRevision: current, completion: answer)
         if !matched {
             inbox.subtract(count, ordering: .relaxed)
+            recorder?.batchEnded(completed: false)
             let now = Cursor(epoch: epoch, rev: loop.revision)
             completion(
                 .failure(
@@ -122,6 +139,17 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                 )
             )
         }
+    }
+
+    private func keyedAnswer(_ claim: IdempotencyClaim, _ snapshot: SessionSnapshot) -> KeyedAnswer {
+        KeyedAnswer(
+            sessionID: id.description,
+            key: claim.key,
+            fingerprint: claim.fingerprint,
+            epoch: snapshot.cursor.epoch,
+            revision: snapshot.rev,
+            state: String(decoding: snapshot.state, as: UTF8.self)
+        )
     }
 
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {

@@ -1,0 +1,45 @@
+import Metrics
+
+/// The journal's swift-metrics handles, created once when it opens, from the factory it is given.
+///
+/// Names: `journal_commits_total{outcome=committed|failed}`, `journal_records_total`, `journal_batch_records` and
+/// `journal_batch_appends` (per group commit: records written, appends that shared it), `journal_commit_duration_seconds`
+/// (BEGIN to COMMIT, the WAL sync included under per-commit), `journal_fsyncs_total`, `journal_bytes` (database file
+/// plus WAL after each commit and compaction), `journal_compactions_total{kind=background|full}`.
+///
+/// Concurrency: the handles are thread-safe; the journal updates them on its writer queue.
+struct JournalMetrics: Sendable {
+    let committed: Counter
+    let failed: Counter
+    let records: Counter
+    let batchRecords: Recorder
+    let batchAppends: Recorder
+    let commitDuration: Timer
+    let fsyncs: Counter
+    let bytes: Gauge
+    let backgroundCompactions: Counter
+    let fullCompactions: Counter
+
+    init(factory: any MetricsFactory) {
+        committed = Counter(label: "journal_commits_total", dimensions: [("outcome", "committed")], factory: factory)
+        failed = Counter(label: "journal_commits_total", dimensions: [("outcome", "failed")], factory: factory)
+        records = Counter(label: "journal_records_total", factory: factory)
+        batchRecords = Recorder(label: "journal_batch_records", factory: factory)
+        batchAppends = Recorder(label: "journal_batch_appends", factory: factory)
+        commitDuration = Timer(label: "journal_commit_duration_seconds", factory: factory)
+        fsyncs = Counter(label: "journal_fsyncs_total", factory: factory)
+        bytes = Gauge(label: "journal_bytes", factory: factory)
+        backgroundCompactions = Counter(
+            label: "journal_compactions_total",
+            dimensions: [("kind", "background")],
+            factory: factory
+        )
+        fullCompactions = Counter(label: "journal_compactions_total", dimensions: [("kind", "full")], factory: factory)
+    }
+
+    /// Buckets for the batch histograms, for a Prometheus factory (its defaults suit seconds, not counts).
+    static let batchBuckets: [Double] = [1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 4096]
+
+    /// The histogram names `batchBuckets` is meant for.
+    static let batchHistograms = ["journal_batch_records", "journal_batch_appends"]
+}

@@ -1,0 +1,138 @@
+/// The schema version, the journal's fingerprint key, and the keyed answers: reading them back and trimming them.
+///
+/// Concurrency: runs on the journal's writer queue like every other use of the store (or, before the journal
+/// exists, on the thread that opens it).
+extension JournalStore {
+    /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a
+    /// version 2 file lacks; refuses any other version. Then makes sure the file has a fingerprint key.
+    static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
+        let found = try connection.integer("PRAGMA user_version")
+        guard JournalSchema.readable.contains(found) else {
+            throw JournalError(
+                .sqlite,
+                "\(connection.path) has schema version \(found); this build opens versions 2 and 3: move it aside"
+            )
+        }
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(JournalError) {
+            if found != JournalSchema.version {
+                try connection.execute(JournalSchema.create)
+            }
+            let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)
+            defer { insert.finalize() }
+            insert.bind(1, JournalSchema.fingerprintKeyName)
+            insert.bind(2, hex(randomKey()))
+            try insert.run()
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// The 16-byte key of the journal's fingerprints, made when the file was created (or migrated) and kept in
+    /// `meta`; read after salvage, which copies the damaged file's key over the fresh one.
+    func fingerprintKey() throws(JournalError) -> [UInt8] {
+        let read = try connection.prepare(JournalSchema.readMeta)
+        defer { read.finalize() }
+        read.bind(1, JournalSchema.fingerprintKeyName)
+        guard try read.step(), let key = Self.bytes(hex: read.text(0)), key.count == 16 else {
+            throw JournalError(.sqlite, "\(connection.path): the fingerprint key in meta is missing or damaged")
+        }
+        return key
+    }
+
+    /// Reads every keyed answer into its live session (through `index`, session id to position), oldest first,
+    /// keeping the last `answersPerSession` of each. An answer that fails its checksum, or that shows a revision
+    /// past what recovery kept (its events were lost to damage), is dropped: a retry then applies again, which
+    /// is right since the state no longer holds its events. Also counts each session's rows for trimming.
+    func recoverAnswers(
+        into sessions: inout [RecoveredSession],
+        index: [String: Int],
+        problems: inout [String]
+    ) throws(JournalError) {
+        let read = try connection.prepare(JournalSchema.readAnswers)
+        defer { read.finalize() }
+        answerCounts = [:]
+        var failed: [String: Int] = [:]
+        while try read.step() {
+            let answer = KeyedAnswer(
+                sessionID: read.text(0),
+                key: read.text(1),
+                fingerprint: UInt64(bitPattern: read.int64(2)),
+                epoch: UInt64(bitPattern: read.int64(3)),
+                revision: UInt64(bitPattern: read.int64(4)),
+                state: read.text(5)
+            )
+            answerCounts[answer.sessionID, default: 0] += 1
+            guard let position = index[answer.sessionID] else { continue }  // its session is gone: compaction's
+            guard RecordChecksum.answer(answer) == read.int64(6) else {
+                failed[answer.sessionID, default: 0] += 1
+                continue
+            }
+            guard answer.revision <= sessions[position].revision else { continue }
+            sessions[position].answers.append(answer)
+            if sessions[position].answers.count > answersPerSession {
+                sessions[position].answers.removeFirst()
+            }
+        }
+        for (id, count) in failed.sorted(by: { $0.key < $1.key }) {
+            problems.append("session \(id): \(count) keyed answers fail their checksum; dropped")
+        }
+    }
+
+    /// Deletes the answers of sessions that are gone and all but the last `answersPerSession` of the others.
+    /// Returns the number deleted.
+    func compactAnswers() throws(JournalError) -> Int {
+        let statement = try connection.prepare(JournalSchema.compactAnswers)
+        defer { statement.finalize() }
+        statement.bind(1, Int64(answersPerSession))
+        try statement.run()
+        let deleted = Int(try connection.integer("SELECT changes()"))
+        for (id, count) in answerCounts where count > answersPerSession {
+            answerCounts[id] = answersPerSession
+        }
+        return deleted
+    }
+
+    private static func randomKey() -> [UInt8] {
+        var generator = SystemRandomNumberGenerator()
+        return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
+    }
+
+    private static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text: [UInt8] = []
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
+    private static func bytes(hex text: String) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 2 == 0 else { return nil }
+        var bytes: [UInt8] = []
+        for pair in stride(from: 0, to: characters.count, by: 2) {
+            guard let byte = UInt8(String(decoding: characters[pair...pair + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(byte)
+        }
+        return bytes
+    }
+}
+
+extension RecordChecksum {
+    static func answer(_ answer: KeyedAnswer) -> Int64 {
+        var sum = RecordChecksum()
+        sum.add(answer.sessionID)
+        sum.add(answer.revision)
+        sum.add(answer.key)
+        sum.add(answer.fingerprint)
+        sum.add(answer.epoch)
+        sum.add(answer.state)
+        return sum.value
+    }
+}
