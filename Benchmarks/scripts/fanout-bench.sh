@@ -54,14 +54,16 @@ uptime
 
 echo
 echo "medians of $ROUNDS rounds ($EVENTS events every $INTERVAL_MS ms; servers on CPU $SERVER_CPU, client on CPU $LOAD_CPU)"
-echo "(the floor sends each event's frames back to back, at least 200 ms apart: it is never overloaded)"
+echo "(received: the states that arrived; reflected: every posted state, until it or a later one arrived, so that"
+echo " skipping states cannot flatter it; the floor sends each event's frames back to back, at least 200 ms apart)"
 field() { # label n key
     grep "label=$1 subscribers=$2 " "$RESULTS" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
 }
 for n in $SUBSCRIBERS; do
     for server in FeedbackHost Hummingbird; do
-        printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms  lost %s  conflated %s  %6.0f bytes/idle stream  server CPU %5.2f us/frame\n' \
+        printf '%-12s %6d subscribers: received p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms | reflected p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms | lost %s  conflated %s  %6.0f bytes/idle stream  server CPU %5.2f us/frame\n' \
             "$server" "$n" "$(field "$server" "$n" p50_ms)" "$(field "$server" "$n" p99_ms)" "$(field "$server" "$n" max_ms)" \
+            "$(field "$server" "$n" reflect_p50_ms)" "$(field "$server" "$n" reflect_p99_ms)" "$(field "$server" "$n" reflect_max_ms)" \
             "$(field "$server" "$n" lost)" "$(field "$server" "$n" conflated)" "$(field "$server" "$n" bytes_per_stream)" \
             "$(field "$server" "$n" server_cpu_us)"
     done

@@ -18,8 +18,6 @@ final class StreamHub: @unchecked Sendable {
     struct Incoming {
         var states: [(rev: UInt64, json: [UInt8])] = []
         var scheduled = false
-        /// A catch-up of the subscribers held back is queued on the hub's queue.
-        var catchUpScheduled = false
     }
 
     /// States waiting beyond this are dropped, oldest first: subscribers then get the latest (a conflation).
@@ -50,6 +48,10 @@ final class StreamHub: @unchecked Sendable {
     var recheckScheduled = false
     /// Subscribers held back, so that a catch-up with none skips the scan.
     var behindCount = 0
+    /// Fan-out writes handed to the shards whose completion has not come back. While any is out, a new state holds
+    /// every subscriber back, and the last completion brings them all to the latest in one pass: one pass at a
+    /// time, each with the newest state, so the first streams of a fan-out are not served again before the last.
+    var writesInFlight = 0
 
     init(session: any HostedSession, epoch: UInt64, registry: StreamRegistry) {
         id = session.id
@@ -163,6 +165,7 @@ final class StreamHub: @unchecked Sendable {
     func bringUpToDate(_ candidates: some Sequence<StreamSubscriber>, waitForIdle: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
         let now = DispatchTime.now().uptimeNanoseconds
+        let passInFlight = waitForIdle && writesInFlight > 0
         var batches: [FrameKey: (frame: [UInt8], streams: [ResponseStream])] = [:]
         var events = 0
         var bytes = 0
@@ -173,7 +176,7 @@ final class StreamHub: @unchecked Sendable {
             let (action, resumed) = subscriber.state.next(
                 latest: view.latestRev,
                 epoch: epoch,
-                ready: { !waitForIdle || subscriber.stream.isIdle },
+                ready: { !passInFlight && (!waitForIdle || subscriber.stream.isIdle) },
                 canPatch: view.canPatch(from:)
             )
             if let resumed { registry.metrics.resumed(resumed) }
@@ -200,7 +203,8 @@ final class StreamHub: @unchecked Sendable {
             bytes += frame.count
         }
         for batch in batches.values {
-            ResponseStream.write(batch.frame, to: batch.streams) { [weak self] in self?.scheduleCatchUp() }
+            writesInFlight += 1
+            ResponseStream.write(batch.frame, to: batch.streams) { [weak self] in self?.writeCompleted() }
         }
         registry.metrics.sent(events: events, bytes: bytes)
         if conflated > 0 {
@@ -232,17 +236,12 @@ final class StreamHub: @unchecked Sendable {
         bringUpToDate(subscribers.lazy.filter(\.behind))
     }
 
-    /// After a write went out (any thread): one catch-up of the subscribers held back, however many writes end.
-    private func scheduleCatchUp() {
-        let schedule = incoming.withLock { incoming -> Bool in
-            if incoming.catchUpScheduled { return false }
-            incoming.catchUpScheduled = true
-            return true
-        }
-        guard schedule else { return }
+    /// A fan-out write is out (any thread): when it was the last one, the subscribers held back meanwhile get the
+    /// latest value, in the next pass.
+    private func writeCompleted() {
         queue.async { [self] in
-            incoming.withLock { $0.catchUpScheduled = false }
-            catchUpBehind()
+            writesInFlight -= 1
+            if writesInFlight == 0 { catchUpBehind() }
         }
     }
 
