@@ -73,9 +73,22 @@ enum PercentDecoding {
         guard s.utf8.contains(UInt8(ascii: "%")) || (plusIsSpace && s.utf8.contains(UInt8(ascii: "+"))) else {
             return String(s)
         }
+        return decodeEscapes(s.utf8, plusIsSpace: plusIsSpace)
+    }
+
+    /// Decodes `%XX` escapes in bytes that are valid UTF-8 (a slice of a `String`'s UTF-8 between ASCII
+    /// delimiters); nil when an escape is malformed or the result is not UTF-8.
+    static func decode(_ bytes: UnsafeBufferPointer<UInt8>, plusIsSpace: Bool) -> String? {
+        guard bytes.contains(UInt8(ascii: "%")) || (plusIsSpace && bytes.contains(UInt8(ascii: "+"))) else {
+            return String(decoding: bytes, as: UTF8.self)
+        }
+        return decodeEscapes(bytes, plusIsSpace: plusIsSpace)
+    }
+
+    private static func decodeEscapes(_ bytes: some Collection<UInt8>, plusIsSpace: Bool) -> String? {
         var out: [UInt8] = []
-        out.reserveCapacity(s.utf8.count)
-        var it = s.utf8.makeIterator()
+        out.reserveCapacity(bytes.count)
+        var it = bytes.makeIterator()
         while let b = it.next() {
             if b == UInt8(ascii: "%") {
                 guard let h = it.next().flatMap(ASCII.hexValue), let l = it.next().flatMap(ASCII.hexValue) else {

@@ -24,7 +24,8 @@ public struct Router: Sendable {
     }
 
     enum Segment: Sendable, Equatable {
-        case literal(String)
+        /// A literal segment, as its UTF-8 bytes (compared byte for byte).
+        case literal([UInt8])
         case parameter(String)
     }
 
@@ -49,7 +50,7 @@ public struct Router: Sendable {
     public mutating func route(_ method: HTTPMethod, _ path: String, maxBodySize: Int? = nil, handler: Handler) {
         let segments = path.split(separator: "/", omittingEmptySubsequences: true).map { s -> Segment in
             s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2
-                ? .parameter(String(s.dropFirst().dropLast())) : .literal(String(s))
+                ? .parameter(String(s.dropFirst().dropLast())) : .literal(Array(s.utf8))
         }
         let route = Route(
             method: method,
@@ -61,7 +62,9 @@ public struct Router: Sendable {
             parameterRoutes.append(route)
         } else {
             staticRoutes[
-                "/" + segments.map { if case .literal(let l) = $0 { l } else { "" } }.joined(separator: "/"),
+                "/"
+                    + segments.map { if case .literal(let l) = $0 { String(decoding: l, as: UTF8.self) } else { "" } }
+                    .joined(separator: "/"),
                 default: []
             ]
             .append(route)
@@ -141,21 +144,39 @@ public struct Router: Sendable {
     }
 
     /// Finds the route for a method and a path (not percent-decoded; parameters are decoded here).
-    /// The path is split once; a parameter route's literals are compared before any parameter is decoded.
+    /// The path is scanned once as bytes; a parameter route's literals are compared before any parameter is
+    /// decoded, and only the parameters of matching routes are made.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
         if let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
-        let parts = path.split(separator: "/", omittingEmptySubsequences: true)
-        if Self.hasEmptySegments(path, parts: parts.count),
-            let candidates = staticRoutes["/" + parts.joined(separator: "/")]
-        {
-            return Self.choose(method, candidates)
+        var path = path
+        return path.withUTF8 { bytes in matchSegments(method, bytes) }
+    }
+
+    private func matchSegments(_ method: HTTPMethod, _ bytes: UnsafeBufferPointer<UInt8>) -> Match {
+        // The non-empty segments, as byte ranges; `//` and a trailing `/` make empty ones, which are dropped.
+        var parts: [Range<Int>] = []
+        parts.reserveCapacity(8)
+        var start = 0
+        var droppedEmpty = bytes.first != UInt8(ascii: "/")
+        for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            if index > start {
+                parts.append(start..<index)
+            } else if index > 0 {
+                droppedEmpty = true
+            }
+            start = index + 1
+        }
+        if droppedEmpty {
+            let normalized = "/" + parts.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "/")
+            if let candidates = staticRoutes[normalized] { return Self.choose(method, candidates) }
         }
         var candidates: [(route: Route, parameters: [String: String])] = []
         for route in parameterRoutes where route.segments.count == parts.count {
             let literalsMatch = zip(route.segments, parts).allSatisfy { segment, part in
-                if case .literal(let literal) = segment { literal == part } else { true }
+                guard case .literal(let literal) = segment else { return true }
+                return literal.count == part.count && literal.elementsEqual(bytes[part])
             }
-            guard literalsMatch, let parameters = Self.parameters(of: route, in: parts) else { continue }
+            guard literalsMatch, let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
             candidates.append((route, parameters))
         }
         guard !candidates.isEmpty else { return .notFound }
@@ -172,18 +193,17 @@ public struct Router: Sendable {
         return .methodNotAllowed(allow: allow(candidates))
     }
 
-    /// Whether `path` has empty segments (`//`, a trailing `/`) that its normalized form drops.
-    private static func hasEmptySegments(_ path: String, parts: Int) -> Bool {
-        let slashes = path.utf8.reduce(0) { $0 + ($1 == UInt8(ascii: "/") ? 1 : 0) }
-        return slashes != max(parts, 1) || !path.utf8.starts(with: [UInt8(ascii: "/")])
-    }
-
     /// The decoded parameters of a route whose literals match; nil when one does not percent-decode.
-    private static func parameters(of route: Route, in parts: [Substring]) -> [String: String]? {
+    private static func parameters(
+        of route: Route,
+        in parts: [Range<Int>],
+        of bytes: UnsafeBufferPointer<UInt8>
+    ) -> [String: String]? {
         var parameters: [String: String] = [:]
         for (segment, part) in zip(route.segments, parts) {
             guard case .parameter(let name) = segment else { continue }
-            guard let value = PercentDecoding.decode(part, plusIsSpace: false) else { return nil }
+            guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[part]), plusIsSpace: false)
+            else { return nil }
             parameters[name] = value
         }
         return parameters
