@@ -236,9 +236,7 @@ extension SessionService {
     /// The body as JSON: 415 unless the content type is JSON, 400 with the parser's words when it is malformed.
     static func jsonBody(_ request: Request) throws(APIError) -> JSONValue {
         let type = request.headers["content-type"] ?? ""
-        let mediaType = type.split(separator: ";").first.map { $0.trimmingSpaces().lowercased() } ?? ""
-        guard mediaType == "application/json" || (mediaType.hasPrefix("application/") && mediaType.hasSuffix("+json"))
-        else {
+        guard Self.isJSONMediaType(type) else {
             throw APIError(
                 .unsupportedMediaType,
                 "the body must be JSON with Content-Type: application/json; got \(type.isEmpty ? "none" : type)"
@@ -250,5 +248,19 @@ extension SessionService {
             let detail = request.body.isEmpty ? "the body is empty" : error.description
             throw APIError(.malformedJSON, "the body is not valid JSON: \(detail)")
         }
+    }
+
+    /// Whether a `Content-Type` value names JSON (`application/json` or `application/*+json`, any case, any
+    /// parameters): compared as bytes, since it runs for every posted body.
+    static func isJSONMediaType(_ value: String) -> Bool {
+        let bytes = value.utf8
+        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let mediaType = bytes[..<end].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
+            .map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
+        let prefix = Array("application/".utf8)
+        guard mediaType.starts(with: prefix) else { return false }
+        return mediaType.count == prefix.count + 4 && mediaType.suffix(4).elementsEqual("json".utf8)
+            || mediaType.count > prefix.count + 5 && mediaType.suffix(5).elementsEqual("+json".utf8)
     }
 }

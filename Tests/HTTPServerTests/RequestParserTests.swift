@@ -236,6 +236,18 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
         }
     }
 
+    @Test func splitsOriginFormTargetsAtTheFirstQuestionMark() throws {
+        let cases: [(target: String, path: String, query: String?)] = [
+            ("/", "/", nil), ("/a/b", "/a/b", nil), ("/a?", "/a", ""), ("/a??b=?", "/a", "?b=?"),
+            ("/?x", "/", "x"), ("/a%3Fb?c", "/a%3Fb", "c"),
+        ]
+        for (target, path, query) in cases {
+            let head = try #require(parse("GET \(target) HTTP/1.1\r\nHost: h\r\n\r\n").requests.first?.head)
+            #expect(head.path == path, "\(target)")
+            #expect(head.query == query, "\(target)")
+        }
+    }
+
     @Test func takesThePathFromAbsoluteFormTargets() throws {
         let result = parse("GET http://example.com/x/y?z=1 HTTP/1.1\r\nHost: example.com\r\n\r\n")
         let head = try #require(result.requests.first?.head)

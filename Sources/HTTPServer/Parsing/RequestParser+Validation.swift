@@ -99,6 +99,11 @@ extension RequestParser {
     }
 
     static func splitTarget(_ target: String, method: HTTPMethod) throws(HTTPServerError) -> (String, String?) {
+        // The usual origin-form, scanned as bytes: Character operations would run grapheme breaking over the path.
+        if target.utf8.first == UInt8(ascii: "/") {
+            guard let q = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return (target, nil) }
+            return (String(target[..<q]), String(target[target.utf8.index(after: q)...]))
+        }
         var rest = Substring(target)
         if rest == "*" {
             guard method == .options else { throw HTTPServerError(.badRequest, "`*` is only a target for OPTIONS.") }
