@@ -186,8 +186,8 @@ final class StreamHub: @unchecked Sendable {
             switch action {
             case .nothing:
                 continue
-            case .holdBack:
-                conflated += 1
+            case .holdBack(let newValue):
+                if newValue { conflated += 1 }
                 continue
             case .patch(let base):
                 key = FrameKey(view: ObjectIdentifier(view), base: base)

@@ -9,8 +9,9 @@ struct SubscriberState: Sendable {
     enum Action: Equatable, Sendable {
         /// It has the latest value, there is none yet, or it ended: nothing to write.
         case nothing
-        /// It cannot take a frame now: it is marked behind and gets the latest later (a conflation).
-        case holdBack
+        /// It cannot take a frame now: it is marked behind and gets the latest later. `newValue` is false when it
+        /// was already held back for this same value (a re-check), so a conflation is counted once per value.
+        case holdBack(newValue: Bool)
         /// Write the view's snapshot.
         case snapshot
         /// Write the view's patch from this revision (the client's).
@@ -24,6 +25,8 @@ struct SubscriberState: Sendable {
     private(set) var resumeFrom: String?
     /// Held back since its last frame: it waits for the latest value.
     private(set) var behind = false
+    /// The value it was last held back for, while behind.
+    private var heldFor: UInt64?
     /// Ended by the hub or gone; nothing more is written.
     private(set) var closed = false
 
@@ -58,13 +61,16 @@ struct SubscriberState: Sendable {
         }
         guard sentRev != latest else {
             behind = false
+            heldFor = nil
             return (.nothing, resumed)
         }
         guard ready() else {
             behind = true
-            return (.holdBack, resumed)
+            defer { heldFor = latest }
+            return (.holdBack(newValue: heldFor != latest), resumed)
         }
         behind = false
+        heldFor = nil
         let action: Action
         if mode == .patch, let base = sentRev, canPatch(base) {
             action = .patch(from: base)
@@ -79,5 +85,6 @@ struct SubscriberState: Sendable {
     mutating func close() {
         closed = true
         behind = false
+        heldFor = nil
     }
 }
