@@ -13,7 +13,8 @@ extension ServiceApplication {
     /// Opens the journal the keys ask for and recovers it; nil when `data.dir` is `none`.
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
-    /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100).
+    /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100),
+    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none).
     /// The journal's metrics and the broken-session gauge go to `metricsFactory`.
     public static func openJournal(
         reader: ConfigReader,
@@ -33,7 +34,8 @@ extension ServiceApplication {
             directory: directory,
             configuration: JournalConfiguration(
                 fsync: fsync,
-                answersPerSession: ServiceConfiguration.idempotencyKeysPerSession
+                answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
+                commitDelayMicroseconds: max(0, reader.int(forKey: "journal.commit.delay.us", default: 300))
             ),
             logger: logger,
             metricsFactory: metricsFactory

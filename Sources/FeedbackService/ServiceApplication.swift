@@ -16,7 +16,7 @@ import Synchronization
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
-/// `data.dir`, `fsync`, `journal.snapshot.interval` (see `openJournal(reader:logger:)`).
+/// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us` (see `openJournal(reader:logger:)`).
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer

@@ -18,6 +18,13 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// Keyed answers (`JournalRecord.answered`) kept per session: the newest this many. Match the service's
     /// idempotency ledger, which remembers as many keys per session.
     public var answersPerSession: Int
+    /// The group commit's gathering window, in microseconds (0: none). When the commit just made carried appends
+    /// from at least `commitDelaySiblings` writers, the next one waits this long for more to join it, so that
+    /// many concurrent writers share each sync (PostgreSQL's `commit_delay`). A lone writer never waits: its
+    /// commit starts at once.
+    public var commitDelayMicroseconds: Int
+    /// Appends a commit must have carried for the next one to wait `commitDelayMicroseconds`.
+    public var commitDelaySiblings: Int
 
     /// Creates a configuration; the defaults are per-commit durability and SQLite's usual checkpoint size.
     public init(
@@ -27,9 +34,13 @@ public struct JournalConfiguration: Sendable, Equatable {
         fileName: String = "journal.sqlite",
         compactionIntervalMilliseconds: Int = 1000,
         compactionRows: Int = 20_000,
-        answersPerSession: Int = 256
+        answersPerSession: Int = 256,
+        commitDelayMicroseconds: Int = 300,
+        commitDelaySiblings: Int = 4
     ) {
         self.answersPerSession = answersPerSession
+        self.commitDelayMicroseconds = commitDelayMicroseconds
+        self.commitDelaySiblings = commitDelaySiblings
         self.compactionIntervalMilliseconds = compactionIntervalMilliseconds
         self.compactionRows = compactionRows
         self.fsync = fsync

@@ -178,7 +178,7 @@ public final class SessionJournal: @unchecked Sendable {
     public func close() {
         pending.withLock { $0.closed = true }
         queue.sync {
-            while commitBatch() {}
+            while commitBatch() != nil {}
             syncTimer?.cancel()
             syncTimer = nil
             compactionTimer?.cancel()
@@ -204,13 +204,18 @@ public final class SessionJournal: @unchecked Sendable {
     /// One group commit per queue item, so that compaction and syncs interleave with a steady stream.
     private func commitNext() {
         dispatchPrecondition(condition: .onQueue(queue))
-        if commitBatch() {
+        guard let appends = commitBatch() else { return }
+        let delay = configuration.commitDelayMicroseconds
+        if delay > 0, appends >= configuration.commitDelaySiblings {
+            queue.asyncAfter(deadline: .now() + .microseconds(delay)) { self.commitNext() }
+        } else {
             queue.async { self.commitNext() }
         }
     }
 
-    /// Commits everything waiting; false when nothing was (and marks the writer idle).
-    private func commitBatch() -> Bool {
+    /// Commits everything waiting and returns how many appends shared the commit; nil when nothing was waiting
+    /// (the writer is then idle, and the next append starts a commit at once).
+    private func commitBatch() -> Int? {
         let batch = pending.withLock { state -> ([JournalRecord], [Completion])? in
             if state.completions.isEmpty {
                 state.scheduled = false
@@ -222,7 +227,7 @@ public final class SessionJournal: @unchecked Sendable {
             }
             return (state.records, state.completions)
         }
-        guard let (records, completions) = batch else { return false }
+        guard let (records, completions) = batch else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
         let result =
             store?.commit(records) ?? .failure(JournalError(.closed, "the journal is closed"))
@@ -235,7 +240,6 @@ public final class SessionJournal: @unchecked Sendable {
             metrics.batchAppends.record(completions.count)
             // A commit that wrote nothing (only durability barriers) leaves the WAL alone: SQLite syncs nothing.
             if configuration.fsync == .perCommit && !records.isEmpty { metrics.fsyncs.increment() }
-            if !records.isEmpty, let store { metrics.bytes.record(store.fileBytes()) }
         case .failure(let error):
             metrics.failed.increment()
             logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records.count)"])
@@ -243,7 +247,7 @@ public final class SessionJournal: @unchecked Sendable {
         for completion in completions {
             completion(result)
         }
-        return true
+        return completions.count
     }
 
     private func compactOnQueue() {
@@ -255,7 +259,8 @@ public final class SessionJournal: @unchecked Sendable {
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
             metrics.backgroundCompactions.increment()
-            if deleted > 0 { metrics.bytes.record(store.fileBytes()) }
+            // Sampled here, once a tick, rather than after every commit: two stats per commit cost more.
+            metrics.bytes.record(store.fileBytes())
         } catch {
             try? store.connection.execute("ROLLBACK")
             logger.error("journal: compaction failed", metadata: ["error": "\(error)"])

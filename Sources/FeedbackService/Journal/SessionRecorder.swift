@@ -67,7 +67,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         }
         let bytes: [UInt8]
         do {
-            bytes = Array(try JSONEncoder().encode(event))
+            bytes = Array(try eventEncoder.encode(event))
         } catch {
             preconditionFailure("an event of system \(System.self) failed to encode: \(error)")
         }
@@ -151,3 +151,6 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         return nil
     }
 }
+
+/// The encoder of journaled events, shared by every recorder (`JSONEncoder.encode` is thread-safe).
+private let eventEncoder = JSONEncoder()

@@ -70,10 +70,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     static func encode(_ state: System.State) -> [UInt8] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         // A Codable state whose encoding throws is a bug of the system, not of a client.
-        guard let data = try? encoder.encode(state) else {
+        guard let data = try? stateEncoder.encode(state) else {
             preconditionFailure("the state of system \(System.self) failed to encode")
         }
         return Array(data)
@@ -167,3 +165,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         loop.stop()
     }
 }
+
+/// The encoder of every session's states (sorted keys: a state always encodes to the same bytes). One shared
+/// instance: `JSONEncoder.encode` is thread-safe, and making an encoder per state cost an allocation per event.
+let stateEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}()
