@@ -27,6 +27,7 @@ extension StreamHub {
                 registry.metrics.closed(ended.map(Self.closeReason) ?? .shutdown)
                 return
             }
+            if retired { return handOver(stream, request: request) }
             if subscribers.isEmpty { lingerGeneration &+= 1 }
             follow()
             let now = DispatchTime.now().uptimeNanoseconds
@@ -51,6 +52,22 @@ extension StreamHub {
             }
             bringUpToDate(CollectionOfOne(subscriber), waitForIdle: false)
         }
+    }
+
+    /// A stream admitted here just before the hub retired: the session's current hub takes it.
+    private func handOver(_ stream: ResponseStream, request: StreamRequest) {
+        handedOver()
+        guard let session else {
+            // The session is gone and so is its registry entry: the stream ends as its other streams did.
+            stream.write(StreamFrame.ended(.deleted))
+            stream.finish()
+            registry.release()
+            registry.metrics.closed(.deleted)
+            return
+        }
+        let hub = registry.hub(for: session)
+        hub.adopt()
+        hub.subscribe(stream, request: request)
     }
 
     private func view(for select: [JSONPointer]) -> StreamView {
@@ -84,7 +101,7 @@ extension StreamHub {
         if view !== whole, view.subscriberCount == 0 {
             selections[StreamView.key(view.select)] = nil
         }
-        if subscribers.isEmpty, !finished { unfollowLater() }
+        if subscribers.isEmpty, !finished { retireLater() }
         release()
     }
 

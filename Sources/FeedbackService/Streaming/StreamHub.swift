@@ -7,8 +7,9 @@ import Synchronization
 /// view (the whole state, or one selection) and writes the shared bytes to each subscriber that keeps up.
 ///
 /// The hub follows the session's loop only while it has subscribers, and for `linger` after the last one left (a
-/// client that reconnects within it resumes with a patch): a session nobody watches pays nothing for streams.
-/// Following again starts from the session's current state.
+/// client that reconnects within it resumes with a patch); then it leaves the registry, so a session nobody watches
+/// pays nothing for streams, neither time nor memory. The session's next stream makes a new hub, which starts from
+/// the current state.
 ///
 /// Concurrency: everything but two fields is owned by `queue`, the hub's own serial queue. The loop's observer
 /// only appends the encoded state to `incoming` (a `Mutex`) and schedules one drain on the queue, so a poster
@@ -27,7 +28,7 @@ final class StreamHub: @unchecked Sendable {
     let epoch: UInt64
     let registry: StreamRegistry
     /// The session whose states the hub streams; weak, so a hub never keeps an ended session alive.
-    private weak var session: (any HostedSession)?
+    private(set) weak var session: (any HostedSession)?
     let queue: DispatchQueue
     private let incoming = Mutex(Incoming())
     private let admitted = Atomic<Int>(0)
@@ -44,6 +45,8 @@ final class StreamHub: @unchecked Sendable {
     var observation: Observation?
     /// Bumped whenever the subscriber list changes from or to empty, so a linger that ends late does nothing.
     var lingerGeneration = 0
+    /// Left the registry after its linger: streams that still arrive go to the session's new hub.
+    var retired = false
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
     /// Subscribers held back, so that a catch-up with none skips the scan.
@@ -114,17 +117,19 @@ final class StreamHub: @unchecked Sendable {
         timer = nil
     }
 
-    /// Stops following the session when the last subscriber left `linger` ago and none came since; the views
-    /// keep only their latest value.
-    func unfollowLater() {
+    /// When the last subscriber left `linger` ago and none came since: stops following the session and leaves the
+    /// registry, which makes a new hub for the session's next stream. A stream already on its way here is handed
+    /// to that hub (`subscribe`).
+    func retireLater() {
         dispatchPrecondition(condition: .onQueue(queue))
         lingerGeneration &+= 1
         let generation = lingerGeneration
         let linger = registry.configuration.linger.wholeNanoseconds
         queue.asyncAfter(deadline: .now() + .nanoseconds(linger)) { [weak self] in
-            guard let self, generation == lingerGeneration, subscribers.isEmpty, observation != nil else { return }
+            guard let self, generation == lingerGeneration, subscribers.isEmpty, !finished, !retired else { return }
             unfollow()
-            whole.keepLatestOnly()
+            retired = true
+            registry.remove(self)
         }
     }
 
@@ -268,6 +273,16 @@ final class StreamHub: @unchecked Sendable {
                 return true
             }
         }
+    }
+
+    /// Counts a stream that another hub of the session admitted and handed over (no limit: it was admitted).
+    func adopt() {
+        admitted.add(1, ordering: .relaxed)
+    }
+
+    /// Uncounts a stream handed to another hub; the registry's count stays.
+    func handedOver() {
+        admitted.subtract(1, ordering: .relaxed)
     }
 
     /// Uncounts a stream, here and in the registry.

@@ -102,14 +102,6 @@ final class StreamView {
         return .object(members)
     }
 
-    /// Forgets every value but the latest (the hub stopped following its session): a client then resumes from
-    /// the latest with a patch, from anything older with a snapshot.
-    func keepLatestOnly() {
-        guard entries.count > 1 else { return }
-        entries.removeFirst(entries.count - 1)
-        patchFrames.removeAll()
-    }
-
     /// Seeds a new selection view from the whole-state view's history, so cursors of recent states still resume.
     func seed(from whole: StreamView) {
         for index in whole.entries.indices {
