@@ -43,8 +43,10 @@ struct CompositionTests {
     }
 
     @Test func pulledBackFeedbackSeesTheChildStateAndItsEventsReachTheParent() async {
-        // Child feedback: when the counter reaches 3, say so in the text child.
-        let child = Feedback<Int, Int>.react(request: { $0 >= 3 ? $0 : nil }, effect: { value in value * 100 })
+        // Child feedback: when the counter is exactly 3, add 300. Only at 3: a request that stayed non-nil after the
+        // effect's event (`>= 3`) fed itself again and again (303, 30603, ...) until the Int overflowed, and the
+        // state the test read depended on how far that loop had run.
+        let child = Feedback<Int, Int>.react(request: { $0 == 3 ? $0 : nil }, effect: { value in value * 100 })
         let seenChildEvents = Recorder<Int>()
         let watcher = Feedback<Int, Int>.middleware { _, event, _ in seenChildEvents.append(event) }
         let lifted = child.pullback(
