@@ -15,6 +15,19 @@ struct JournalRestartTests {
 
     private static func epoch(_ cursor: String) -> String { String(cursor.split(separator: "-").first ?? "") }
 
+    /// Writes `records` to `journal` in one group commit and closes it, as a server that stopped.
+    private static func write(_ records: [JournalRecord], to journal: SessionJournal) {
+        let done = DispatchSemaphore(value: 0)
+        journal.append(records) { _ in done.signal() }
+        done.wait()
+        journal.close()
+    }
+
+    /// Opens the journal in `directory` as the server would.
+    private static func openJournal(_ directory: TemporaryDataDirectory) throws -> SessionJournal {
+        try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+    }
+
     @Test func sessionsSurviveARestartWithTheirIdEpochAndRevision() throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
@@ -213,7 +226,7 @@ struct JournalRestartTests {
         defer { directory.remove() }
         let id = "DamagedDamagedDamagedA"
         let body = #"{"type":"increment"}"#
-        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+        let journal = try Self.openJournal(directory)
         let fingerprint = SipHash(key: journal.fingerprintKey).hash(Array(body.utf8))
         func answer(_ key: String, _ revision: UInt64) -> JournalRecord {
             .answered(
@@ -227,14 +240,14 @@ struct JournalRestartTests {
                 )
             )
         }
-        let done = DispatchSemaphore(value: 0)
-        journal.append([
-            .created(SessionCreation(id: id, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
-            .event(sessionID: id, revision: 1, event: body, origin: .client), answer("held", 1),
-            .event(sessionID: id, revision: 3, event: body, origin: .client), answer("lost", 3),
-        ]) { _ in done.signal() }
-        done.wait()
-        journal.close()
+        Self.write(
+            [
+                .created(SessionCreation(id: id, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
+                .event(sessionID: id, revision: 1, event: body, origin: .client), answer("held", 1),
+                .event(sessionID: id, revision: 3, event: body, origin: .client), answer("lost", 3),
+            ],
+            to: journal
+        )
 
         let events = "/v1/sessions/\(id)/events"
         for round in 0..<2 {
@@ -257,14 +270,16 @@ struct JournalRestartTests {
         defer { directory.remove() }
         let broken = "BrokenBrokenBrokenBroA"
         let healthy = "HealthyHealthyHealthyA"
-        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
-        let done = DispatchSemaphore(value: 0)
-        journal.append([
-            .created(SessionCreation(id: broken, system: "gone", epoch: 5, state: "{}", createdAt: 0)),
-            .created(SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)),
-        ]) { _ in done.signal() }
-        done.wait()
-        journal.close()
+        let journal = try Self.openJournal(directory)
+        Self.write(
+            [
+                .created(SessionCreation(id: broken, system: "gone", epoch: 5, state: "{}", createdAt: 0)),
+                .created(
+                    SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)
+                ),
+            ],
+            to: journal
+        )
 
         let server = try RunningServer(arguments: ["--data-dir", directory.path])
         defer { server.stop() }
@@ -304,16 +319,20 @@ struct JournalRestartTests {
         defer { directory.remove() }
         let broken = "BrokenBrokenBrokenBroA"
         let healthy = "HealthyHealthyHealthyA"
-        let journal = try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
-        let done = DispatchSemaphore(value: 0)
-        journal.append([
-            .created(SessionCreation(id: broken, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
-            .event(sessionID: broken, revision: 1, event: #"{"type":"increment"}"#, origin: .client),
-            .event(sessionID: broken, revision: 2, event: #"{"type":"explode"}"#, origin: .client),
-            .created(SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)),
-        ]) { _ in done.signal() }
-        done.wait()
-        journal.close()
+        let journal = try Self.openJournal(directory)
+        Self.write(
+            [
+                .created(
+                    SessionCreation(id: broken, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)
+                ),
+                .event(sessionID: broken, revision: 1, event: #"{"type":"increment"}"#, origin: .client),
+                .event(sessionID: broken, revision: 2, event: #"{"type":"explode"}"#, origin: .client),
+                .created(
+                    SessionCreation(id: healthy, system: "counter", epoch: 6, state: #"{"count":0}"#, createdAt: 0)
+                ),
+            ],
+            to: journal
+        )
 
         let log = FileManager.default.temporaryDirectory.appendingPathComponent("feedback-host-\(UUID()).log")
         defer { try? FileManager.default.removeItem(at: log) }

@@ -10,7 +10,6 @@ import Synchronization
 /// `Mutex`, so a state is encoded at most once however many readers ask. With a journal, each post tells the
 /// recorder when its batch starts and ends, so the batch's events and its keyed answer are journaled together.
 final class SystemSession<System: FeedbackSystem>: HostedSession {
-
     let id: SessionID
     let system: System
     let epoch: UInt64

@@ -142,22 +142,11 @@ final class StreamHub: @unchecked Sendable {
             parsed = value
             return value
         }
-        var changed: Set<ObjectIdentifier> = []
-        if whole.offer(rev: rev, state: json, value: value) { changed.insert(ObjectIdentifier(whole)) }
-        for view in selections.values where view.offer(rev: rev, state: json, value: value) {
-            changed.insert(ObjectIdentifier(view))
-        }
-        guard !changed.isEmpty, !subscribers.isEmpty else { return }
-        fanOut(changed)
-    }
-
-    /// Writes the latest value of each changed view to its subscribers that keep up; holds the others back.
-    private func fanOut(_ changed: Set<ObjectIdentifier>) {
-        if changed.count == 1, changed.contains(ObjectIdentifier(whole)), selections.isEmpty {
-            bringUpToDate(subscribers)
-        } else {
-            bringUpToDate(subscribers.lazy.filter { changed.contains(ObjectIdentifier($0.view)) })
-        }
+        var changed = whole.offer(rev: rev, state: json, value: value)
+        for view in selections.values where view.offer(rev: rev, state: json, value: value) { changed = true }
+        // Subscribers of a view that did not change already have its latest value: their state machines say so.
+        guard changed, !subscribers.isEmpty else { return }
+        bringUpToDate(subscribers)
     }
 
     /// Brings subscribers to their views' latest values, as each one's `SubscriberState` decides. A subscriber
