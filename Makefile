@@ -44,11 +44,16 @@ run: deps
 	swift build -c release --product feedback-host
 	.build/release/feedback-host --host $(HOST) --port $(PORT)
 
+WEB_FILES := Sources/FeedbackService/Web/Files
+
 lint:
-	swift format lint --strict -r Package.swift Sources Tests Fuzz/ParserFuzzer.swift
+	swift format lint --strict -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift
+	@# The web page's scripts are real files: a syntax error fails here, not in a browser.
+	@if command -v node >/dev/null; then for f in $(WEB_FILES)/*.js; do node --check "$$f" || exit 1; done; \
+		else echo "lint: node not found, web scripts not syntax-checked (the browser test still runs them)"; fi
 
 format:
-	swift format format -i -r Package.swift Sources Tests Fuzz/ParserFuzzer.swift
+	swift format format -i -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift
 
 test: deps lint
 	swift build --build-tests

@@ -11,6 +11,9 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "FeedbackLoop", targets: ["FeedbackLoop"]),
+        .library(name: "FeedbackJSON", targets: ["FeedbackJSON"]),
+        .library(name: "Upstream", targets: ["Upstream"]),
+        .library(name: "SystemKit", targets: ["SystemKit"]),
         .library(name: "HTTPServer", targets: ["HTTPServer"]),
         .library(name: "CurlClient", targets: ["CurlClient"]),
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
@@ -60,6 +63,24 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "FeedbackJSON",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "Upstream",
+            swiftSettings: strict
+        ),
+        .target(
+            name: "SystemKit",
+            dependencies: [
+                "FeedbackLoop",
+                "FeedbackJSON",
+                "Upstream",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
+        .target(
             name: "HTTPServer",
             dependencies: [
                 "CEpoll",
@@ -70,9 +91,15 @@ let package = Package(
             swiftSettings: strict
         ),
         .target(
+            name: "DemoUpstream",
+            dependencies: ["HTTPServer"],
+            swiftSettings: strict
+        ),
+        .target(
             name: "CurlClient",
             dependencies: [
                 "CCurl",
+                "Upstream",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -82,27 +109,42 @@ let package = Package(
             name: "FeedbackService",
             dependencies: [
                 "FeedbackLoop",
+                "FeedbackJSON",
+                "Upstream",
+                "SystemKit",
                 "HTTPServer",
                 "CurlClient",
                 "SessionJournal",
+                "DemoUpstream",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            swiftSettings: strict
+            exclude: ["Web/Files"],
+            swiftSettings: strict,
+            plugins: ["EmbedFiles"]
         ),
         .target(
             name: "Systems",
             dependencies: [
                 "FeedbackLoop",
-                "FeedbackService",
-                "CurlClient",
+                "FeedbackJSON",
+                "Upstream",
+                "SystemKit",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Configuration", package: "swift-configuration"),
             ],
             swiftSettings: strict
+        ),
+        .executableTarget(
+            name: "embed-files",
+            swiftSettings: strict
+        ),
+        .plugin(
+            name: "EmbedFiles",
+            capability: .buildTool(),
+            dependencies: ["embed-files"]
         ),
         .executableTarget(
             name: "feedback-host",
@@ -111,6 +153,7 @@ let package = Package(
                 "Systems",
                 "HTTPServer",
                 "CurlClient",
+                "SystemKit",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -120,6 +163,11 @@ let package = Package(
         .testTarget(
             name: "FeedbackLoopTests",
             dependencies: ["FeedbackLoop"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackJSONTests",
+            dependencies: ["FeedbackJSON"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -135,7 +183,7 @@ let package = Package(
         .testTarget(
             name: "FeedbackServiceTests",
             dependencies: [
-                "FeedbackService", "Systems", "CurlClient", "SessionJournal",
+                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "FeedbackJSON", "SystemKit", "Upstream",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -143,11 +191,16 @@ let package = Package(
         .testTarget(
             name: "SystemsTests",
             dependencies: [
-                "Systems", "FeedbackLoop", "FeedbackService", "CurlClient",
+                "Systems", "FeedbackLoop", "FeedbackService", "CurlClient", "FeedbackJSON", "SystemKit", "Upstream",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
             resources: [.copy("Fixtures")],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackHostTests",
+            dependencies: ["feedback-host", "FeedbackService", "Systems"],
             swiftSettings: strict
         ),
         .testTarget(
@@ -162,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "CurlClientTests",
             dependencies: [
-                "CurlClient", "CCurl",
+                "CurlClient", "CCurl", "Upstream",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             resources: [.copy("Fixtures")],

@@ -1,8 +1,9 @@
 import CCurl
 import Dispatch
 import Logging
+import Upstream
 
-/// The engine behind ``CurlClient``: one long-lived libcurl multi handle driven by the socket interface.
+/// The engine behind ``CurlFetcher``: one long-lived libcurl multi handle driven by the socket interface.
 ///
 /// libcurl's sockets are watched by DispatchSources (``SocketWatcher``) and its timeouts by one
 /// DispatchSourceTimer; every readiness event becomes one `curl_multi_socket_action` call. No thread per request.
@@ -19,7 +20,7 @@ final class MultiDriver: @unchecked Sendable {
     }
 
     let queue: DispatchQueue
-    let configuration: CurlClient.Configuration
+    let configuration: CurlFetcher.Configuration
     let logger: Logger
     private var multi: UnsafeMutableRawPointer?
     private var transfers: [UnsafeMutableRawPointer: Transfer] = [:]
@@ -31,7 +32,7 @@ final class MultiDriver: @unchecked Sendable {
 
     let metrics: UpstreamMetrics
 
-    init(configuration: CurlClient.Configuration, logger: Logger, metrics: UpstreamMetrics) {
+    init(configuration: CurlFetcher.Configuration, logger: Logger, metrics: UpstreamMetrics) {
         let queue = DispatchQueue(label: "FeedbackHost.CurlClient")
         self.queue = queue
         self.configuration = configuration
@@ -87,7 +88,7 @@ final class MultiDriver: @unchecked Sendable {
         transfer.started = true
         guard phase == .running, let multi else {
             transfer.complete(
-                error: CurlClientError(
+                error: UpstreamError(
                     .shutdown,
                     "The client was shut down; \(transfer.request.url) was not requested."
                 )
@@ -96,7 +97,7 @@ final class MultiDriver: @unchecked Sendable {
         }
         if transfer.cancelRequested {
             transfer.complete(
-                error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
+                error: UpstreamError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
             )
             return
         }
@@ -113,7 +114,7 @@ final class MultiDriver: @unchecked Sendable {
             let reason = String(cString: curl_multi_strerror(code))
             transfer.releaseEasy()
             transfer.complete(
-                error: CurlClientError(.other, "libcurl could not start \(transfer.request.url): \(reason).")
+                error: UpstreamError(.other, "libcurl could not start \(transfer.request.url): \(reason).")
             )
             return
         }
@@ -135,7 +136,7 @@ final class MultiDriver: @unchecked Sendable {
         detach(
             easy,
             transfer,
-            error: CurlClientError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
+            error: UpstreamError(.cancelled, "The request to \(transfer.request.url) was cancelled.")
         )
     }
 
@@ -145,7 +146,7 @@ final class MultiDriver: @unchecked Sendable {
         transfer.readNext(continuation)
     }
 
-    private func detach(_ easy: UnsafeMutableRawPointer, _ transfer: Transfer, error: CurlClientError?) {
+    private func detach(_ easy: UnsafeMutableRawPointer, _ transfer: Transfer, error: UpstreamError?) {
         transfers[easy] = nil
         if let multi { curl_multi_remove_handle(multi, easy) }
         metrics.record(
@@ -175,7 +176,7 @@ final class MultiDriver: @unchecked Sendable {
                 let transfer = transfers[easy]
             else { continue }
             let code = fh_message_result(message)
-            let error = CurlClientError.from(curlCode: code, url: transfer.currentURL, detail: transfer.curlDetail)
+            let error = UpstreamError.from(curlCode: code, url: transfer.currentURL, detail: transfer.curlDetail)
             if let error {
                 logger.debug(
                     "upstream transfer failed",
@@ -217,7 +218,7 @@ final class MultiDriver: @unchecked Sendable {
         phase = .shuttingDown
         logger.debug("curl client shutting down", metadata: ["transfers": "\(transfers.count)"])
         for (easy, transfer) in transfers {
-            let error = CurlClientError(.shutdown, "The client shut down while \(transfer.request.url) was in flight.")
+            let error = UpstreamError(.shutdown, "The client shut down while \(transfer.request.url) was in flight.")
             detach(easy, transfer, error: error)
         }
         if let multi {

@@ -1,4 +1,6 @@
-/// A stream's body as byte chunks, in arrival order. Throws ``CurlClientError``.
+import Upstream
+
+/// A stream's body as byte chunks, in arrival order. Throws ``UpstreamError``.
 ///
 /// Iterate it from one task at a time; each `next()` hops to the client's queue.
 public struct UpstreamBodyChunks: AsyncSequence, Sendable {
@@ -23,7 +25,7 @@ public struct UpstreamBodyChunks: AsyncSequence, Sendable {
     }
 }
 
-/// A stream's body as text lines split at LF, without line endings. Throws ``CurlClientError``.
+/// A stream's body as text lines split at LF, without line endings. Throws ``UpstreamError``.
 ///
 /// Enough to read server-sent events: `data:` lines and the empty line that ends each event.
 public struct UpstreamBodyLines: AsyncSequence, Sendable {
@@ -53,7 +55,7 @@ public struct UpstreamBodyLines: AsyncSequence, Sendable {
                 }
                 if ended { return nil }
                 if splitter.pendingBytes > maxLineBytes {
-                    throw CurlClientError(.tooLarge, "A streamed line is longer than \(maxLineBytes) bytes.")
+                    throw UpstreamError(.tooLarge, "A streamed line is longer than \(maxLineBytes) bytes.")
                 }
                 if let chunk = try await chunks.next() {
                     splitter.append(chunk)

@@ -1,4 +1,5 @@
 import Metrics
+import Upstream
 
 /// The client's swift-metrics handles: `upstream_requests_total{outcome}` (`2xx` … `5xx` for answered requests,
 /// `failed`, `cancelled`) and `upstream_request_duration_seconds`, from start to the end of the transfer.
@@ -19,7 +20,7 @@ struct UpstreamMetrics: Sendable {
     }
 
     /// Records one finished transfer: its final status (0 when none), its error, and how long it ran.
-    func record(status: Int, error: CurlClientError?, nanoseconds: UInt64) {
+    func record(status: Int, error: UpstreamError?, nanoseconds: UInt64) {
         switch error?.code {
         case .cancelled?: cancelled.increment()
         case nil where (100..<600).contains(status): answered[status / 100 - 1].increment()

@@ -1,3 +1,5 @@
+public import Upstream
+
 /// A response whose body arrives as it is received: the head first, then ``chunks`` or ``lines``.
 ///
 /// Read the body from one task, through one of the two sequences, once. A reader that stops early calls
@@ -23,12 +25,12 @@ public struct UpstreamStream: Sendable {
 
     /// The body as lines split at LF, without the line ending (a trailing CR is dropped too).
     /// A last line without a line ending is delivered at the end. Lines longer than `maxLineBytes` fail with
-    /// ``CurlClientError/Code/tooLarge``.
+    /// ``UpstreamError/Code/tooLarge``.
     public var lines: UpstreamBodyLines {
         UpstreamBodyLines(chunks: chunks, maxLineBytes: source.driver.configuration.maxLineBytes)
     }
 
-    /// Stops the transfer and closes its connection; a waiting reader gets ``CurlClientError/Code/cancelled``.
+    /// Stops the transfer and closes its connection; a waiting reader gets ``UpstreamError/Code/cancelled``.
     public func cancel() {
         source.cancel()
     }

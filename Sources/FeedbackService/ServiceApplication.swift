@@ -1,11 +1,13 @@
 public import Configuration
 public import CurlClient
+import DemoUpstream
 public import HTTPServer
 public import Logging
 import Metrics
 import Prometheus
 public import SessionJournal
 import Synchronization
+import SystemKit
 
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
@@ -23,7 +25,7 @@ public final class ServiceApplication: Sendable {
     /// The session API.
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
-    public let upstream: CurlClient
+    public let upstream: CurlFetcher
     /// How long a graceful shutdown may take before connections are cut (`shutdown.deadline.ms`, 10 s).
     public let shutdownDeadline: Duration
     /// How long a shutdown keeps serving with `/readyz` failing before it drains (`shutdown.delay.ms`, 0; at most
@@ -37,7 +39,7 @@ public final class ServiceApplication: Sendable {
     init(
         server: HTTPServer,
         service: SessionService,
-        upstream: CurlClient,
+        upstream: CurlFetcher,
         shutdownDeadline: Duration = .seconds(10),
         shutdownDelay: Duration = .zero,
         localBaseURL: LocalBaseURL,
@@ -83,11 +85,10 @@ public final class ServiceApplication: Sendable {
             sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000)),
             streams: streamConfiguration(reader)
         )
-        let upstream = CurlClient(logger: logger, metricsFactory: metricsFactory)
+        let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let host = reader.string(forKey: "host", default: "127.0.0.1")
         let localBaseURL = LocalBaseURL(host: host)
-        let reduceTimer = Timer(label: "feedbackhost_reduce_duration_seconds", factory: metricsFactory)
         let service = SessionService(
             configuration: configuration,
             systems: systems,
@@ -96,14 +97,12 @@ public final class ServiceApplication: Sendable {
         ) { id in
             var sessionLogger = logger
             sessionLogger[metadataKey: "session.id"] = "\(id)"
-            var environment = SystemEnvironment(
+            return SystemEnvironment(
                 clock: clock,
                 upstream: upstream,
                 logger: sessionLogger,
                 localBaseURL: localBaseURL.value
             )
-            environment.reduceTimer = reduceTimer
-            return environment
         }
         if let journaled { restore(journaled, into: service, logger: logger) }
         var router = Router()

@@ -9,6 +9,8 @@ struct ServiceMetrics: Sendable {
     let eventsApplied: Counter
     let eventsRejected: Counter
     let sessionsRestored: Counter
+    /// Every reduce of every session's loop.
+    let reduceDuration: Timer
 
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
@@ -34,5 +36,6 @@ struct ServiceMetrics: Sendable {
             factory: factory
         )
         sessionsRestored = Counter(label: "feedbackhost_sessions_restored_total", dimensions: [], factory: factory)
+        reduceDuration = Timer(label: "feedbackhost_reduce_duration_seconds", dimensions: [], factory: factory)
     }
 }

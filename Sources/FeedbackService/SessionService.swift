@@ -2,6 +2,7 @@ import Dispatch
 public import HTTPServer
 public import Metrics
 import Synchronization
+public import SystemKit
 
 /// The REST API over the hosted sessions: the routes of `/v1` and the health endpoints.
 ///
@@ -12,7 +13,8 @@ public final class SessionService: Sendable {
     let systems: [String: HostedSystem]
     let systemOrder: [String]
     let store: SessionStore
-    let environment: @Sendable (SessionID) -> SystemEnvironment
+    /// Each new or restored session's environment: its system's, plus the service's reduce timer.
+    let environment: @Sendable (SessionID) -> SessionEnvironment
     let metrics: ServiceMetrics
     let streams: StreamRegistry
     /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
@@ -41,8 +43,9 @@ public final class SessionService: Sendable {
         self.systems = byName
         systemOrder = systems.map(\.name)
         store = SessionStore(capacity: configuration.maxSessions)
-        self.environment = environment
-        metrics = ServiceMetrics(factory: metricsFactory)
+        let metrics = ServiceMetrics(factory: metricsFactory)
+        self.metrics = metrics
+        self.environment = { id in SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration) }
         streams = StreamRegistry(
             configuration: configuration.streams,
             metrics: StreamMetrics(factory: metricsFactory)

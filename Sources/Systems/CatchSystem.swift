@@ -1,5 +1,5 @@
 public import FeedbackLoop
-public import FeedbackService
+public import SystemKit
 
 /// Play Catch from the seeds: the human throws the ball to the machine, and the machine throws it back after a
 /// configurable delay, through a timer feedback on the environment's clock.

@@ -1,5 +1,5 @@
 public import FeedbackLoop
-public import FeedbackService
+public import SystemKit
 
 /// The counter from the seeds: increment, decrement, add an amount. No effects.
 ///

@@ -1,5 +1,5 @@
 public import FeedbackLoop
-public import FeedbackService
+public import SystemKit
 
 /// A traffic light cycling red, green, yellow on timers while it runs; clients start and stop it.
 public struct TrafficLightSystem: FeedbackSystem {

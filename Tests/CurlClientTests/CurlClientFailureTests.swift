@@ -1,10 +1,11 @@
 import CurlClient
 import Foundation
 import Testing
+import Upstream
 
 extension CurlClientTests {
     @Test func stalledBodyTimesOut() async throws {
-        try await withFixture(CurlClient.Configuration(totalTimeoutMilliseconds: 300)) { server, client in
+        try await withFixture(CurlFetcher.Configuration(totalTimeoutMilliseconds: 300)) { server, client in
             let error = await curlError { try await client.fetch(UpstreamRequest(url: server.url("/stall"))) }
             #expect(error?.code == .timedOut)
             #expect(error?.message.contains("/stall") == true)
@@ -12,7 +13,7 @@ extension CurlClientTests {
     }
 
     @Test func stalledStreamTimesOutOnTheLowSpeedLimit() async throws {
-        let configuration = CurlClient.Configuration(lowSpeedBytesPerSecond: 1, lowSpeedTimeSeconds: 1)
+        let configuration = CurlFetcher.Configuration(lowSpeedBytesPerSecond: 1, lowSpeedTimeSeconds: 1)
         try await withFixture(configuration) { server, client in
             let stream = try await client.stream(UpstreamRequest(url: server.url("/stall")))
             #expect(stream.status == 200)
@@ -69,7 +70,7 @@ extension CurlClientTests {
     }
 
     @Test func refusedConnectionSaysCouldNotConnect() async throws {
-        let client = CurlClient()
+        let client = CurlFetcher()
         // Port 1 on the loopback: nothing listens there on these machines.
         let error = await curlError { try await client.fetch(UpstreamRequest(url: "http://127.0.0.1:1/")) }
         await client.shutdown()
@@ -86,7 +87,7 @@ extension CurlClientTests {
     }
 
     @Test func protocolsOtherThanHTTPAreRefused() async throws {
-        let client = CurlClient()
+        let client = CurlFetcher()
         let error = await curlError { try await client.fetch(UpstreamRequest(url: "file:///etc/passwd")) }
         await client.shutdown()
         #expect(error?.code == .invalidRequest)
@@ -101,7 +102,7 @@ extension CurlClientTests {
     }
 
     @Test func redirectsAreFollowedUpToTheLimit() async throws {
-        try await withFixture(CurlClient.Configuration(maxRedirects: 3)) { server, client in
+        try await withFixture(CurlFetcher.Configuration(maxRedirects: 3)) { server, client in
             let response = try await client.fetch(UpstreamRequest(url: server.url("/redirect?n=3")))
             #expect(response.status == 200)
             #expect(response.bodyText == "arrived")
@@ -112,7 +113,7 @@ extension CurlClientTests {
     }
 
     @Test func bodyOverTheCapFailsAsTooLarge() async throws {
-        try await withFixture(CurlClient.Configuration(maxBodyBytes: 100_000)) { server, client in
+        try await withFixture(CurlFetcher.Configuration(maxBodyBytes: 100_000)) { server, client in
             let announced = await curlError {
                 try await client.fetch(UpstreamRequest(url: server.url("/big?bytes=300000")))
             }
@@ -130,7 +131,7 @@ extension CurlClientTests {
     @Test func shutdownFailsInFlightFetchesAndLaterOnes() async throws {
         let server = try FixtureServer.start()
         defer { server.stop() }
-        let client = CurlClient()
+        let client = CurlFetcher()
         let key = UUID().uuidString
         let fetch = Task { try await client.fetch(UpstreamRequest(url: server.url("/endless?id=\(key)"))) }
         let state = { try await client.fetch(UpstreamRequest(url: server.url("/state?id=\(key)"))).bodyText }

@@ -1,6 +1,7 @@
 import CurlClient
 import Foundation
 import Testing
+import Upstream
 
 extension CurlClientTests {
     @Test func streamingBodyIsReadLineByLine() async throws {
@@ -18,7 +19,7 @@ extension CurlClientTests {
     }
 
     @Test func slowReaderPausesTheTransferAndLosesNothing() async throws {
-        let configuration = CurlClient.Configuration(streamBufferBytes: 64 << 10)
+        let configuration = CurlFetcher.Configuration(streamBufferBytes: 64 << 10)
         try await withFixture(configuration) { server, client in
             let size = 8 << 20
             let stream = try await client.stream(UpstreamRequest(url: server.url("/big?bytes=\(size)&chunked=1")))
@@ -54,12 +55,12 @@ extension CurlClientTests {
         // Dispatch opens some descriptors of its own the first time they are needed (a timerfd for the first timer
         // of a clock: `Task.sleep` in `eventually`, curl's timeouts) and keeps them for the process: one client
         // lifetime and one sleep first, so that they are already in `before`.
-        let warmUp = CurlClient()
+        let warmUp = CurlFetcher()
         _ = try await warmUp.fetch(UpstreamRequest(url: server.url("/json?i=warm-up")))
         await warmUp.shutdown()
         try await Task.sleep(for: .milliseconds(1))
         let before = try openFileDescriptors()
-        let client = CurlClient(configuration: CurlClient.Configuration(maxConnectionsPerHost: 8))
+        let client = CurlFetcher(configuration: CurlFetcher.Configuration(maxConnectionsPerHost: 8))
         try await withThrowingTaskGroup(of: Void.self) { group in
             for index in 0..<40 {
                 group.addTask { _ = try await client.fetch(UpstreamRequest(url: server.url("/json?i=\(index)"))) }

@@ -1,6 +1,7 @@
 import CurlClient
 import Foundation
 import Testing
+import Upstream
 
 /// Tests against the fixture upstream. Serialized: one of them counts the process's file descriptors.
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -87,7 +88,7 @@ struct CurlClientTests {
     }
 
     @Test func perHostLimitBoundsOpenConnections() async throws {
-        let configuration = CurlClient.Configuration(maxConnectionsPerHost: 2)
+        let configuration = CurlFetcher.Configuration(maxConnectionsPerHost: 2)
         try await withFixture(configuration) { server, client in
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<8 {
@@ -104,7 +105,7 @@ struct CurlClientTests {
     }
 
     @Test func totalLimitBoundsOpenConnections() async throws {
-        let configuration = CurlClient.Configuration(maxConnectionsPerHost: 0, maxConnectionsTotal: 3)
+        let configuration = CurlFetcher.Configuration(maxConnectionsPerHost: 0, maxConnectionsTotal: 3)
         try await withFixture(configuration) { server, client in
             let ids = try await withThrowingTaskGroup(of: String.self) { group in
                 for _ in 0..<9 {

@@ -1,5 +1,6 @@
 import CurlClient
 import Foundation
+import Upstream
 
 /// The Python fixture upstream (Fixtures/fixture_server.py) running as a child process on 127.0.0.1.
 ///
@@ -38,7 +39,7 @@ final class FixtureServer: @unchecked Sendable {
             process.terminate()
             process.waitUntilExit()
             try? input.fileHandleForWriting.close()
-            throw CurlClientError(.other, "The fixture server did not print its port (got \(text)).")
+            throw UpstreamError(.other, "The fixture server did not print its port (got \(text)).")
         }
         return FixtureServer(process: process, port: port, lifeline: input.fileHandleForWriting)
     }
@@ -64,11 +65,11 @@ final class FixtureServer: @unchecked Sendable {
 
 /// Starts a fixture server and a client, runs `body`, then shuts both down, also when `body` throws.
 func withFixture<T>(
-    _ configuration: CurlClient.Configuration = CurlClient.Configuration(),
-    _ body: (FixtureServer, CurlClient) async throws -> T
+    _ configuration: CurlFetcher.Configuration = CurlFetcher.Configuration(),
+    _ body: (FixtureServer, CurlFetcher) async throws -> T
 ) async throws -> T {
     let server = try FixtureServer.start()
-    let client = CurlClient(configuration: configuration)
+    let client = CurlFetcher(configuration: configuration)
     do {
         let result = try await body(server, client)
         await client.shutdown()
@@ -92,15 +93,15 @@ func eventually(attempts: Int = 500, _ condition: () async throws -> Bool) async
     return false
 }
 
-/// Catches the `CurlClientError` an operation throws, or nil when it succeeds.
-func curlError<T>(_ operation: () async throws -> T) async -> CurlClientError? {
+/// Catches the `UpstreamError` an operation throws, or nil when it succeeds.
+func curlError<T>(_ operation: () async throws -> T) async -> UpstreamError? {
     do {
         _ = try await operation()
         return nil
-    } catch let error as CurlClientError {
+    } catch let error as UpstreamError {
         return error
     } catch {
-        return CurlClientError(.other, "unexpected error type: \(error)")
+        return UpstreamError(.other, "unexpected error type: \(error)")
     }
 }
 

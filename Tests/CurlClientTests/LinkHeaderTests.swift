@@ -1,5 +1,6 @@
 import CurlClient
 import Testing
+import Upstream
 
 struct LinkHeaderTests {
     @Test func findsNextAmongSeveralLinks() {

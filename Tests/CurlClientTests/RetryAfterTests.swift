@@ -1,6 +1,7 @@
 import CurlClient
 import Foundation
 import Testing
+import Upstream
 
 struct RetryAfterTests {
     /// Sun, 06 Nov 1994 08:49:37 GMT

@@ -1,4 +1,5 @@
 import Testing
+import Upstream
 
 @testable import CurlClient
 
@@ -36,7 +37,7 @@ struct TransferStateMachineTests {
         var machine = TransferStateMachine(mode: .buffered(maxBodyBytes: 4))
         #expect(body(&machine, "abc") == .accept)
         #expect(body(&machine, "de") == .abort)
-        let writeError = CurlClientError(.other, "write error")
+        let writeError = UpstreamError(.other, "write error")
         guard case .finishFetch(.failure(let error)) = machine.completed(error: writeError, status: 200, url: "u")
         else {
             Issue.record("expected a failure")
@@ -74,7 +75,7 @@ struct TransferStateMachineTests {
         var machine = TransferStateMachine(mode: .streaming(bufferBytes: 8))
         _ = feed(&machine, ["HTTP/1.1 200 OK\r\n", "\r\n"])
         #expect(body(&machine, "tail") == .accept)
-        let failure = CurlClientError(.timedOut, "slow")
+        let failure = UpstreamError(.timedOut, "slow")
         #expect(machine.completed(error: failure, status: 200, url: "u") == .none)
         #expect(machine.readerWantsChunk() == .deliver(Array("tail".utf8), unpause: false))
         #expect(machine.readerWantsChunk() == .finish(failure))
@@ -90,7 +91,7 @@ struct TransferStateMachineTests {
 
     @Test func streamFailingBeforeItsHeadFailsTheStreamCall() {
         var machine = TransferStateMachine(mode: .streaming(bufferBytes: 8))
-        let failure = CurlClientError(.couldNotConnect, "refused")
+        let failure = UpstreamError(.couldNotConnect, "refused")
         #expect(machine.completed(error: failure, status: 0, url: "u") == .failHead(failure))
         #expect(body(&machine, "late") == .abort)
     }

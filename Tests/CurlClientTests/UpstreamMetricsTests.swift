@@ -1,6 +1,7 @@
 import CurlClient
 import MetricsTestKit
 import Testing
+import Upstream
 
 /// Every request the client makes is counted by outcome and timed.
 @Suite(.serialized, .timeLimit(.minutes(1)))
@@ -9,11 +10,11 @@ struct UpstreamMetricsTests {
         let metrics = TestMetrics()
         let server = try FixtureServer.start()
         defer { server.stop() }
-        let client = CurlClient(metricsFactory: metrics)
+        let client = CurlFetcher(metricsFactory: metrics)
         _ = try await client.fetch(UpstreamRequest(url: server.url("/json?i=1")))
         _ = try await client.fetch(UpstreamRequest(url: server.url("/json?i=2")))
         _ = try await client.fetch(UpstreamRequest(url: server.url("/status-code?code=503")))
-        await #expect(throws: CurlClientError.self) {
+        await #expect(throws: UpstreamError.self) {
             _ = try await client.fetch(UpstreamRequest(url: "http://127.0.0.1:1/refused"))
         }
         await client.shutdown()

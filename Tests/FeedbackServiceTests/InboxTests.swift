@@ -1,10 +1,13 @@
 import CurlClient
 import Dispatch
+import FeedbackJSON
 import FeedbackLoop
 import Foundation
 import Logging
 import Synchronization
+import SystemKit
 import Testing
+import Upstream
 
 @testable import FeedbackService
 @testable import Systems
@@ -22,7 +25,9 @@ struct InboxTests {
             epoch: 1,
             state: nil,
             inboxCapacity: inboxCapacity,
-            environment: SystemEnvironment(clock: TestClock(), upstream: NoUpstream(), logger: Logger(label: "test"))
+            environment: SessionEnvironment(
+                system: SystemEnvironment(clock: TestClock(), upstream: NoUpstream(), logger: Logger(label: "test"))
+            )
         )
     }
 
@@ -51,7 +56,9 @@ struct BusyInboxTests {
             epoch: 1,
             state: nil,
             inboxCapacity: 3,
-            environment: SystemEnvironment(clock: TestClock(), upstream: NoUpstream(), logger: Logger(label: "test"))
+            environment: SessionEnvironment(
+                system: SystemEnvironment(clock: TestClock(), upstream: NoUpstream(), logger: Logger(label: "test"))
+            )
         )
         let increment: JSONValue = .object(["type": .string("increment")])
         let answers = AnswerLog()

@@ -2,9 +2,10 @@ import CurlClient
 import Dispatch
 import Foundation
 import Testing
+import Upstream
 
 /// The real binary pages its own demo catalog over loopback: sessions driven by POSTed events, watched through
-/// GET snapshots, with CurlClient as the client so no test thread blocks.
+/// GET snapshots, with CurlFetcher as the client so no test thread blocks.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct PagingEndToEndTests {
     private func startServer() async throws -> RunningServer {
@@ -26,7 +27,7 @@ struct PagingEndToEndTests {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 
-    private func post(_ client: CurlClient, _ url: String, _ body: String) async throws -> UpstreamResponse {
+    private func post(_ client: CurlFetcher, _ url: String, _ body: String) async throws -> UpstreamResponse {
         try await client.fetch(
             UpstreamRequest(
                 method: "POST",
@@ -39,7 +40,7 @@ struct PagingEndToEndTests {
 
     /// Polls the session's snapshot (every 10 ms, at most 20 s) until its state satisfies `predicate`.
     private func state(
-        _ client: CurlClient,
+        _ client: CurlFetcher,
         _ url: String,
         where predicate: ([String: Any]) -> Bool
     ) async throws -> [String: Any]? {
@@ -53,7 +54,7 @@ struct PagingEndToEndTests {
 
     @Test func demoCatalogServesGitHubShapedPagesGzippedWhenAccepted() async throws {
         let server = try await startServer()
-        let client = CurlClient()
+        let client = CurlFetcher()
         let page = try await client.fetch(UpstreamRequest(url: "\(server.base)/demo/catalog?q=lamp&page=2"))
         #expect(page.status == 200)
         #expect(page.headers["Content-Encoding"] == "gzip")
@@ -78,7 +79,7 @@ struct PagingEndToEndTests {
 
     @Test func pagingSessionPagesTheBuiltInCatalogOverLoopback() async throws {
         let server = try await startServer()
-        let client = CurlClient()
+        let client = CurlFetcher()
         let created = try await post(client, "\(server.base)/v1/sessions", #"{"system":"paging"}"#)
         #expect(created.status == 201)
         let id = try #require(object(created)["id"] as? String)

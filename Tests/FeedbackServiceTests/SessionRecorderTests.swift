@@ -3,8 +3,10 @@ import FeedbackLoop
 import Foundation
 import Logging
 import SessionJournal
+import SystemKit
 import Systems
 import Testing
+import Upstream
 
 @testable import FeedbackService
 

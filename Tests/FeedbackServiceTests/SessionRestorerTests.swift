@@ -2,7 +2,9 @@ import CurlClient
 import FeedbackLoop
 import Foundation
 import Logging
+import SystemKit
 import Testing
+import Upstream
 
 @testable import FeedbackService
 @testable import SessionJournal
@@ -61,7 +63,7 @@ struct SessionRestorerTests {
             recovered,
             id: SessionID(recovered.creation.id)!,
             inboxCapacity: 10,
-            environment: Self.environment,
+            environment: SessionEnvironment(system: Self.environment),
             persistence: persistence
         )
     }

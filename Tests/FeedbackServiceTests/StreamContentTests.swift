@@ -1,3 +1,4 @@
+import FeedbackJSON
 import FeedbackService
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import FeedbackJSON
 import HTTPServer
 import Testing
 

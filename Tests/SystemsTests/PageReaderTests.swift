@@ -1,6 +1,7 @@
 import CurlClient
 import FeedbackService
 import Testing
+import Upstream
 
 @testable import Systems
 
@@ -122,8 +123,8 @@ struct PageReaderTests {
     }
 
     @Test func transportFailuresAreRetriedUnlessHopeless() {
-        #expect(reader.read(CurlClientError(.timedOut, "slow")) == .retry(reason: "slow", delay: nil))
-        #expect(reader.read(CurlClientError(.tooLarge, "big")) == .fail(message: "big"))
+        #expect(reader.read(UpstreamError(.timedOut, "slow")) == .retry(reason: "slow", delay: nil))
+        #expect(reader.read(UpstreamError(.tooLarge, "big")) == .fail(message: "big"))
     }
 
     @Test func onlyTheUpstreamOriginIsAllowed() {

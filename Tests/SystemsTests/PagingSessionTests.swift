@@ -3,6 +3,7 @@ import FeedbackService
 import Foundation
 import Logging
 import Testing
+import Upstream
 
 @testable import Systems
 
@@ -18,11 +19,11 @@ struct PagingSessionTests {
             )
             let application = try ServiceApplication.build(
                 reader: reader,
-                systems: [HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader)))],
+                systems: [HostedSystem(PagingSystem(configuration: PagingConfiguration(upstream: upstream.searchURL)))],
                 logger: Logger(label: "PagingSessionTests")
             )
             let port = try application.start()
-            let client = CurlClient()
+            let client = CurlFetcher()
             let base = "http://127.0.0.1:\(port)/v1/sessions"
             let json: UpstreamHeaders = ["Content-Type": "application/json"]
             let created = try await client.fetch(

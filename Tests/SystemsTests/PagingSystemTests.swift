@@ -1,3 +1,4 @@
+import FeedbackJSON
 import FeedbackService
 import Testing
 
@@ -140,25 +141,6 @@ struct PagingSystemTests {
         #expect(configuration.backoff(afterAttempt: 2, random: 1) == .milliseconds(200))
         #expect(configuration.backoff(afterAttempt: 3, random: 1) == .milliseconds(350))
         #expect(configuration.backoff(afterAttempt: 60, random: 0) == .milliseconds(175))
-    }
-
-    @Test func configurationComesFromFlagsAndEnvironmentInTheServiceKeySpace() {
-        let reader = ServiceApplication.defaultReader(
-            arguments: [
-                "feedback-host", "--upstream", "https://api.github.com/search/repositories", "--paging-page-limit", "3",
-            ],
-            environment: ["FEEDBACKHOST_UPSTREAM_ITEMS_PATH": "data.items", "FEEDBACKHOST_PAGING_BACKOFF_MS": "20"]
-        )
-        let configuration = PagingConfiguration(reader: reader)
-        #expect(configuration.upstream == "https://api.github.com/search/repositories")
-        #expect(configuration.pageLimit == 3)
-        #expect(configuration.itemsPath == "data.items")
-        #expect(configuration.backoffMilliseconds == 20)
-        #expect(configuration.queryParameter == "q")
-        #expect(
-            PagingConfiguration(reader: ServiceApplication.defaultReader(arguments: [], environment: [:])).upstream
-                == nil
-        )
     }
 }
 

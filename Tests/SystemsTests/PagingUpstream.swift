@@ -4,7 +4,9 @@ import FeedbackLoop
 import FeedbackService
 import Foundation
 import Logging
+import SystemKit
 import Systems
+import Upstream
 
 /// The fake paged upstream (Fixtures/paging_upstream.py) as a child process on 127.0.0.1, one per test.
 ///
@@ -14,7 +16,7 @@ final class PagingUpstream: @unchecked Sendable {
     private let process: Process
     private let lifeline: FileHandle
     /// Talks to the fixture's log endpoints.
-    let client = CurlClient()
+    let client = CurlFetcher()
 
     private init(process: Process, port: Int, lifeline: FileHandle) {
         self.process = process
@@ -46,7 +48,7 @@ final class PagingUpstream: @unchecked Sendable {
         guard let port = Int(line.trimmingCharacters(in: .whitespacesAndNewlines)) else {
             process.terminate()
             process.waitUntilExit()
-            throw CurlClientError(.other, "the paging fixture did not print its port (got \(line))")
+            throw UpstreamError(.other, "the paging fixture did not print its port (got \(line))")
         }
         return PagingUpstream(process: process, port: port, lifeline: input.fileHandleForWriting)
     }
@@ -60,7 +62,7 @@ final class PagingUpstream: @unchecked Sendable {
             UpstreamRequest(url: "http://127.0.0.1:\(port)/wait?key=\(key)&event=\(event)&count=\(count)")
         )
         guard response.status == 200 else {
-            throw CurlClientError(.other, "the fixture never logged \(count) \(event) for \(key): \(response.bodyText)")
+            throw UpstreamError(.other, "the fixture never logged \(count) \(event) for \(key): \(response.bodyText)")
         }
         return try Self.entries(response.body)
     }
@@ -96,10 +98,10 @@ final class PagingUpstream: @unchecked Sendable {
     }
 }
 
-/// A paging loop against the fixture with a virtual clock for its backoffs, and a real CurlClient.
+/// A paging loop against the fixture with a virtual clock for its backoffs, and a real CurlFetcher.
 struct PagingHarness {
     let upstream: PagingUpstream
-    let curl: CurlClient
+    let curl: CurlFetcher
     let clock = TestClock()
     let loop: Loop<PagingSystem.State, PagingSystem.Event>
 
@@ -120,7 +122,7 @@ struct PagingHarness {
             maxBackoffMilliseconds: 400
         )
         configure(&configuration)
-        curl = CurlClient()
+        curl = CurlFetcher()
         let system = PagingSystem(configuration: configuration)
         let environment = SystemEnvironment(clock: clock, upstream: curl, logger: Logger(label: "PagingTests"))
         loop = system.makeLoop(from: state, environment: environment)

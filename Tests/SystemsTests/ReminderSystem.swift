@@ -1,5 +1,6 @@
 import FeedbackLoop
 import FeedbackService
+import SystemKit
 
 // The example of docs/SYSTEMS.md, compiled and tested here so the guide stays true.
 

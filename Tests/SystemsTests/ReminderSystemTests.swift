@@ -1,10 +1,13 @@
 import CurlClient
+import FeedbackJSON
 import FeedbackLoop
 import FeedbackService
 import Foundation
 import Logging
+import SystemKit
 import Systems
 import Testing
+import Upstream
 
 /// The guide's example system: its timer in virtual time, and served by the real server next to the built-ins.
 @Suite(.timeLimit(.minutes(1)))
@@ -37,7 +40,7 @@ struct ReminderSystemTests {
             logger: Logger(label: "my-host")
         )
         let port = try application.start()
-        let client = CurlClient()
+        let client = CurlFetcher()
         let base = "http://127.0.0.1:\(port)"
         let json: UpstreamHeaders = ["Content-Type": "application/json"]
         do {

@@ -3,6 +3,8 @@ import FeedbackLoop
 import FeedbackService
 import Foundation
 import Logging
+import SystemKit
+import Upstream
 
 /// An upstream that must not be called: these systems fetch nothing.
 struct NoUpstream: UpstreamFetching {

@@ -1,4 +1,5 @@
 import FeedbackLoop
+import SystemKit
 import Testing
 
 @testable import Systems

@@ -24,8 +24,8 @@ struct ClientRun {
         var shutdown: @Sendable () async -> Void = {}
         switch client {
         case "curl":
-            CurlClient.initializeLibcurl()
-            let curl = CurlClient(configuration: CurlClient.Configuration(maxConnectionsPerHost: concurrency))
+            CurlFetcher.initializeLibcurl()
+            let curl = CurlFetcher(configuration: CurlFetcher.Configuration(maxConnectionsPerHost: concurrency))
             let request = UpstreamRequest(url: url)
             fetch = {
                 guard let response = try? await curl.fetch(request) else { return false }

@@ -63,7 +63,7 @@ struct Orchestrator {
         }
         let curl = median((results["curl"] ?? []).map(\.requestsPerSecond))
         let session = median((results["urlsession"] ?? []).map(\.requestsPerSecond))
-        print(String(format: "\nthroughput ratio CurlClient / URLSession: %.2f", curl / session))
+        print(String(format: "\nthroughput ratio CurlFetcher / URLSession: %.2f", curl / session))
     }
 
     private func runClient(executable: URL, client: String, port: Int) throws -> ClientRun {

@@ -1,4 +1,4 @@
-// CurlBenchmark: FeedbackHost's CurlClient against FoundationNetworking's URLSession, same run, same local server.
+// CurlBenchmark: FeedbackHost's CurlFetcher against FoundationNetworking's URLSession, same run, same local server.
 //
 //   CurlBenchmark [requests] [concurrency] [rounds]   orchestrate: start the server, run both clients per round
 //   CurlBenchmark serve                                the local JSON server (a child process)

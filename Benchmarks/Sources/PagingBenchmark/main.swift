@@ -89,9 +89,9 @@ struct Outcome: Sendable {
     var otherFailures = 0
 }
 
-/// The clients' side: one shared CurlClient, the server's base URL and the run's shape.
+/// The clients' side: one shared CurlFetcher, the server's base URL and the run's shape.
 struct Clients: Sendable {
-    let client: CurlClient
+    let client: CurlFetcher
     let base: String
     let pages: Int
     let pollMilliseconds: Int
@@ -125,7 +125,7 @@ struct Clients: Sendable {
     func createSession() async throws -> String {
         let response = try await post("\(base)/v1/sessions", #"{"system":"paging"}"#)
         guard response.status == 201, let id = object(response.body)["id"] as? String else {
-            throw CurlClientError(.other, "create answered \(response.status)")
+            throw UpstreamError(.other, "create answered \(response.status)")
         }
         return id
     }
@@ -181,8 +181,8 @@ struct Clients: Sendable {
 }
 
 let clients = Clients(
-    client: CurlClient(
-        configuration: CurlClient.Configuration(
+    client: CurlFetcher(
+        configuration: CurlFetcher.Configuration(
             totalTimeoutMilliseconds: 60_000,
             maxConnectionsPerHost: 256,
             maxConnectionsTotal: 256,

@@ -1,4 +1,5 @@
 import CCurl
+import Upstream
 
 /// Sets the libcurl options of one easy handle from a request and the client's configuration.
 ///
@@ -10,13 +11,13 @@ struct EasyOptions {
     // swift-format-ignore: FunctionParameterCount
     func apply(
         request: UpstreamRequest,
-        configuration: CurlClient.Configuration,
+        configuration: CurlFetcher.Configuration,
         streaming: Bool,
         transfer: UnsafeMutableRawPointer,
         driver: UnsafeMutableRawPointer,
         errorBuffer: UnsafeMutablePointer<CChar>,
         headerList: inout UnsafeMutablePointer<curl_slist>?
-    ) throws(CurlClientError) {
+    ) throws(UpstreamError) {
         try set(CURLOPT_URL, request.url)
         try set(CURLOPT_NOSIGNAL, 1)
         try set(CURLOPT_PROTOCOLS_STR, "http,https")
@@ -71,7 +72,7 @@ struct EasyOptions {
         try check(fh_easy_setopt_pointer(handle, CURLOPT_CLOSESOCKETDATA, driver), CURLOPT_CLOSESOCKETDATA)
     }
 
-    private func setMethodAndBody(_ request: UpstreamRequest) throws(CurlClientError) {
+    private func setMethodAndBody(_ request: UpstreamRequest) throws(UpstreamError) {
         let method = request.method.uppercased()
         switch method {
         case "GET" where request.body == nil:
@@ -99,21 +100,21 @@ struct EasyOptions {
         }
     }
 
-    private func set(_ option: CURLoption, _ value: Int) throws(CurlClientError) {
+    private func set(_ option: CURLoption, _ value: Int) throws(UpstreamError) {
         try check(fh_easy_setopt_long(handle, option, value), option)
     }
 
-    private func set(_ option: CURLoption, _ value: String) throws(CurlClientError) {
+    private func set(_ option: CURLoption, _ value: String) throws(UpstreamError) {
         try check(fh_easy_setopt_string(handle, option, value), option)
     }
 
-    private func check(_ code: CURLcode, _ option: CURLoption) throws(CurlClientError) {
+    private func check(_ code: CURLcode, _ option: CURLoption) throws(UpstreamError) {
         guard code != CURLE_OK else { return }
         if option == CURLOPT_URL || code == CURLE_UNSUPPORTED_PROTOCOL {
-            throw CurlClientError(.invalidRequest, "The URL \(url) is not a usable http or https URL.")
+            throw UpstreamError(.invalidRequest, "The URL \(url) is not a usable http or https URL.")
         }
         let reason = String(cString: curl_easy_strerror(code))
-        throw CurlClientError(.other, "libcurl refused option \(option.rawValue) for \(url): \(reason).")
+        throw UpstreamError(.other, "libcurl refused option \(option.rawValue) for \(url): \(reason).")
     }
 }
 

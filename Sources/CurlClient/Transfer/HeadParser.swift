@@ -1,3 +1,5 @@
+import Upstream
+
 /// Collects the header lines libcurl reports, one response block at a time.
 ///
 /// libcurl hands over the status line, each field line and the empty line that ends a block; with redirects or

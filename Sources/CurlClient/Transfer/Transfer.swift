@@ -1,4 +1,5 @@
 import CCurl
+import Upstream
 
 /// One request in flight: a libcurl easy handle, its header list and error buffer, its state machine and the
 /// continuations waiting for it.
@@ -37,16 +38,16 @@ final class Transfer: @unchecked Sendable {
         errorBuffer.deallocate()
     }
 
-    /// Creates and configures the easy handle. Throws ``CurlClientError`` when the request is unusable.
-    func makeEasy(configuration: CurlClient.Configuration, driver: MultiDriver) throws(CurlClientError) {
+    /// Creates and configures the easy handle. Throws ``UpstreamError`` when the request is unusable.
+    func makeEasy(configuration: CurlFetcher.Configuration, driver: MultiDriver) throws(UpstreamError) {
         guard let handle = curl_easy_init() else {
-            throw CurlClientError(.other, "libcurl could not create a transfer handle for \(request.url).")
+            throw UpstreamError(.other, "libcurl could not create a transfer handle for \(request.url).")
         }
         easy = handle
         let streaming: Bool
         if case .streaming = machine.mode { streaming = true } else { streaming = false }
         followsRedirects = configuration.maxRedirects > 0
-        do throws(CurlClientError) {
+        do throws(UpstreamError) {
             try EasyOptions(handle: handle, url: request.url).apply(
                 request: request,
                 configuration: configuration,
@@ -122,7 +123,7 @@ final class Transfer: @unchecked Sendable {
     // MARK: completion and the reader
 
     /// Ends the transfer and resumes whoever waits. Call before `releaseEasy()` so status and URL can be read.
-    func complete(error: CurlClientError?) {
+    func complete(error: UpstreamError?) {
         let action = machine.completed(error: error, status: responseCode, url: currentURL)
         switch action {
         case .none:
@@ -142,7 +143,7 @@ final class Transfer: @unchecked Sendable {
     func readNext(_ continuation: CheckedContinuation<[UInt8]?, any Error>) {
         guard readerContinuation == nil else {
             let message = "Another task is already reading the stream from \(request.url); read it from one task."
-            continuation.resume(throwing: CurlClientError(.invalidRequest, message))
+            continuation.resume(throwing: UpstreamError(.invalidRequest, message))
             return
         }
         switch machine.readerWantsChunk() {
@@ -161,7 +162,7 @@ final class Transfer: @unchecked Sendable {
         }
     }
 
-    private func resumeReader(error: CurlClientError?) {
+    private func resumeReader(error: UpstreamError?) {
         guard let continuation = readerContinuation else { return }
         readerContinuation = nil
         if let error {

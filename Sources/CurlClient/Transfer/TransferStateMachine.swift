@@ -1,3 +1,5 @@
+import Upstream
+
 /// The lifecycle of one transfer as a value: events in, actions out.
 ///
 /// The shell (``Transfer``) feeds it what libcurl and the reader report and performs the actions it returns:
@@ -5,7 +7,7 @@
 /// continuation, so tests drive it directly. Owned by its transfer, on the client's queue.
 struct TransferStateMachine {
     enum Mode: Equatable {
-        /// Collect the whole body for ``CurlClient/fetch(_:)``, up to a cap.
+        /// Collect the whole body for ``CurlFetcher/fetch(_:)``, up to a cap.
         case buffered(maxBodyBytes: Int)
         /// Hand the body to a reader chunk by chunk, pausing the transfer when this many bytes wait unread.
         case streaming(bufferBytes: Int)
@@ -25,19 +27,19 @@ struct TransferStateMachine {
     /// What the shell does when a header line arrived.
     enum HeadAction: Equatable {
         case none
-        /// A stream's final head is known: resume the waiting ``CurlClient/stream(_:)`` call.
+        /// A stream's final head is known: resume the waiting ``CurlFetcher/stream(_:)`` call.
         case deliverHead(UpstreamHead)
     }
 
     /// What the shell does when libcurl finished the transfer or it was cancelled.
     enum CompletionAction: Equatable {
         case none
-        /// Resume the waiting ``CurlClient/fetch(_:)``.
-        case finishFetch(Result<UpstreamResponse, CurlClientError>)
-        /// Resume the waiting ``CurlClient/stream(_:)``: it never got a head.
-        case failHead(CurlClientError)
+        /// Resume the waiting ``CurlFetcher/fetch(_:)``.
+        case finishFetch(Result<UpstreamResponse, UpstreamError>)
+        /// Resume the waiting ``CurlFetcher/stream(_:)``: it never got a head.
+        case failHead(UpstreamError)
         /// Resume the waiting stream reader with the end of the body (nil) or an error.
-        case finishReader(CurlClientError?)
+        case finishReader(UpstreamError?)
     }
 
     /// What the shell does when the stream's reader asks for the next chunk.
@@ -47,7 +49,7 @@ struct TransferStateMachine {
         /// Nothing buffered: keep the reader waiting; when `unpause`, resume the paused transfer.
         case wait(unpause: Bool)
         /// The body ended (nil) or failed.
-        case finish(CurlClientError?)
+        case finish(UpstreamError?)
     }
 
     let mode: Mode
@@ -61,7 +63,7 @@ struct TransferStateMachine {
     private var readerWaiting = false
     private var overCap = false
     /// Set once the transfer ended; `.some(nil)` is a clean end.
-    private var ending: CurlClientError??
+    private var ending: UpstreamError??
     private var endingDelivered = false
 
     init(mode: Mode) {
@@ -110,12 +112,12 @@ struct TransferStateMachine {
     }
 
     /// The transfer ended: `error` is nil on success. `status` and `url` come from libcurl.
-    mutating func completed(error: CurlClientError?, status: Int, url: String) -> CompletionAction {
+    mutating func completed(error: UpstreamError?, status: Int, url: String) -> CompletionAction {
         guard ending == nil else { return .none }
         var error = error
         if overCap {
             if case .buffered(let cap) = mode {
-                error = CurlClientError(.tooLarge, "The response body from \(url) is larger than \(cap) bytes.")
+                error = UpstreamError(.tooLarge, "The response body from \(url) is larger than \(cap) bytes.")
             }
         }
         ending = .some(error)
@@ -131,7 +133,7 @@ struct TransferStateMachine {
             if !headDelivered {
                 endingDelivered = true
                 return .failHead(
-                    error ?? CurlClientError(.badResponse, "The response from \(url) ended without a complete head.")
+                    error ?? UpstreamError(.badResponse, "The response from \(url) ended without a complete head.")
                 )
             }
             if readerWaiting {

@@ -1,3 +1,5 @@
+public import FeedbackJSON
+
 /// The one error type of the service's API: what went wrong, in words a person can act on, and the HTTP status
 /// it maps to. Rendered as `application/problem+json` (RFC 9457) in one place, `problemBody`.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {

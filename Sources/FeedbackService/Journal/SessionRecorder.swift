@@ -2,6 +2,7 @@ import FeedbackLoop
 import Foundation
 import SessionJournal
 import Synchronization
+import SystemKit
 
 /// Journals one session's history in loop order: its creation, every reduced event (client events and the
 /// events of its effects) with its revision, and a snapshot every `snapshotInterval` revisions.

@@ -1,4 +1,6 @@
+import FeedbackJSON
 import SessionJournal
+import SystemKit
 
 /// Rebuilds a session of one concrete system from what the journal recovered: decodes the base state and every
 /// event after it, folds the events with the pure reducer, and starts the loop at the recovered revision, so
@@ -12,7 +14,7 @@ enum SessionRestorer {
         clientTypes: Set<String>,
         id: SessionID,
         inboxCapacity: Int,
-        environment: SystemEnvironment,
+        environment: SessionEnvironment,
         persistence: SessionPersistence
     ) throws(APIError) -> SystemSession<System> {
         var state: System.State

@@ -1,3 +1,4 @@
+public import FeedbackJSON
 public import FeedbackLoop
 
 /// One running session, whatever its system: what the API handlers talk to.

@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// A session's state at one revision, encoded once: what `GET /v1/sessions/{id}` answers and a POST returns.
 public struct SessionSnapshot: Sendable, Equatable {
     /// The revision and epoch.

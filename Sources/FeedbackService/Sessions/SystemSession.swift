@@ -1,8 +1,10 @@
 import Dispatch
+import FeedbackJSON
 import FeedbackLoop
 import Foundation
 import SessionJournal
 import Synchronization
+import SystemKit
 
 /// A session of one concrete system: its loop and the latest encoded state.
 ///
@@ -41,14 +43,14 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         state: System.State,
         revision: UInt64 = 0,
         inboxCapacity: Int,
-        environment: SystemEnvironment,
+        environment: SessionEnvironment,
         recorder: SessionRecorder<System>? = nil
     ) {
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
         self.epoch = epoch
-        loop = system.makeLoop(from: state, revision: revision, environment: environment)
+        loop = environment.makeLoop(of: system, from: state, revision: revision)
         self.recorder = recorder
         recorder?.attach(to: loop)
     }

@@ -1,4 +1,5 @@
 import Dispatch
+import FeedbackJSON
 import FeedbackLoop
 import HTTPServer
 

@@ -1,3 +1,4 @@
+import FeedbackJSON
 import HTTPServer
 
 /// What a client asked of `GET /v1/sessions/{id}/stream`: the mode, the selected parts and where to resume.

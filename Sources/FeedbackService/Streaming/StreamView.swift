@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// One way of looking at a session's states: the whole state, or a selection of parts (`?select=`). It keeps the
 /// last few distinct values with their revisions, so that a client behind by a little gets one patch, and frames
 /// each event once for every subscriber of the view.

@@ -1,5 +1,7 @@
+import FeedbackJSON
 import Foundation
 import SessionJournal
+public import SystemKit
 
 /// A registered system with its types erased: what the service lists and starts sessions of.
 public struct HostedSystem: Sendable {
@@ -8,10 +10,10 @@ public struct HostedSystem: Sendable {
     /// The entry of `GET /v1/systems`.
     let description: JSONValue
     private let start:
-        @Sendable (SessionID, UInt64, JSONValue?, Int, SystemEnvironment, SessionPersistence?) throws(APIError) ->
+        @Sendable (SessionID, UInt64, JSONValue?, Int, SessionEnvironment, SessionPersistence?) throws(APIError) ->
             any HostedSession
     private let restore:
-        @Sendable (RecoveredSession, SessionID, Int, SystemEnvironment, SessionPersistence) throws(APIError) ->
+        @Sendable (RecoveredSession, SessionID, Int, SessionEnvironment, SessionPersistence) throws(APIError) ->
             any HostedSession
 
     /// Wraps a system.
@@ -84,7 +86,7 @@ public struct HostedSystem: Sendable {
         epoch: UInt64,
         state: JSONValue?,
         inboxCapacity: Int,
-        environment: SystemEnvironment,
+        environment: SessionEnvironment,
         persistence: SessionPersistence? = nil
     ) throws(APIError) -> any HostedSession {
         try start(id, epoch, state, inboxCapacity, environment, persistence)
@@ -96,7 +98,7 @@ public struct HostedSystem: Sendable {
         _ recovered: RecoveredSession,
         id: SessionID,
         inboxCapacity: Int,
-        environment: SystemEnvironment,
+        environment: SessionEnvironment,
         persistence: SessionPersistence
     ) throws(APIError) -> any HostedSession {
         try restore(recovered, id, inboxCapacity, environment, persistence)

@@ -1,4 +1,6 @@
+import FeedbackJSON
 import Foundation
+import SystemKit
 
 /// Checks posted JSON events against a system: tagged by a `"type"` the clients may send, with the fields the
 /// system's `Event` needs. Every refusal says what was wrong and what is accepted.

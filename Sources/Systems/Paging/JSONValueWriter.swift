@@ -1,4 +1,5 @@
-import FeedbackService
+import FeedbackJSON
+import SystemKit
 
 /// Writes `JSONValue`s through an encoder's containers with their concrete `encode(String)`, `encode(Int64)`, ...
 /// calls, the same output as `JSONValue`'s own `Encodable` conformance.

@@ -1,7 +1,6 @@
-import CurlClient
 import FeedbackLoop
-import FeedbackService
 import Logging
+import Upstream
 
 /// The page a `paging` state asks for: what the fetch feedback reacts to. A new value cancels the fetch in flight.
 struct PageRequest: Equatable, Sendable {
@@ -102,7 +101,7 @@ struct PageFetch: AsyncSequence, Sendable {
             do {
                 let response = try await fetch.upstream.fetch(request)
                 return reader.read(response, url: url, pageNumber: fetch.request.number, query: fetch.request.query)
-            } catch let error as CurlClientError {
+            } catch let error as UpstreamError {
                 // A cancelled fetch or a client shutting down ends the effect without an event.
                 if error.code == .cancelled || error.code == .shutdown || Task.isCancelled { throw error }
                 return reader.read(error)

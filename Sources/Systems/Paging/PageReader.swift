@@ -1,6 +1,6 @@
-public import CurlClient
-import FeedbackService
+import FeedbackJSON
 import Foundation
+public import Upstream
 
 /// Turns upstream responses into pages, failures to retry, or failures to report, for one configured upstream.
 ///
@@ -74,7 +74,7 @@ public struct PageReader: Sendable {
     }
 
     /// What a transport failure means: most are worth another attempt, a few are not.
-    public func read(_ error: CurlClientError) -> Outcome {
+    public func read(_ error: UpstreamError) -> Outcome {
         switch error.code {
         case .invalidRequest, .tooLarge, .tooManyRedirects, .tlsFailure:
             return .fail(message: error.message)

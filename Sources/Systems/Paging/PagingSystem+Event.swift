@@ -1,4 +1,5 @@
-public import FeedbackService
+public import FeedbackJSON
+import SystemKit
 
 extension PagingSystem {
     /// One page as the fetch feedback read it.

@@ -1,4 +1,4 @@
-public import FeedbackService
+public import FeedbackJSON
 
 extension PagingSystem {
     /// What the list shows and what the fetch feedback should do next.

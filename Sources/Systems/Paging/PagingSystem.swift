@@ -1,5 +1,5 @@
 public import FeedbackLoop
-public import FeedbackService
+public import SystemKit
 
 /// The seeds' infinite list: a search over a paged upstream API, one page at a time.
 ///

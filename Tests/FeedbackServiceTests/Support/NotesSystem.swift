@@ -1,5 +1,6 @@
 import FeedbackLoop
 import FeedbackService
+import SystemKit
 
 /// A test-only system whose state holds client strings: a text, a list of items and a padding that makes states
 /// as large as a test needs.

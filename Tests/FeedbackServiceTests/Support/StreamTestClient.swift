@@ -1,6 +1,7 @@
 import CurlClient
 import Dispatch
 import Foundation
+import Upstream
 
 /// Runs blocking work (starting or stopping a process, a `curl` run) on a thread of its own, never on the
 /// cooperative pool.
@@ -13,11 +14,11 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 /// The session API over loopback through the project's own client (async, bounded by its timeouts).
 struct SessionAPIClient: Sendable {
     let base: String
-    let client: CurlClient
+    let client: CurlFetcher
 
     init(port: Int) {
         base = "http://127.0.0.1:\(port)"
-        client = CurlClient()
+        client = CurlFetcher()
     }
 
     /// Creates a session; returns its id.

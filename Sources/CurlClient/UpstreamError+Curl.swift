@@ -1,14 +1,15 @@
 import CCurl
+import Upstream
 
-extension CurlClientError {
+extension UpstreamError {
     /// Translates a libcurl result into an error a person can act on; nil for `CURLE_OK`.
     ///
     /// `detail` is libcurl's own sentence from `CURLOPT_ERRORBUFFER` (may be empty).
-    static func from(curlCode code: CURLcode, url: String, detail: String) -> CurlClientError? {
+    static func from(curlCode code: CURLcode, url: String, detail: String) -> UpstreamError? {
         guard code != CURLE_OK else { return nil }
         let reason = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
         let (kind, sentence) = describe(code, url: url)
-        return CurlClientError(kind, "\(sentence) (libcurl: \(reason))")
+        return UpstreamError(kind, "\(sentence) (libcurl: \(reason))")
     }
 
     private static func describe(_ code: CURLcode, url: String) -> (Code, String) {

@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FeedbackService
+@testable import FeedbackJSON
 
 struct JSONPatchTests {
     private func json(_ text: String) throws -> JSONValue {

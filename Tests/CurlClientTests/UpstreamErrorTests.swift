@@ -1,11 +1,12 @@
 import CCurl
 import Testing
+import Upstream
 
 @testable import CurlClient
 
-struct CurlClientErrorTests {
+struct UpstreamErrorTests {
     @Test(arguments: [
-        (CURLE_COULDNT_RESOLVE_HOST, CurlClientError.Code.couldNotResolve),
+        (CURLE_COULDNT_RESOLVE_HOST, UpstreamError.Code.couldNotResolve),
         (CURLE_COULDNT_CONNECT, .couldNotConnect),
         (CURLE_OPERATION_TIMEDOUT, .timedOut),
         (CURLE_FILESIZE_EXCEEDED, .tooLarge),
@@ -16,18 +17,18 @@ struct CurlClientErrorTests {
         (CURLE_GOT_NOTHING, .badResponse),
         (CURLE_RECV_ERROR, .connectionFailed),
     ])
-    func curlResultsMapToActionableCodes(result: CURLcode, code: CurlClientError.Code) {
-        let error = CurlClientError.from(curlCode: result, url: "http://upstream.test/x", detail: "")
+    func curlResultsMapToActionableCodes(result: CURLcode, code: UpstreamError.Code) {
+        let error = UpstreamError.from(curlCode: result, url: "http://upstream.test/x", detail: "")
         #expect(error?.code == code)
         #expect(error?.message.contains("http://upstream.test/x") == true)
     }
 
     @Test func successIsNoError() {
-        #expect(CurlClientError.from(curlCode: CURLE_OK, url: "u", detail: "") == nil)
+        #expect(UpstreamError.from(curlCode: CURLE_OK, url: "u", detail: "") == nil)
     }
 
     @Test func libcurlDetailIsKept() {
-        let error = CurlClientError.from(
+        let error = UpstreamError.from(
             curlCode: CURLE_COULDNT_RESOLVE_HOST,
             url: "http://h/",
             detail: "no such host h"

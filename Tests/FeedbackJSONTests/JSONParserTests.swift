@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-@testable import FeedbackService
+@testable import FeedbackJSON
 
 /// The strict JSON parser behind every request body: what it accepts agrees with Foundation, what it refuses it
 /// explains with a place.

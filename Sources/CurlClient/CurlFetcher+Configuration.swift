@@ -1,13 +1,13 @@
-extension CurlClient {
+extension CurlFetcher {
     /// Limits and timeouts that apply to every request of one client.
     ///
     /// A value type: safe to pass anywhere. Timeouts are in milliseconds; 0 disables the timeout.
     public struct Configuration: Sendable, Hashable {
         /// How long to wait for a TCP (and TLS) connection.
         public var connectTimeoutMilliseconds: Int
-        /// The longest a buffered ``CurlClient/fetch(_:)`` may take, from start to the last body byte.
+        /// The longest a buffered ``CurlFetcher/fetch(_:)`` may take, from start to the last body byte.
         public var totalTimeoutMilliseconds: Int
-        /// The longest a ``CurlClient/stream(_:)`` may take in total; 0 (the default) lets streams run for as long
+        /// The longest a ``CurlFetcher/stream(_:)`` may take in total; 0 (the default) lets streams run for as long
         /// as data keeps coming, watched by the low-speed limit.
         public var streamTotalTimeoutMilliseconds: Int
         /// A transfer slower than this many bytes per second for ``lowSpeedTimeSeconds`` fails as timed out.
@@ -15,7 +15,7 @@ extension CurlClient {
         public var lowSpeedBytesPerSecond: Int
         /// The period over which ``lowSpeedBytesPerSecond`` is measured.
         public var lowSpeedTimeSeconds: Int
-        /// The largest decoded body ``CurlClient/fetch(_:)`` accepts.
+        /// The largest decoded body ``CurlFetcher/fetch(_:)`` accepts.
         public var maxBodyBytes: Int
         /// The longest line ``UpstreamStream/lines`` accepts.
         public var maxLineBytes: Int

@@ -1,6 +1,7 @@
 import CCurl
 public import Logging
 public import Metrics
+public import Upstream
 
 /// An HTTP client for upstream APIs, built on libcurl's multi interface and Dispatch.
 ///
@@ -13,7 +14,7 @@ public import Metrics
 ///
 /// Lifecycle: call ``shutdown()`` before dropping the last reference. Nothing is cleaned up from `deinit`;
 /// a client dropped without ``shutdown()`` leaks its multi handle and its sockets.
-public final class CurlClient: UpstreamFetching, Sendable {
+public final class CurlFetcher: UpstreamFetching, Sendable {
     /// The limits and timeouts this client applies.
     public let configuration: Configuration
     let driver: MultiDriver
@@ -42,7 +43,7 @@ public final class CurlClient: UpstreamFetching, Sendable {
 
     /// Sends the request and returns the whole response, its body decoded and at most `maxBodyBytes` long.
     ///
-    /// An HTTP error status is a response, not an error. Throws ``CurlClientError``.
+    /// An HTTP error status is a response, not an error. Throws ``UpstreamError``.
     public func fetch(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let transfer = Transfer(request: request, mode: .buffered(maxBodyBytes: configuration.maxBodyBytes))
         let driver = self.driver
@@ -63,7 +64,7 @@ public final class CurlClient: UpstreamFetching, Sendable {
     ///
     /// While the reader falls behind by more than `streamBufferBytes`, the transfer is paused (no reads from the
     /// socket) until it catches up. Streams have no total timeout unless configured, only the low-speed limit.
-    /// Cancelling this call, or the task reading the body, cancels the transfer. Throws ``CurlClientError``.
+    /// Cancelling this call, or the task reading the body, cancels the transfer. Throws ``UpstreamError``.
     public func stream(_ request: UpstreamRequest) async throws -> UpstreamStream {
         let transfer = Transfer(request: request, mode: .streaming(bufferBytes: configuration.streamBufferBytes))
         let driver = self.driver
@@ -80,7 +81,7 @@ public final class CurlClient: UpstreamFetching, Sendable {
         return UpstreamStream(head: head, source: StreamSource(driver: driver, transfer: transfer))
     }
 
-    /// Stops the client: in-flight requests fail with ``CurlClientError/Code/shutdown``, connections close, and the
+    /// Stops the client: in-flight requests fail with ``UpstreamError/Code/shutdown``, connections close, and the
     /// multi handle is released. Returns when every socket is closed. Later requests fail with `shutdown`.
     public func shutdown() async {
         let driver = self.driver

@@ -1,8 +1,8 @@
-/// The one error type of the CurlClient module: what went wrong with an upstream request, in words a person can act on.
+/// The one error type of upstream fetching: what went wrong with an upstream request, in words a person can act on.
 ///
 /// An HTTP error status (404, 503, ...) is not an error: it arrives as an ``UpstreamResponse``.
 /// A value type: safe to pass anywhere.
-public struct CurlClientError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct UpstreamError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What kind of failure happened.
     public enum Code: String, Sendable, Hashable, CaseIterable {
         /// The request itself is unusable (bad URL, a protocol other than http or https).

@@ -1,8 +1,6 @@
-public import CurlClient
-import Dispatch
 public import FeedbackLoop
 public import Logging
-import Metrics
+public import Upstream
 
 /// A feedback system the service can host: a name, a `Codable` state and events, an initial state, a pure reducer
 /// and feedbacks. A library user conforms a type to this and registers an instance with the service; the
@@ -47,8 +45,6 @@ public struct SystemEnvironment: Sendable {
     /// The base URL of this server's own listener (`http://127.0.0.1:8080`), for feedbacks that fetch what the
     /// server itself serves (the demo catalog); nil when no server listens (a loop in a test).
     public var localBaseURL: String?
-    /// Times every reduce of the session's loop (`feedbackhost_reduce_duration_seconds`); nil outside a server.
-    var reduceTimer: Timer?
 
     /// Creates an environment.
     public init(
@@ -72,15 +68,6 @@ extension FeedbackSystem {
         revision: UInt64 = 0,
         environment: SystemEnvironment
     ) -> Loop<State, Event> {
-        guard let timer = environment.reduceTimer else {
-            return Loop(initial: state, revision: revision, reduce: Self.reduce, feedbacks: feedbacks(environment))
-        }
-        // Two monotonic clock reads and one histogram update per event, under the loop's lock.
-        let timed: @Sendable (inout State, Event) -> Void = { state, event in
-            let start = DispatchTime.now().uptimeNanoseconds
-            Self.reduce(&state, event)
-            timer.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
-        }
-        return Loop(initial: state, revision: revision, reduce: timed, feedbacks: feedbacks(environment))
+        Loop(initial: state, revision: revision, reduce: Self.reduce, feedbacks: feedbacks(environment))
     }
 }

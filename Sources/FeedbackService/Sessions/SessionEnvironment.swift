@@ -1,0 +1,38 @@
+import Dispatch
+import FeedbackLoop
+import Metrics
+import SystemKit
+
+/// What the service gives a session beyond what its system sees: the system's own environment, and the timer
+/// every reduce of the session's loop is measured with (`feedbackhost_reduce_duration_seconds`).
+///
+/// A value type: safe to pass anywhere.
+struct SessionEnvironment: Sendable {
+    /// Handed to the system's feedbacks.
+    var system: SystemEnvironment
+    /// Times every reduce; nil leaves the reducer unwrapped.
+    var reduceTimer: Timer? = nil
+
+    /// Starts a loop of `system` from `state` at `revision`, its reducer timed when there is a timer.
+    func makeLoop<System: FeedbackSystem>(
+        of system: System,
+        from state: System.State,
+        revision: UInt64
+    ) -> Loop<System.State, System.Event> {
+        guard let timer = reduceTimer else {
+            return system.makeLoop(from: state, revision: revision, environment: self.system)
+        }
+        // Two monotonic clock reads and one histogram update per event, under the loop's lock.
+        let timed: @Sendable (inout System.State, System.Event) -> Void = { state, event in
+            let start = DispatchTime.now().uptimeNanoseconds
+            System.reduce(&state, event)
+            timer.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
+        }
+        return Loop(
+            initial: state,
+            revision: revision,
+            reduce: timed,
+            feedbacks: system.feedbacks(self.system)
+        )
+    }
+}

@@ -1,0 +1,186 @@
+(function () {
+  "use strict";
+  const $ = (id) => document.getElementById(id);
+  const labels = { connecting: "connecting…", live: "live", reconnecting: "reconnecting…", ended: "ended",
+    closed: "closed", idle: "no session" };
+  let systems = [];
+  let current = null;
+  let attaching = 0;
+
+  function setBadge(status) {
+    const badge = $("connection");
+    badge.dataset.status = status;
+    badge.textContent = labels[status] || status;
+  }
+
+  function showError(error, source) {
+    const box = $("error");
+    if (!error) { box.hidden = true; box.textContent = ""; return; }
+    box.dataset.source = source || "page";
+    const problem = error.problem;
+    box.textContent = (problem && problem.title ? problem.title + ": " : "") + error.message;
+    box.hidden = false;
+  }
+
+  function notice(text) {
+    $("notice").textContent = text || "";
+    $("notice").hidden = !text;
+  }
+
+  function send(event) {
+    if (!current) return Promise.resolve();
+    return current.session.send(event).then(() => showError(null), showError);
+  }
+
+  function renderSystems() {
+    const list = $("systems");
+    list.replaceChildren(...systems.map((system) => {
+      const button = el("button", { type: "button", class: "primary", id: "start-" + system.name }, "Start");
+      button.addEventListener("click", () => start(system.name));
+      return el("li", { "data-system": system.name }, el("div", { class: "name" }, system.name),
+        el("p", {}, system.description), button);
+    }));
+  }
+
+  async function loadSystems() {
+    try {
+      systems = await FeedbackHost.systems();
+    } catch (error) {
+      $("systems").replaceChildren(el("li", { class: "error" }, "Cannot list systems: " + error.message));
+      setTimeout(loadSystems, 2000);
+      return;
+    }
+    renderSystems();
+    if (location.hash.length > 1) attach(location.hash.slice(1));
+  }
+
+  async function start(name) {
+    try {
+      const created = await FeedbackHost.create(name);
+      location.hash = created.id;
+    } catch (error) {
+      $("session").hidden = false;
+      showError(error);
+    }
+  }
+
+  function detach() {
+    if (current) current.session.close();
+    current = null;
+    setBadge("idle");
+    notice(null);
+    showError(null);
+  }
+
+  /** After a restart the server may no longer know the session: make it again (same id when it can). */
+  async function recreate(session) {
+    if (!current || current.session !== session) return null;
+    const name = current.system.name;
+    let created;
+    try {
+      created = await FeedbackHost.create(name, { id: session.id });
+    } catch (error) {
+      if (error.status !== 404 && error.status !== 405) throw error;
+      created = await FeedbackHost.create(name);
+    }
+    history.replaceState(null, "", "#" + created.id);
+    $("session-id").textContent = created.id;
+    notice("The server no longer had session " + session.id + " (restarted?): " + (created.id === session.id
+      ? "made it again, from its initial state." : "continuing with a new " + name + " session."));
+    return created.id;
+  }
+
+  async function attach(id) {
+    detach();
+    const token = ++attaching;
+    let snapshot;
+    try {
+      snapshot = await FeedbackHost.snapshot(id);
+    } catch (error) {
+      if (token !== attaching) return;
+      if (error.status === 404) history.replaceState(null, "", location.pathname);
+      $("session").hidden = false;
+      showError(error);
+      return;
+    }
+    if (token !== attaching) return; // another session was picked meanwhile
+    const system = systems.find((s) => s.name === snapshot.system);
+    if (!system) return showError(new Error("unknown system " + snapshot.system));
+    for (const li of $("systems").children) li.classList.toggle("active", li.dataset.system === system.name);
+    $("session").hidden = false;
+    $("session-system").textContent = system.name;
+    $("session-id").textContent = snapshot.id;
+    $("session-rev").textContent = snapshot.rev;
+    renderExamples(system);
+    const factory = pageViews[system.name];
+    const view = factory ? factory(send, system) : null;
+    $("view").replaceChildren(...(view ? [view.element] : []));
+    const render = (state, rev) => {
+      $("session-rev").textContent = rev;
+      $("state-json").textContent = JSON.stringify(state, null, 2);
+      if (view) view.update(state);
+    };
+    render(snapshot.state, snapshot.rev);
+    const session = FeedbackHost.open(snapshot.id, {
+      mode: "patch",
+      recreate,
+      onState: render,
+      onStatus: (status) => {
+        setBadge(status);
+        if (status === "live" && $("error").dataset.source === "stream") showError(null);
+      },
+      onEnded: (reason) => notice("The session ended (" + reason + "). Start another one."),
+      onError: (error) => {
+        if (error instanceof FeedbackHost.ProblemError) showError(error, "stream");
+      },
+    });
+    current = { system, session, view };
+    setBadge(session.status);
+  }
+
+  function renderExamples(system) {
+    const examples = system.exampleEvents || [];
+    $("examples").replaceChildren(...examples.map((example, index) => {
+      const fields = Object.keys(example).filter((k) => k !== "type").map((k) => k + ": " +
+        JSON.stringify(example[k]));
+      const button = el("button", { type: "button", id: "example-" + index },
+        example.type + (fields.length ? " (" + fields.join(", ") + ")" : ""));
+      button.addEventListener("click", () => send(example));
+      return button;
+    }));
+    const select = $("event-type");
+    select.replaceChildren(...(system.clientEvents || []).map((type) => el("option", { value: type }, type)));
+    const fill = () => {
+      const example = examples.find((e) => e.type === select.value) || { type: select.value };
+      $("event-json").value = JSON.stringify(example);
+    };
+    select.onchange = fill;
+    fill();
+  }
+
+  $("custom-event").addEventListener("submit", (submit) => {
+    submit.preventDefault();
+    let event;
+    try {
+      event = JSON.parse($("event-json").value);
+    } catch (error) {
+      return showError(new Error("not JSON: " + error.message));
+    }
+    send(event);
+  });
+  $("reconnect").addEventListener("click", () => { if (current) current.session.reconnect(); });
+  $("end-session").addEventListener("click", async () => {
+    if (!current) return;
+    const session = current.session;
+    detach();
+    await session.delete().catch(showError);
+    history.replaceState(null, "", location.pathname);
+    $("session").hidden = true;
+    for (const li of $("systems").children) li.classList.remove("active");
+  });
+  window.addEventListener("hashchange", () => {
+    const id = location.hash.slice(1);
+    if (id && (!current || current.session.id !== id)) attach(id);
+  });
+  loadSystems();
+})();
