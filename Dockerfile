@@ -11,6 +11,7 @@ WORKDIR /src
 COPY Package.swift ./
 RUN swift package resolve
 COPY Sources ./Sources
+COPY Plugins ./Plugins
 # The Swift runtime libraries are no Debian packages: link them statically so that the runtime stage needs none.
 RUN swift build -c release --static-swift-stdlib --product feedback-host \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/feedback-host" /out/feedback-host

@@ -46,14 +46,16 @@ let package = Package(
         .executableTarget(
             name: "CurlBenchmark",
             dependencies: [
-                .product(name: "CurlClient", package: "FeedbackHost")
+                .product(name: "CurlClient", package: "FeedbackHost"),
+                .product(name: "Upstream", package: "FeedbackHost"),
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
         .executableTarget(
             name: "PagingBenchmark",
             dependencies: [
-                .product(name: "CurlClient", package: "FeedbackHost")
+                .product(name: "CurlClient", package: "FeedbackHost"),
+                .product(name: "Upstream", package: "FeedbackHost"),
             ]
         ),
         .executableTarget(

@@ -98,7 +98,7 @@ class DeploymentFilesTests(unittest.TestCase):
 
     def test_dockerignore_keeps_build_products_out_of_the_context(self):
         lines = read(".dockerignore").split()
-        self.assertEqual(lines[lines.index("*"):][:3], ["*", "!Package.swift", "!Sources/"])
+        self.assertEqual(lines[lines.index("*"):][:4], ["*", "!Package.swift", "!Sources/", "!Plugins/"])
 
     def test_environment_variables_everywhere_are_keys_the_server_reads(self):
         known = server_config_keys()

@@ -1,6 +1,7 @@
 import CurlClient
 import Foundation
 import FoundationNetworking
+import Upstream
 
 /// One measured run of one client in this process: warm-up, then `total` GETs with `concurrency` in flight.
 struct ClientRun {

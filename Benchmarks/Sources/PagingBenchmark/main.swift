@@ -1,6 +1,7 @@
 import CurlClient
 import Foundation
 import Synchronization
+import Upstream
 
 // PagingBenchmark: SESSIONS paging sessions of the release feedback-host, each paging through PAGES pages of the
 // built-in demo catalog at once. Each session posts `search` (then `loadNextPage`) and polls its snapshot with
