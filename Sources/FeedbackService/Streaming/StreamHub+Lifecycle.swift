@@ -21,16 +21,18 @@ extension StreamHub {
     /// sends it what it is missing.
     func subscribe(_ stream: ResponseStream, request: StreamRequest) {
         queue.async { [self] in
-            guard !finished, !drained else {
-                if let ended { stream.write(StreamFrame.ended(ended)) }
+            switch lifecycle.subscribe() {
+            case .refuse(let reason):
+                if let reason { stream.write(StreamFrame.ended(reason)) }
                 stream.finish()
                 release()
-                registry.metrics.closed(ended.map(Self.closeReason) ?? .shutdown)
+                registry.metrics.closed(reason.map(Self.closeReason) ?? .shutdown)
                 return
+            case .handOver:
+                return handOver(stream, request: request)
+            case .add(let follow):
+                if follow { self.follow() }
             }
-            if retired { return handOver(stream, request: request) }
-            if subscribers.isEmpty { lingerGeneration &+= 1 }
-            follow()
             let now = DispatchTime.now().uptimeNanoseconds
             let view = view(for: request.select)
             view.subscriberCount += 1
@@ -102,7 +104,7 @@ extension StreamHub {
         if view !== whole, view.subscriberCount == 0 {
             selections[StreamView.key(view.select)] = nil
         }
-        if subscribers.isEmpty, !finished { retireLater() }
+        if subscribers.isEmpty { retireLater() }
         release()
     }
 
@@ -144,9 +146,7 @@ extension StreamHub {
     /// Without a reason (shutdown) the streams close without an event, and clients reconnect elsewhere.
     func end(_ reason: StreamFrame.EndReason?) {
         queue.async { [self] in
-            guard !finished else { return }
-            ended = reason
-            finished = true
+            guard lifecycle.end(reason) else { return }
             unfollow()
             let frame = reason.map(StreamFrame.ended) ?? []
             let streams = subscribers
@@ -170,7 +170,7 @@ extension StreamHub {
     /// load balancer has time to notice.
     func drain(over window: Duration, done: @escaping @Sendable () -> Void) {
         queue.async { [self] in
-            drained = true
+            lifecycle.drain()
             let streams = subscribers.shuffled()
             guard !streams.isEmpty else { return done() }
             let slices = min(streams.count, 50)

@@ -38,16 +38,10 @@ final class StreamHub: @unchecked Sendable {
     var subscribers: [StreamSubscriber] = []
     let whole: StreamView
     var selections: [String: StreamView] = [:]
-    var ended: StreamFrame.EndReason?
-    /// Ended (with or without a reason): no state is sent any more.
-    var finished = false
-    var drained = false
+    /// Idle, following, lingering, retired, ended or draining: what a subscriber, a linger or an end does.
+    var lifecycle = HubLifecycle()
     /// The loop observation that feeds `publish`, while the hub follows the session.
     var observation: Observation?
-    /// Bumped whenever the subscriber list changes from or to empty, so a linger that ends late does nothing.
-    var lingerGeneration = 0
-    /// Left the registry after its linger: streams that still arrive go to the session's new hub.
-    var retired = false
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
     /// Subscribers held back, so that a catch-up with none skips the scan.
@@ -97,7 +91,7 @@ final class StreamHub: @unchecked Sendable {
     /// the observation delivers that are not newer are ignored).
     func follow() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard observation == nil, !finished, let session else { return }
+        guard observation == nil, !lifecycle.isEnded, let session else { return }
         observation = session.observeSnapshots { [weak self] snapshot in
             self?.publish(rev: snapshot.rev, json: snapshot.state)
         }
@@ -123,19 +117,17 @@ final class StreamHub: @unchecked Sendable {
     /// to that hub (`subscribe`).
     func retireLater() {
         dispatchPrecondition(condition: .onQueue(queue))
-        lingerGeneration &+= 1
-        let generation = lingerGeneration
+        guard let number = lifecycle.lastSubscriberLeft() else { return }
         let linger = registry.configuration.linger.wholeNanoseconds
         queue.asyncAfter(deadline: .now() + .nanoseconds(linger)) { [weak self] in
-            guard let self, generation == lingerGeneration, subscribers.isEmpty, !finished, !retired else { return }
+            guard let self, lifecycle.lingerEnded(number) else { return }
             unfollow()
-            retired = true
             registry.remove(self)
         }
     }
 
     private func apply(rev: UInt64, json: [UInt8]) {
-        guard !finished, whole.latestRev.map({ rev > $0 }) ?? true else { return }
+        guard !lifecycle.isEnded, whole.latestRev.map({ rev > $0 }) ?? true else { return }
         var parsed: JSONValue?
         let value = { () -> JSONValue in
             if let parsed { return parsed }
