@@ -43,7 +43,7 @@ final class MultiDriver: @unchecked Sendable {
         self.sockets = SocketWatcher(queue: queue) { [unowned self] fd, flags in
             self.socketAction(fd, flags)
         }
-        sockets.onDrained = { [unowned self] in self.finishShutdownIfDone() }
+        sockets.onLastSocketGone = { [unowned self] in self.finishShutdownIfDone() }
         timer.setEventHandler { [unowned self] in self.socketAction(fh_socket_timeout(), 0) }
         timer.setCancelHandler { [unowned self] in
             self.timerCancelled = true
@@ -130,7 +130,7 @@ final class MultiDriver: @unchecked Sendable {
             return
         }
         guard let easy = transfer.easy, transfers[easy] != nil else {
-            // Already finished; a stream's reader may still drain what was buffered.
+            // Already finished; a stream's reader may still read what was buffered.
             return
         }
         detach(
@@ -165,10 +165,10 @@ final class MultiDriver: @unchecked Sendable {
         guard let multi else { return }
         var running: Int32 = 0
         curl_multi_socket_action(multi, fd, flags, &running)
-        drainMessages()
+        collectFinishedTransfers()
     }
 
-    private func drainMessages() {
+    private func collectFinishedTransfers() {
         guard let multi else { return }
         var left: Int32 = 0
         while let message = curl_multi_info_read(multi, &left) {

@@ -27,7 +27,7 @@ final class SocketWatcher {
     /// Called on the queue when a watched socket is ready: the fd and `CURL_CSELECT_IN` or `CURL_CSELECT_OUT`.
     private let onReady: (Int32, Int32) -> Void
     /// Called on the queue whenever the last entry went away.
-    var onDrained: (() -> Void)?
+    var onLastSocketGone: (() -> Void)?
 
     init(queue: DispatchQueue, onReady: @escaping (Int32, Int32) -> Void) {
         self.queue = queue
@@ -113,7 +113,7 @@ final class SocketWatcher {
     private func store(_ entry: Entry, for fd: Int32) {
         if entry.read == nil, entry.write == nil, entry.liveSources == 0, !entry.closeRequested {
             entries[fd] = nil
-            if entries.isEmpty { onDrained?() }
+            if entries.isEmpty { onLastSocketGone?() }
         } else {
             entries[fd] = entry
         }
