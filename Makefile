@@ -61,7 +61,7 @@ test: deps lint
 	# and other suites running beside them on 2 cores would disturb that. The whole run takes under a minute.
 	swift test --skip-build --no-parallel $(SWIFT_TEST_FLAGS)
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
-	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
+	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 bench: deps
@@ -92,4 +92,4 @@ cluster-test: deps
 # The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
 deployment-test: deps
 	swift build --product feedback-host
-	FEEDBACKHOST_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
+	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py

@@ -3,7 +3,7 @@
 
 The Kubernetes manifests, docker-compose.yml, HAProxy and nginx configurations must name the image, port, user,
 configuration keys and probe paths that the Dockerfile and the server really use; the probe paths are checked on
-a running feedback-host (FEEDBACKHOST_BINARY, default .build/debug/feedback-host), the proxy configurations with
+a running feedback-host (SERVER_BINARY, default .build/debug/feedback-host), the proxy configurations with
 `haproxy -c` and `nginx -t`.
 """
 
@@ -48,25 +48,32 @@ def kubernetes_objects():
     return objects
 
 
+def server_settings():
+    """Every setting the server takes, with its default, as `feedback-host --help` lists them (the binary is the
+    source of truth: it refuses any other flag or FEEDBACKHOST_ variable)."""
+    binary = os.environ.get("SERVER_BINARY")
+    if not binary:
+        raise unittest.SkipTest("SERVER_BINARY is not set")
+    text = subprocess.run([binary, "--help"], capture_output=True, text=True, timeout=30, check=True).stdout
+    settings = {}
+    for flag, default in re.findall(r"^  --([a-z0-9-]+) \(.*; default (\S+)\)$", text, re.M):
+        settings[flag.replace("-", ".")] = default
+    return settings
+
+
 def server_config_keys():
-    """Every key the server reads through swift-configuration, as FEEDBACKHOST_ environment variable names."""
-    keys = set()
-    for path in glob.glob(os.path.join(ROOT, "Sources", "**", "*.swift"), recursive=True):
-        with open(path) as handle:
-            keys.update(re.findall(r'forKey: "([a-z.]+)"', handle.read()))
-    return {"FEEDBACKHOST_" + key.replace(".", "_").upper() for key in keys}
+    """Every key the server reads, as FEEDBACKHOST_ environment variable names."""
+    return {"FEEDBACKHOST_" + key.replace(".", "_").upper() for key in server_settings()}
 
 
 def heartbeat_seconds():
     """The server's default SSE heartbeat interval: every proxy timeout on a stream must be longer."""
-    text = read("Sources/FeedbackService/ServiceApplication.swift")
-    return int(re.search(r'forKey: "stream\.heartbeat\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
+    return int(server_settings()["stream.heartbeat.ms"]) / 1000
 
 
 def drain_seconds():
     """The shutdown deadline feedback-host gives itself after SIGTERM."""
-    text = read("Sources/FeedbackService/ServiceApplication.swift")
-    return int(re.search(r'forKey: "shutdown\.deadline\.ms", default: ([\d_]+)', text).group(1).replace("_", "")) / 1000
+    return int(server_settings()["shutdown.deadline.ms"]) / 1000
 
 
 class DeploymentFilesTests(unittest.TestCase):
@@ -232,7 +239,7 @@ class DeploymentFilesTests(unittest.TestCase):
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
 
     def test_probe_and_health_check_paths_answer_200_on_the_server(self):
-        binary = os.environ.get("FEEDBACKHOST_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
         paths = {self.container["readinessProbe"]["httpGet"]["path"], self.container["livenessProbe"]["httpGet"]["path"]}
         paths.update(re.findall(r"http-check send meth GET uri (\S+)", self.haproxy))
         paths.update(re.findall(r"GET (/\w+) HTTP/1\.1", " ".join(self.runtime.healthcheck)))
@@ -248,7 +255,7 @@ class DeploymentFilesTests(unittest.TestCase):
             self.assertEqual(replica.stop(), 0)
 
     def test_the_health_check_command_passes_on_a_serving_replica_and_fails_on_a_stopped_one(self):
-        binary = os.environ.get("FEEDBACKHOST_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
         command = self.runtime.healthcheck
         self.assertNotIn("curl", " ".join(command))
         replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"], name="feedback-host")

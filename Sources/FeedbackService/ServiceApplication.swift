@@ -20,6 +20,9 @@ import SystemKit
 /// the server itself serves the demo catalog at `/demo/catalog`.
 /// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us` (see `openJournal(reader:logger:)`).
 public final class ServiceApplication: Sendable {
+    /// This build's version, printed by `feedback-host --version`.
+    public static let version = "0.4.0"
+
     /// The HTTP server, not yet started.
     public let server: HTTPServer
     /// The session API.
@@ -75,19 +78,19 @@ public final class ServiceApplication: Sendable {
         var metricsFactory = PrometheusMetricsFactory(registry: registry)
         metricsFactory.valueHistogramBuckets.merge(SessionJournal.batchSizeBuckets) { mine, _ in mine }
         let journaled = try openJournal(reader: reader, logger: logger, metricsFactory: metricsFactory)
-        let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
+        let cors = reader.list(.corsOrigins)
         let configuration = ServiceConfiguration(
-            maxSessions: reader.int(forKey: "max.sessions", default: 100_000),
-            maxEventBodyBytes: reader.int(forKey: "max.event.body.bytes", default: 64 * 1024),
-            maxEventsPerBatch: reader.int(forKey: "max.events.per.batch", default: 100),
-            inboxCapacity: reader.int(forKey: "inbox.size", default: 1000),
+            maxSessions: reader.int(.maxSessions),
+            maxEventBodyBytes: reader.int(.maxEventBodyBytes),
+            maxEventsPerBatch: reader.int(.maxEventsPerBatch),
+            inboxCapacity: reader.int(.inboxSize),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
-            sessionIdleTTL: .milliseconds(reader.int(forKey: "session.ttl.ms", default: 3_600_000)),
+            sessionIdleTTL: .milliseconds(reader.int(.sessionTTL)),
             streams: streamConfiguration(reader)
         )
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
-        let host = reader.string(forKey: "host", default: "127.0.0.1")
+        let host = reader.string(.host)
         let localBaseURL = LocalBaseURL(host: host)
         let service = SessionService(
             configuration: configuration,
@@ -119,13 +122,13 @@ public final class ServiceApplication: Sendable {
         let server = HTTPServer(
             configuration: HTTPServerConfiguration(
                 host: host,
-                port: reader.int(forKey: "port", default: 8080),
-                maxConnections: reader.int(forKey: "max.connections", default: 10_000),
-                writeTimeout: .milliseconds(reader.int(forKey: "stream.stall.ms", default: 30_000)),
-                streamHighWaterMark: reader.int(forKey: "stream.highwater.bytes", default: 256 * 1024),
+                port: reader.int(.port),
+                maxConnections: reader.int(.maxConnections),
+                writeTimeout: .milliseconds(reader.int(.streamStall)),
+                streamHighWaterMark: reader.int(.streamHighWater),
                 // Off by default: a deflate stream per subscriber costs ~12 KiB and one compression per event per
                 // subscriber, where uncompressed frames are shared by all.
-                compressStreams: reader.bool(forKey: "stream.gzip", default: false),
+                compressStreams: reader.bool(.streamGzip),
                 metricsFactory: metricsFactory
             ),
             router: router,
@@ -135,8 +138,8 @@ public final class ServiceApplication: Sendable {
             server: server,
             service: service,
             upstream: upstream,
-            shutdownDeadline: .milliseconds(reader.int(forKey: "shutdown.deadline.ms", default: 10_000)),
-            shutdownDelay: .milliseconds(reader.int(forKey: "shutdown.delay.ms", default: 0)),
+            shutdownDeadline: .milliseconds(reader.int(.shutdownDeadline)),
+            shutdownDelay: .milliseconds(reader.int(.shutdownDelay)),
             localBaseURL: localBaseURL,
             logger: logger
         )
@@ -146,12 +149,12 @@ public final class ServiceApplication: Sendable {
     /// `stream.retry.ms`, `stream.linger.ms`.
     static func streamConfiguration(_ reader: ConfigReader) -> StreamConfiguration {
         StreamConfiguration(
-            heartbeat: .milliseconds(reader.int(forKey: "stream.heartbeat.ms", default: 15_000)),
-            maxPerSession: reader.int(forKey: "stream.max.per.session", default: 10_000),
-            maxTotal: reader.int(forKey: "stream.max.total", default: 50_000),
-            drainWindow: .milliseconds(reader.int(forKey: "stream.drain.ms", default: 5_000)),
-            retry: .milliseconds(reader.int(forKey: "stream.retry.ms", default: 2_000)),
-            linger: .milliseconds(reader.int(forKey: "stream.linger.ms", default: 30_000))
+            heartbeat: .milliseconds(reader.int(.streamHeartbeat)),
+            maxPerSession: reader.int(.streamMaxPerSession),
+            maxTotal: reader.int(.streamMaxTotal),
+            drainWindow: .milliseconds(reader.int(.streamDrain)),
+            retry: .milliseconds(reader.int(.streamRetry)),
+            linger: .milliseconds(reader.int(.streamLinger))
         )
     }
 

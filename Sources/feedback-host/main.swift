@@ -6,12 +6,34 @@ import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
 
+// Mistakes stop the start: an unknown flag or variable, an ill-typed or out-of-range value.
+do {
+    switch try ConfigurationCheck.check(
+        arguments: CommandLine.arguments,
+        environment: ProcessInfo.processInfo.environment,
+        settings: Setting.all
+    ) {
+    case .help:
+        FileHandle.standardOutput.write(Data(ConfigurationCheck.help(for: Setting.all).utf8))
+        exit(0)
+    case .version:
+        FileHandle.standardOutput.write(Data("feedback-host \(ServiceApplication.version)\n".utf8))
+        exit(0)
+    case .run:
+        break
+    }
+} catch {
+    FileHandle.standardError.write(
+        Data("feedback-host: cannot start:\n\(error.problems.map { "  " + $0 }.joined(separator: "\n"))\n".utf8)
+    )
+    exit(2)
+}
 let reader = ServiceApplication.defaultReader(
     arguments: CommandLine.arguments,
     environment: ProcessInfo.processInfo.environment
 )
-let logLevel = Logger.Level(rawValue: reader.string(forKey: "log.level", default: "info")) ?? .info
-let jsonLogs = reader.string(forKey: "log.format", default: "text") == "json"
+let logLevel = Logger.Level(rawValue: reader.string(.logLevel)) ?? .info
+let jsonLogs = reader.string(.logFormat) == "json"
 LoggingSystem.bootstrap { label in
     if jsonLogs { return JSONLogHandler(label: label, logLevel: logLevel) }
     var handler = StreamLogHandler.standardError(label: label)
@@ -61,7 +83,7 @@ let group = ServiceGroup(
     configuration: ServiceGroupConfiguration(
         services: [
             ListeningAnnouncement(
-                line: "listening on http://\(reader.string(forKey: "host", default: "127.0.0.1")):\(port)\n"
+                line: "listening on http://\(reader.string(.host)):\(port)\n"
             ),
             application,
         ],

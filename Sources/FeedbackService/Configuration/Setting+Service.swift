@@ -1,0 +1,159 @@
+/// The server's own settings: listener, limits, sessions, streams, shutdown and journal. `feedback-host` adds its
+/// logging and the built-in systems' settings to these for the check and `--help`.
+extension Setting {
+    /// The listener's address.
+    public static let host = Setting(
+        "host",
+        .text,
+        default: "127.0.0.1",
+        "the address to listen on (0.0.0.0: every one)"
+    )
+    static let port = Setting("port", .integer(0...65_535), default: "8080", "the TCP port; 0 picks a free one")
+    static let maxConnections = Setting(
+        "max.connections",
+        .integer(1...1_000_000),
+        default: "10000",
+        "open connections at most; past it a new one gets 503 and is closed"
+    )
+    static let maxSessions = Setting(
+        "max.sessions",
+        .integer(1...100_000_000),
+        default: "100000",
+        "live sessions at most; past it a create gets 503"
+    )
+    static let maxEventBodyBytes = Setting(
+        "max.event.body.bytes",
+        .integer(64...64 * 1024 * 1024),
+        default: "65536",
+        "the largest request body (events, a session's state), in bytes; larger ones get 413"
+    )
+    static let maxEventsPerBatch = Setting(
+        "max.events.per.batch",
+        .integer(1...100_000),
+        default: "100",
+        "events in one POST at most"
+    )
+    static let inboxSize = Setting(
+        "inbox.size",
+        .integer(1...10_000_000),
+        default: "1000",
+        "client events a session holds before they are reduced; past it a POST gets 429"
+    )
+    static let sessionTTL = Setting(
+        "session.ttl.ms",
+        .integer(1_000...Int.max),
+        default: "3600000",
+        "a session nobody posts to or reads for this long ends (expired)"
+    )
+    static let corsOrigins = Setting(
+        "cors.origins",
+        .list,
+        default: "",
+        "origins whose pages may call the API from a browser (none: same origin only)"
+    )
+    static let shutdownDeadline = Setting(
+        "shutdown.deadline.ms",
+        .integer(100...3_600_000),
+        default: "10000",
+        "how long a graceful shutdown may take before connections are cut"
+    )
+    static let shutdownDelay = Setting(
+        "shutdown.delay.ms",
+        .integer(0...3_600_000),
+        default: "0",
+        "how long a shutdown serves with /readyz failing before it closes streams (at most a quarter of the deadline)"
+    )
+    static let streamHeartbeat = Setting(
+        "stream.heartbeat.ms",
+        .integer(100...3_600_000),
+        default: "15000",
+        "a stream with nothing to send for this long gets a comment"
+    )
+    static let streamStall = Setting(
+        "stream.stall.ms",
+        .integer(100...3_600_000),
+        default: "30000",
+        "a response whose output does not move for this long is closed (a slow stream, a client that stopped reading)"
+    )
+    static let streamMaxPerSession = Setting(
+        "stream.max.per.session",
+        .integer(1...10_000_000),
+        default: "10000",
+        "open streams of one session at most"
+    )
+    static let streamMaxTotal = Setting(
+        "stream.max.total",
+        .integer(1...10_000_000),
+        default: "50000",
+        "open streams at most"
+    )
+    static let streamDrain = Setting(
+        "stream.drain.ms",
+        .integer(0...3_600_000),
+        default: "5000",
+        "a shutdown closes the open streams spread over this window (at most half the deadline)"
+    )
+    static let streamRetry = Setting(
+        "stream.retry.ms",
+        .integer(0...3_600_000),
+        default: "2000",
+        "the reconnection time a stream tells its client (with jitter)"
+    )
+    static let streamLinger = Setting(
+        "stream.linger.ms",
+        .integer(0...3_600_000),
+        default: "30000",
+        "a session's stream state is kept this long after its last stream closed, so a reconnect gets a patch"
+    )
+    static let streamHighWater = Setting(
+        "stream.highwater.bytes",
+        .integer(1024...1024 * 1024 * 1024),
+        default: "262144",
+        "a stream with more bytes than this not yet sent is held back and later gets the latest state"
+    )
+    static let streamGzip = Setting(
+        "stream.gzip",
+        .boolean,
+        default: "false",
+        "gzip streams for clients that accept it (a deflate stream per subscriber)"
+    )
+    static let dataDirectory = Setting(
+        "data.dir",
+        .text,
+        default: "data",
+        "where the session journal lives (created when missing); none keeps sessions only in memory"
+    )
+    static let fsync = Setting(
+        "fsync",
+        .text,
+        default: "per-commit",
+        "when the journal is synced to disk: per-commit, or interval:MS",
+        check: { value in
+            if value == "per-commit" { return nil }
+            guard value.hasPrefix("interval:"), let ms = Int(value.dropFirst("interval:".count)), ms > 0 else {
+                return "per-commit or interval:MS with MS > 0"
+            }
+            return nil
+        }
+    )
+    static let journalSnapshotInterval = Setting(
+        "journal.snapshot.interval",
+        .integer(1...1_000_000),
+        default: "100",
+        "revisions between a session's journaled snapshots"
+    )
+    static let journalCommitDelay = Setting(
+        "journal.commit.delay.us",
+        .integer(0...1_000_000),
+        default: "300",
+        "how long a group commit gathers concurrent writers, in microseconds (a lone writer never waits)"
+    )
+
+    /// Every setting the service reads, in the order `--help` lists them.
+    public static let service: [Setting] = [
+        host, port, maxConnections, maxSessions, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
+        corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
+        streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
+        journalSnapshotInterval, journalCommitDelay,
+    ]
+}
