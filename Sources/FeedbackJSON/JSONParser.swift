@@ -22,16 +22,23 @@ struct JSONParser {
     static let maximumDepth = 256
 
     private let bytes: UnsafeBufferPointer<UInt8>
+    /// Whether a name may appear twice in one object (the last value wins). Off for what clients send: a proxy
+    /// that reads the first of two `"type"` members would disagree with a server that reads the last.
+    private let allowsDuplicateNames: Bool
     private var index = 0
     private var depth = 0
 
-    private init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    private init(_ bytes: UnsafeBufferPointer<UInt8>, allowsDuplicateNames: Bool) {
         self.bytes = bytes
+        self.allowsDuplicateNames = allowsDuplicateNames
     }
 
     /// Parses a whole document: one value with only whitespace around it.
-    static func parse(_ bytes: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue {
-        var parser = JSONParser(bytes)
+    static func parse(
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        allowsDuplicateNames: Bool = false
+    ) throws(JSONSyntaxError) -> JSONValue {
+        var parser = JSONParser(bytes, allowsDuplicateNames: allowsDuplicateNames)
         parser.skipWhitespace()
         let value = try parser.parseValue()
         parser.skipWhitespace()
@@ -65,12 +72,16 @@ struct JSONParser {
         }
         while true {
             guard peek == UInt8(ascii: "\"") else { throw error("expected a member name in double quotes") }
+            let keyStart = index
             let key = try parseString()
             skipWhitespace()
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the member name \"\(key)\"") }
             index += 1
             skipWhitespace()
-            members[key] = try parseValue()
+            if members.updateValue(try parseValue(), forKey: key) != nil, !allowsDuplicateNames {
+                index = keyStart
+                throw error("the member \"\(key)\" appears twice in one object; send each name once")
+            }
             skipWhitespace()
             switch peek {
             case UInt8(ascii: ","):
@@ -316,16 +327,20 @@ struct JSONParser {
 }
 
 extension JSONValue {
-    /// Parses JSON text strictly (RFC 8259); the error says where and why it does not parse.
-    public init(parsing bytes: some Collection<UInt8>) throws(JSONSyntaxError) {
+    /// Parses JSON text strictly (RFC 8259); the error says where and why it does not parse. A name that appears
+    /// twice in one object is refused unless `allowingDuplicateNames` (then the last value wins, for upstream
+    /// documents the server only reads).
+    public init(parsing bytes: some Collection<UInt8>, allowingDuplicateNames: Bool = false) throws(JSONSyntaxError) {
+        let parse = { (buffer: UnsafeBufferPointer<UInt8>) throws(JSONSyntaxError) -> JSONValue in
+            try JSONParser.parse(buffer, allowsDuplicateNames: allowingDuplicateNames)
+        }
         let parsed = bytes.withContiguousStorageIfAvailable { buffer in
-            Result { () throws(JSONSyntaxError) in try JSONParser.parse(buffer) }
+            Result { () throws(JSONSyntaxError) in try parse(buffer) }
         }
         if let parsed {
             self = try parsed.get()
         } else {
-            let copy = Array(bytes)
-            self = try copy.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try JSONParser.parse(buffer) }
+            self = try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try parse(buffer) }
         }
     }
 }

@@ -36,7 +36,10 @@ struct JSONValueDecoder: Decoder {
     func absent(_ type: Any.Type) -> DecodingError {
         .valueNotFound(
             type,
-            DecodingError.Context(codingPath: codingPath, debugDescription: "expected \(type) but found null")
+            DecodingError.Context(
+                codingPath: codingPath,
+                debugDescription: "expected \(JSONValue.kind(of: type)) but found null"
+            )
         )
     }
 
@@ -129,7 +132,7 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
 
     private func wrong(_ type: Any.Type) -> DecodingError {
         if value == .null { return absent(type) }
-        return mismatch(type, "expected \(type) but found \(value.kindDescription)")
+        return mismatch(type, "expected \(JSONValue.kind(of: type)) but found \(value.kindDescription)")
     }
 
     private func tooLarge(_ type: Any.Type) -> DecodingError {
@@ -137,7 +140,7 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
             DecodingError.Context(
                 codingPath: codingPath,
                 debugDescription:
-                    "the number \(String(decoding: value.serialized(), as: UTF8.self)) does not fit in \(type)"
+                    "the number \(String(decoding: value.serialized(), as: UTF8.self)) is not \(JSONValue.kind(of: type))"
             )
         )
     }
@@ -266,6 +269,31 @@ extension JSONValue {
         case .string: "a string"
         case .array: "an array"
         case .object: "an object"
+        }
+    }
+}
+
+extension JSONValue {
+    /// What a client must send for a value decoded as `type`, in the API's words and never a Swift type's name:
+    /// "an integer from -2147483648 to 2147483647", "a string", "an object".
+    package static func kind(of type: Any.Type) -> String {
+        switch type {
+        case let integer as any FixedWidthInteger.Type:
+            if integer.bitWidth == 64, integer.isSigned { return "an integer" }
+            let min = integer.min
+            let max = integer.max
+            return "an integer from \(min) to \(max)"
+        case is Double.Type, is Float.Type, is Decimal.Type: return "a number"
+        case is String.Type, is Character.Type: return "a string"
+        case is Bool.Type: return "true or false"
+        case is Data.Type: return "base64 text"
+        case is URL.Type: return "a URL string"
+        case is [JSONValue].Type: return "an array"
+        case is [String: JSONValue].Type: return "an object"
+        default:
+            let name = String(describing: type)
+            if name.hasPrefix("Array<") || name.hasPrefix("[") && !name.contains(":") { return "an array" }
+            return "an object"
         }
     }
 }

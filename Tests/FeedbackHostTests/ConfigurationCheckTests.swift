@@ -52,7 +52,7 @@ struct ConfigurationCheckTests {
         )
         #expect(
             problems(["--max-event-body-bytes", "-5"])
-                == [#"--max-event-body-bytes "-5" is not a whole number from 64 to 67108864"#]
+                == [#"--max-event-body-bytes "-5" is not a whole number from 1 to 67108864"#]
         )
         #expect(problems(["--port", "70000"]) == [#"--port "70000" is not a whole number from 0 to 65535"#])
         #expect(problems(["--log-level", "loud"]).first?.contains("one of trace, debug, info") == true)

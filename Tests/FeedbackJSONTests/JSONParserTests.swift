@@ -169,3 +169,61 @@ struct JSONValueDecoderTests {
         #expect(try JSONValue.object(["payload": payload]).decode(Holder.self).payload == payload)
     }
 }
+
+/// A name twice in one object is refused where it is, unless the caller reads documents it does not act on.
+struct JSONDuplicateNameTests {
+    @Test func aRepeatedNameIsRefusedAtItsSecondPlace() {
+        #expect(throws: JSONSyntaxError.self) { try JSONValue(parsing: Array(#"{"a":1,"a":2}"#.utf8)) }
+        do {
+            _ = try JSONValue(parsing: Array("{\"type\":\"add\",\n \"type\":\"increment\"}".utf8))
+            Issue.record("a repeated name parsed")
+        } catch {
+            #expect(error.line == 2)
+            #expect(error.column == 2)
+            #expect(error.message == #"the member "type" appears twice in one object; send each name once"#)
+        }
+    }
+
+    @Test func namesRepeatedInDifferentObjectsAreFine() throws {
+        let value = try JSONValue(parsing: Array(#"{"a":{"a":1},"b":[{"a":2},{"a":3}]}"#.utf8))
+        #expect(
+            value
+                == .object([
+                    "a": .object(["a": .int(1)]), "b": .array([.object(["a": .int(2)]), .object(["a": .int(3)])]),
+                ])
+        )
+    }
+
+    @Test func aLenientReadKeepsTheLastValue() throws {
+        let value = try JSONValue(parsing: Array(#"{"a":1,"a":2}"#.utf8), allowingDuplicateNames: true)
+        #expect(value == .object(["a": .int(2)]))
+    }
+}
+
+/// What a client must send, in the API's words: never a Swift type's name.
+struct JSONKindWordingTests {
+    @Test func kindsAreSaidInWords() {
+        #expect(JSONValue.kind(of: Int.self) == "an integer")
+        #expect(JSONValue.kind(of: Int32.self) == "an integer from -2147483648 to 2147483647")
+        #expect(JSONValue.kind(of: UInt8.self) == "an integer from 0 to 255")
+        #expect(JSONValue.kind(of: Double.self) == "a number")
+        #expect(JSONValue.kind(of: String.self) == "a string")
+        #expect(JSONValue.kind(of: Bool.self) == "true or false")
+        #expect(JSONValue.kind(of: [String].self) == "an array")
+        #expect(JSONValue.kind(of: [String: JSONValue].self) == "an object")
+    }
+
+    @Test func aMismatchNamesTheKindNotTheType() {
+        struct Point: Decodable { let x: Int16 }
+        do {
+            _ = try JSONValue.object(["x": .string("far")]).decode(Point.self)
+            Issue.record("decoded")
+        } catch {
+            guard case .typeMismatch(_, let context) = error as? DecodingError else {
+                Issue.record("not a type mismatch: \(error)")
+                return
+            }
+            #expect(context.debugDescription == "expected an integer from -32768 to 32767 but found a string")
+        }
+    }
+}

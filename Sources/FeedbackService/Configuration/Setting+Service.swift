@@ -23,7 +23,7 @@ extension Setting {
     )
     static let maxEventBodyBytes = Setting(
         "max.event.body.bytes",
-        .integer(64...64 * 1024 * 1024),
+        .integer(1...64 * 1024 * 1024),
         default: "65536",
         "the largest request body (events, a session's state), in bytes; larger ones get 413"
     )
@@ -41,7 +41,7 @@ extension Setting {
     )
     static let sessionTTL = Setting(
         "session.ttl.ms",
-        .integer(1_000...Int.max),
+        .integer(1...Int.max),
         default: "3600000",
         "a session nobody posts to or reads for this long ends (expired)"
     )
@@ -53,7 +53,7 @@ extension Setting {
     )
     static let shutdownDeadline = Setting(
         "shutdown.deadline.ms",
-        .integer(100...3_600_000),
+        .integer(1...3_600_000),
         default: "10000",
         "how long a graceful shutdown may take before connections are cut"
     )
@@ -65,13 +65,13 @@ extension Setting {
     )
     static let streamHeartbeat = Setting(
         "stream.heartbeat.ms",
-        .integer(100...3_600_000),
+        .integer(1...3_600_000),
         default: "15000",
         "a stream with nothing to send for this long gets a comment"
     )
     static let streamStall = Setting(
         "stream.stall.ms",
-        .integer(100...3_600_000),
+        .integer(1...3_600_000),
         default: "30000",
         "a response whose output does not move for this long is closed (a slow stream, a client that stopped reading)"
     )
@@ -107,7 +107,7 @@ extension Setting {
     )
     static let streamHighWater = Setting(
         "stream.highwater.bytes",
-        .integer(1024...1024 * 1024 * 1024),
+        .integer(1...1024 * 1024 * 1024),
         default: "262144",
         "a stream with more bytes than this not yet sent is held back and later gets the latest state"
     )

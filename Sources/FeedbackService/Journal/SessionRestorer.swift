@@ -24,7 +24,7 @@ enum SessionRestorer {
             throw APIError(
                 .sessionBroken,
                 "its state at revision \(recovered.baseRevision) no longer decodes as a state of \(system.name) "
-                    + "(\(SystemEvents.describe(error)))"
+                    + "(\(SystemEvents.describe(error, subject: "the state")))"
             )
         }
         for event in recovered.events {

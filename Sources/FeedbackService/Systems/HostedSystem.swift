@@ -37,7 +37,7 @@ public struct HostedSystem: Sendable {
                 } catch {
                     throw APIError(
                         .invalidRequest,
-                        "\"state\" is not a state of \(system.name): \(SystemEvents.describe(error)); "
+                        "\"state\" is not a state of \(system.name): \(SystemEvents.describe(error, subject: "the state")); "
                             + "GET /v1/systems shows its initial state"
                     )
                 }

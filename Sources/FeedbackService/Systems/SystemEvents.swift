@@ -45,30 +45,27 @@ enum SystemEvents {
         }
     }
 
-    /// A decoding error in a sentence: which field, and what was wrong with it.
-    static func describe(_ error: any Error) -> String {
-        guard let error = error as? DecodingError else { return "\(error)" }
+    /// A decoding error in a sentence: which field of `subject` ("the event", "the state"), and what was wrong with
+    /// it, in the API's words (never a Swift type's name).
+    static func describe(_ error: any Error, subject: String = "the event") -> String {
+        if let syntax = error as? JSONSyntaxError { return "\(subject) is not JSON: \(syntax)" }
+        guard let error = error as? DecodingError else { return "\(subject) does not fit" }
         func path(_ context: DecodingError.Context) -> String {
             let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
-            return keys.isEmpty ? "the event" : "field \"\(keys.joined(separator: "."))\""
+            return keys.isEmpty ? subject : "field \"\(keys.joined(separator: "."))\""
         }
         switch error {
-        case .keyNotFound(let key, _): return "field \"\(key.stringValue)\" is missing"
-        case .typeMismatch(let type, let context): return "\(path(context)) should be \(Self.name(of: type))"
-        case .valueNotFound(let type, let context): return "\(path(context)) should be \(Self.name(of: type)), not null"
+        case .keyNotFound(let key, let context):
+            let parent = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            let name = (parent + [key.stringValue]).joined(separator: ".")
+            return "field \"\(name)\" is missing"
+        case .typeMismatch(let type, let context): return "\(path(context)) should be \(JSONValue.kind(of: type))"
+        case .valueNotFound(let type, let context):
+            return "\(path(context)) should be \(JSONValue.kind(of: type)), not null"
         case .dataCorrupted(let context):
-            return context.debugDescription
-        @unknown default: return "\(error)"
-        }
-    }
-
-    private static func name(of type: Any.Type) -> String {
-        switch type {
-        case is Int.Type, is Int64.Type, is Int32.Type: "an integer"
-        case is Double.Type, is Float.Type: "a number"
-        case is String.Type: "a string"
-        case is Bool.Type: "true or false"
-        default: "a \(type)"
+            return context.codingPath.isEmpty
+                ? context.debugDescription : "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(subject) does not fit"
         }
     }
 }

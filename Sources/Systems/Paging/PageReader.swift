@@ -86,7 +86,7 @@ public struct PageReader: Sendable {
     private func readPage(_ response: UpstreamResponse, url: String, pageNumber: Int, query: String) -> Outcome {
         let document: JSONValue
         do {
-            document = try JSONValue(parsing: response.body)
+            document = try JSONValue(parsing: response.body, allowingDuplicateNames: true)
         } catch {
             return .fail(message: "the page from \(url) is not JSON (\(response.body.count) bytes)")
         }
