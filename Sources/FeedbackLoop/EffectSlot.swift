@@ -12,11 +12,12 @@ final class EffectSlot<Event: Sendable>: @unchecked Sendable {
     @usableFromInline
     func launch(
         sink: EventSink<Event>,
+        executor: ReactionExecutor? = nil,
         onError: (@Sendable (any Error) -> Event?)?,
         _ body: @escaping @Sendable (Emitter<Event>) async throws -> Void
     ) {
         ticket?.cancel()
-        ticket = launchEffect(sink: sink, onError: onError, body)
+        ticket = launchEffect(sink: sink, executor: executor, onError: onError, body)
     }
 
     @usableFromInline

@@ -2,8 +2,8 @@ public import Synchronization
 
 /// The identity of one running effect: its events count only while the ticket is live.
 ///
-/// Concurrency: `isLive` is an atomic read by any thread (effects, the draining thread); `cancel()` is called by
-/// the thread that owns the loop's engine (the drainer) or by `stop()`; the task handle sits behind a small mutex.
+/// Concurrency: `isLive` is an atomic read by any thread (effects, the engine owner); `cancel()` is called by the
+/// thread that owns the loop's engine or by `stop()`; the task handle sits behind a small mutex.
 @usableFromInline
 final class EffectTicket: Sendable {
     @usableFromInline

@@ -18,24 +18,34 @@ public struct Emitter<Event: Sendable>: Sendable {
 }
 
 /// Starts an effect in a `Task` with a fresh ticket, over a weak sink so the effect never keeps its loop alive.
+///
+/// The task starts immediately (`Task.immediate`, SE-0472): its body runs on the calling thread, the engine owner's,
+/// until its first suspension. So an effect that produces its event without suspending has queued it when this
+/// returns, and effects started one after the other queue such events in the order they were started. The body
+/// must not block: until it suspends it holds up the loop. With `executor`, the task prefers it (a `custom`
+/// feedback's ``ReactionExecutor``).
 @usableFromInline
 func launchEffect<Event: Sendable>(
     sink: EventSink<Event>,
+    executor: ReactionExecutor? = nil,
     onError: (@Sendable (any Error) -> Event?)?,
     _ body: @escaping @Sendable (Emitter<Event>) async throws -> Void
 ) -> EffectTicket {
     let ticket = EffectTicket()
     let emitter = Emitter(sink: sink.weakened(), ticket: ticket)
-    ticket.attach(
-        Task {
-            do {
-                try await body(emitter)
-            } catch is CancellationError {
-                // Cancelled effects emit nothing.
-            } catch {
-                if let event = onError?(error) { emitter(event) }
-            }
+    let operation: @Sendable () async -> Void = {
+        do {
+            try await body(emitter)
+        } catch is CancellationError {
+            // Cancelled effects emit nothing.
+        } catch {
+            if let event = onError?(error) { emitter(event) }
         }
-    )
+    }
+    if #available(macOS 26.0, iOS 26.0, watchOS 26.0, tvOS 26.0, visionOS 26.0, *) {
+        ticket.attach(Task.immediate(executorPreference: executor, operation: operation))
+    } else {
+        ticket.attach(Task(executorPreference: executor, operation: operation))
+    }
     return ticket
 }

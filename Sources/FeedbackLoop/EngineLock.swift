@@ -10,17 +10,17 @@ import Darwin
 /// compare-and-swap to lock, one plain store to unlock (and claim the engine), and one compare-and-swap to
 /// release the engine.
 ///
-/// Bits: `locked` guards the loop's core (state, revision, queue, observers); `draining` says that a thread owns
+/// Bits: `locked` guards the loop's core (state, revision, queue, observers); `owned` says that a thread owns
 /// the engine (reduces and notifies); `pending` says that something was queued (or a stop requested) while the
 /// engine was owned. While `locked` is set only the holder changes the word, so unlocking is a release store.
-/// The owner may drop `draining` without the lock only when neither `locked` nor `pending` is set.
+/// The owner may drop `owned` without the lock only when neither `locked` nor `pending` is set.
 /// Contended waiters spin briefly, then yield the processor: critical sections are a reduce and a few stores.
 @usableFromInline
 struct EngineLock: ~Copyable, Sendable {
     @usableFromInline
     static var locked: UInt32 { 1 }
     @usableFromInline
-    static var draining: UInt32 { 2 }
+    static var owned: UInt32 { 2 }
     @usableFromInline
     static var pending: UInt32 { 4 }
 
@@ -30,7 +30,7 @@ struct EngineLock: ~Copyable, Sendable {
     @inlinable
     init() {}
 
-    /// Locks; returns the flags (`draining`, `pending`) as they were.
+    /// Locks; returns the flags (`owned`, `pending`) as they were.
     @inlinable
     @inline(__always)
     func lock() -> UInt32 {
@@ -65,10 +65,24 @@ struct EngineLock: ~Copyable, Sendable {
         word.store(flags & ~Self.locked, ordering: .releasing)
     }
 
-    /// The engine owner gives the engine up when nothing is pending; false means it must drain first.
+    /// The engine owner gives the engine up when nothing is pending; false means it must drain the queue first.
     @inlinable
     @inline(__always)
     func releaseIfIdle() -> Bool {
-        word.compareExchange(expected: Self.draining, desired: 0, ordering: .acquiringAndReleasing).exchanged
+        word.compareExchange(expected: Self.owned, desired: 0, ordering: .acquiringAndReleasing).exchanged
+    }
+
+    /// The one way to claim the engine, called under the lock with the flags `lock()` returned: when no thread owns
+    /// the engine the caller takes it (true: it must now drain the queue or shut down); otherwise `pending` tells
+    /// the owner that something was queued (or a stop requested) and the caller leaves (false).
+    @inlinable
+    @inline(__always)
+    static func claim(_ flags: inout UInt32) -> Bool {
+        if flags & owned != 0 {
+            flags |= pending
+            return false
+        }
+        flags = owned
+        return true
     }
 }

@@ -1,8 +1,8 @@
 /// Where feedbacks and effects deliver events to a loop.
 ///
 /// A `Loop` is its own sink; a pulled-back feedback sees a sink that maps its events into the parent's.
-/// Concurrency: `send(_:)` may be called from any thread; it only enqueues (or drains on the calling thread
-/// when no other thread is draining, see ``Loop``).
+/// Concurrency: `send(_:)` may be called from any thread; it only enqueues (or, when no other thread owns the loop's
+/// engine, claims it and drains the queue on the calling thread, see ``Loop``).
 public class EventSink<Event: Sendable>: @unchecked Sendable {
     @usableFromInline
     init() {}

@@ -21,8 +21,10 @@ extension UnsafeRawPointer {
 /// A feedback: it watches a loop's states and emits events, usually by running effects.
 ///
 /// A `Feedback` is a description, shared by any number of loops; each loop attaches its own instance, so
-/// cancellation is scoped to one loop. Effects run in `Task`s; cancellation is Task cancellation; an effect's
-/// error becomes an event through the feedback's `onError` mapping (or is dropped), it never stops the loop.
+/// cancellation is scoped to one loop. Effects run in `Task`s that start immediately: an effect runs on the engine
+/// owner's thread until its first suspension, so an event it produces without suspending is queued at once, in the
+/// order the effects were started (it must not block). Cancellation is Task cancellation; an effect's error becomes
+/// an event through the feedback's `onError` mapping (or is dropped), it never stops the loop.
 public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     @usableFromInline
     let attach: @Sendable () -> Reactor<Event>
@@ -33,7 +35,8 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     }
 
     /// A synchronous feedback over every (state, event) step (not the initial state): `body` runs on the
-    /// engine owner's thread right after the reduce; events it sends through the sink are queued.
+    /// engine owner's thread right after the reduce; events it sends through the sink are queued. ``steps(_:)``
+    /// also sees the initial state.
     public static func middleware(
         _ body: @escaping @Sendable (_ state: State, _ event: Event, _ sink: EventSink<Event>) -> Void
     ) -> Feedback {
@@ -44,8 +47,26 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         }
     }
 
+    /// A synchronous feedback over every (state, causing event) pair from the initial state on: `(initial, nil)`
+    /// first, while the loop starts, then `(state, event)` right after each reduce. `body` runs on the engine
+    /// owner's thread; events it sends through the sink are queued (breadth-first, in feedback order).
+    public static func steps(
+        _ body: @escaping @Sendable (_ state: State, _ event: Event?, _ sink: EventSink<Event>) -> Void
+    ) -> Feedback {
+        Feedback {
+            { state, event, sink in
+                if let sink { body(state.value(State.self), event?.value(Event.self), sink) }
+            }
+        }
+    }
+
     /// A custom feedback over the raw stream of states (the initial one first, then one per reduce, unbounded
     /// buffer): `transform` returns the events to send. Its events are never dropped while the loop runs.
+    ///
+    /// The stream's task reacts to a state on the engine owner's thread, before the next reduce, whenever it is
+    /// waiting for that state and handles it without suspending elsewhere (a `map`, `compactMap` or `flatMap` over
+    /// synchronous work): then its events are queued in feedback order like a synchronous feedback's. Once it
+    /// suspends on something else, it goes on in the background and the states wait in the buffer.
     public static func custom<Events: AsyncSequence & Sendable>(
         onError: (@Sendable (any Error) -> Event?)? = nil,
         _ transform: @escaping @Sendable (AsyncStream<State>) -> Events

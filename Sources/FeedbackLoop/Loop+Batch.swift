@@ -1,7 +1,7 @@
 extension Loop {
     /// Queues `events` in order (none can interleave with them) and calls `completion` with the step right
     /// after the last of them was reduced and every feedback and observer saw it; on the calling thread when it
-    /// becomes the drainer, else on the draining thread. With no events it gets the current step; when the loop
+    /// claims the engine, else on the engine owner's thread. With no events it gets the current step; when the loop
     /// stops first it gets nil.
     @inlinable
     public func send<Events: Sequence>(
@@ -12,14 +12,8 @@ extension Loop {
         let claimed = withCore { core, flags -> Bool? in
             if core.stopped { return nil }
             guard !batch.isEmpty else { return nil }
-            for event in batch.dropLast() { core.queue.append(.event(event, nil, nil)) }
-            core.queue.append(.event(batch[batch.count - 1], nil, completion))
-            if flags & EngineLock.draining != 0 {
-                flags |= EngineLock.pending
-                return false
-            }
-            flags = EngineLock.draining
-            return true
+            core.append(batch, completion: completion)
+            return EngineLock.claim(&flags)
         }
         guard let claimed else {
             completion(batch.isEmpty && !isStopped ? currentStep : nil)
@@ -56,14 +50,8 @@ extension Loop {
             if core.stopped { return .stopped }
             guard core.revision == revision, !core.queue.contains(where: \.isEvent) else { return .stale }
             guard !batch.isEmpty else { return .current(core.step) }
-            for event in batch.dropLast() { core.queue.append(.event(event, nil, nil)) }
-            core.queue.append(.event(batch[batch.count - 1], nil, completion))
-            if flags & EngineLock.draining != 0 {
-                flags |= EngineLock.pending
-                return .queued(claimed: false)
-            }
-            flags = EngineLock.draining
-            return .queued(claimed: true)
+            core.append(batch, completion: completion)
+            return .queued(claimed: EngineLock.claim(&flags))
         }
         switch outcome {
         case .stale: return false
@@ -81,6 +69,15 @@ extension Loop {
         case stale, stopped
         case current(Step<State, Event>)
         case queued(claimed: Bool)
+    }
+}
+
+extension Loop.Core {
+    /// Queues a non-empty batch in order, the completion riding on its last event.
+    @inlinable
+    mutating func append(_ batch: [Event], completion: @escaping Loop.Completion) {
+        for event in batch.dropLast() { queue.append(.event(event, nil, nil)) }
+        queue.append(.event(batch[batch.count - 1], nil, completion))
     }
 }
 

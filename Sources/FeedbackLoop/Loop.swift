@@ -1,12 +1,18 @@
 /// A running feedback system: a state, a pure reducer and feedbacks that watch the state and emit events.
 ///
 /// Concurrency contract: one small lock (`engine`, an ``EngineLock`` word) guards the core: the state, the
-/// revision, the event queue, the observer list and `stopped`; the same word carries the `draining` flag.
-/// Whoever sets `draining` owns the engine: it reduces queued events one at a time under the lock and notifies
-/// feedbacks, observers and completions *outside* it, in order, on its own thread. Every other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside
-/// a feedback, an observer or a completion is queued, never reduced reentrantly; reading `state` or sending from
-/// there cannot deadlock. Feedback reactors are touched only by the engine's owner.
+/// revision, the event queue, the observer list and `stopped`; the same word carries the `owned` flag.
+/// Whoever claims the engine (sets `owned`) is its owner: it drains the queue, reducing events one at a time under
+/// the lock and notifying feedbacks, observers and completions *outside* it, in order, on its own thread. Every
+/// other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside a feedback, an effect's
+/// synchronous start, an observer or a completion is queued, never reduced reentrantly; reading `state` or sending
+/// from there cannot deadlock. Feedback reactors are touched only by the engine's owner.
 /// The reducer runs under the lock: it must be pure, short, and must not call back into the loop.
+///
+/// Ordering: every feedback sees the initial state before any event is reduced; each state reaches the feedbacks
+/// in their order, and what they emit while it does (synchronously, or from an effect or a `custom` stream before
+/// its first real suspension) is queued in that order behind what was queued before: breadth-first FIFO. See
+/// docs/ARCHITECTURE.md, "Ordering guarantees".
 ///
 /// `stop()` (or deinit) cancels every running effect; events sent later are ignored.
 public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @unchecked Sendable {
@@ -68,7 +74,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         feedbacks: [Feedback<State, Event>] = []
     ) {
         core = Core(state: initial, revision: revision)
-        engine.unlock(EngineLock.draining)  // init owns the engine until its first drain ends
+        engine.unlock(EngineLock.owned)  // init owns the engine until its first drain ends
         self.reduce = reduce
         reactors = Self.combine(feedbacks)
         super.init()
@@ -82,7 +88,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     }
 
     deinit {
-        // Nobody drains now: a drainer holds a strong reference.
+        // Nobody owns the engine now: its owner holds a strong reference.
         let action = withCore { core, _ -> Action in
             if core.stopped { return .idle }
             core.stopped = true
@@ -107,7 +113,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     /// Sends an external event; external events are never dropped while the loop runs.
     ///
-    /// When no other thread is draining, the event is reduced and every feedback and observer is notified on
+    /// When no other thread owns the engine, the event is reduced and every feedback and observer is notified on
     /// the calling thread before this returns; otherwise it is queued behind the events already waiting.
     @inlinable
     public override func send(_ event: Event) {
@@ -116,12 +122,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var revision: UInt64 = 0
         let state = withCore { core, flags -> State? in
             if core.stopped { return nil }
-            if flags & EngineLock.draining != 0 {
+            guard EngineLock.claim(&flags) else {
                 core.queue.append(.event(event, nil, nil))
-                flags |= EngineLock.pending
                 return nil
             }
-            flags = EngineLock.draining
             reduce(&core.state, event)
             core.revision &+= 1
             revision = core.revision
@@ -136,17 +140,13 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     /// Stops the loop: every running effect is cancelled, state streams finish, later sends are ignored and
     /// queued events are dropped (their completions get nil). Called from inside a step (a feedback or an
-    /// observer), or while another thread drains, the shutdown happens as soon as the current step ends.
+    /// observer), or while another thread owns the engine, the shutdown happens as soon as the current step ends.
     public func stop() {
         let action = withCore { core, flags -> Action in
             if core.stopped { return .idle }
             core.stopped = true
-            if flags & EngineLock.draining != 0 {
-                // The owner shuts down when its step ends; `pending` keeps it from leaving quietly.
-                flags |= EngineLock.pending
-                return .idle
-            }
-            flags = EngineLock.draining
+            // Owned elsewhere: the owner shuts down when its step ends; `pending` keeps it from leaving quietly.
+            guard EngineLock.claim(&flags) else { return .idle }
             let observers = core.observers
             core.observers = []
             return .shutDown(core.queue.removeAll(), observers, core.step)
@@ -164,19 +164,15 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @usableFromInline
     override func weakened() -> EventSink<Event> { WeakEventSink(self) }
 
-    /// Queues an entry; drains on this thread when nobody else does. Returns false when the loop is stopped.
+    /// Queues an entry; drains the queue on this thread when no other thread owns the engine. Returns false when
+    /// the loop is stopped.
     @usableFromInline
     @discardableResult
     func enqueue(_ entry: Entry) -> Bool {
         let claimed = withCore { core, flags -> Bool? in
             if core.stopped { return nil }
             core.queue.append(entry)
-            if flags & EngineLock.draining != 0 {
-                flags |= EngineLock.pending
-                return false
-            }
-            flags = EngineLock.draining
-            return true
+            return EngineLock.claim(&flags)
         }
         guard let claimed else { return false }
         if claimed { drain() }
@@ -212,7 +208,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         return combined
     }
 
-    /// Runs queued entries until the queue is empty; the caller owns the engine (`draining` is set).
+    /// Drains the queue: runs queued entries until it is empty, then gives the engine up; the caller owns the engine
+    /// (`owned` is set).
     @inlinable
     func drain() {
         // Declared once, outside the loop: the hot path assigns plain values and never builds an `Action`.

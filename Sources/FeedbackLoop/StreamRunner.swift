@@ -1,7 +1,13 @@
-/// Feeds a custom feedback's state stream; used only by the engine owner.
+/// Feeds a `custom` feedback's state stream; used only by the engine owner.
+///
+/// The stream's task starts immediately with the initial state already buffered, so it reacts to it before the
+/// loop reduces anything. Each later state is yielded through the task's ``ReactionExecutor``: when the task is
+/// waiting for it, it reacts on the engine owner's thread, in the step, before the next reduce. A task busy
+/// elsewhere (suspended on something else) finds the state in the stream's buffer (unbounded) when it comes back.
 final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable {
     private var continuation: AsyncStream<State>.Continuation?
     private let effect = EffectSlot<Event>()
+    private let executor = ReactionExecutor()
 
     func yield(
         _ state: State,
@@ -9,13 +15,16 @@ final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable 
         body: @escaping @Sendable (AsyncStream<State>, Emitter<Event>) async throws -> Void,
         onError: @escaping @Sendable (any Error) -> Event?
     ) {
-        if continuation == nil, !effect.started {
-            let (stream, continuation) = AsyncStream.makeStream(of: State.self)
-            self.continuation = continuation
-            effect.started = true
-            effect.launch(sink: sink, onError: onError) { emit in try await body(stream, emit) }
+        if let continuation {
+            executor.deliver { continuation.yield(state) }
+            return
         }
-        continuation?.yield(state)
+        guard !effect.started else { return }
+        let (stream, continuation) = AsyncStream.makeStream(of: State.self)
+        self.continuation = continuation
+        continuation.yield(state)
+        effect.started = true
+        effect.launch(sink: sink, executor: executor, onError: onError) { emit in try await body(stream, emit) }
     }
 
     func stop() {

@@ -246,9 +246,11 @@ struct FeedbackTests {
     }
 
     @Test func customFeedbackReceivesTheRawStateStream() async {
+        // Loads each request once: a feedback that emitted for every state with a request would feed itself forever
+        // (its reactions to a state are reduced in the same drain, so `send` would never return).
         let feedback = Feedback<TestState, TestEvent>.custom { states in
             states.compactMap { state -> TestEvent? in
-                state.request.map { .loaded($0) }
+                state.request.flatMap { state.loaded.contains($0) ? nil : .loaded($0) }
             }
         }
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback])
