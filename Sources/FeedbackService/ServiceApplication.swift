@@ -19,7 +19,7 @@ import Synchronization
 /// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us` (see `openJournal(reader:logger:)`).
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
-    public let server: HTTPServer
+    public let server: Server
     /// The session API.
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
@@ -35,7 +35,7 @@ public final class ServiceApplication: Sendable {
     private let localBaseURL: LocalBaseURL
 
     init(
-        server: HTTPServer,
+        server: Server,
         service: SessionService,
         upstream: CurlClient,
         shutdownDeadline: Duration = .seconds(10),
@@ -117,7 +117,7 @@ public final class ServiceApplication: Sendable {
                 body: registry.emitToBuffer()
             )
         }
-        let server = HTTPServer(
+        let server = Server(
             configuration: HTTPServerConfiguration(
                 host: host,
                 port: reader.int(forKey: "port", default: 8080),
