@@ -31,7 +31,13 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
 
     let policy = { (head: RequestHead) in route(head, bodyLimit: bodyLimit) }
     let whole = RequestDecoder.decode(bytes, limits: limits, bodyLimit: bodyLimit, policy: policy)
-    let pieces = RequestDecoder.decode(bytes, pieceSize: pieceSize, limits: limits, bodyLimit: bodyLimit, policy: policy)
+    let pieces = RequestDecoder.decode(
+        bytes,
+        pieceSize: pieceSize,
+        limits: limits,
+        bodyLimit: bodyLimit,
+        policy: policy
+    )
     check(pieces == whole, "pieces of \(pieceSize) bytes parse differently from the whole stream")
     checkStream(whole, inputCount: bytes.count, bodyLimit: bodyLimit)
 
@@ -105,7 +111,10 @@ private func checkStream(_ stream: RequestDecoder.DecodedStream, inputCount: Int
             }
         case .length(let n):
             check(n > 0, "length framing of \(n)")
-            check(discarded || request.body.count == n, "Content-Length \(n) gave a body of \(request.body.count) bytes")
+            check(
+                discarded || request.body.count == n,
+                "Content-Length \(n) gave a body of \(request.body.count) bytes"
+            )
             check(lengths.count == 1 && decimal(head.headers.valueBytes(lengths[0])) == n, "length \(n) not declared")
         case .chunked:
             check(head.minorVersion == 1, "chunked framing in HTTP/1.0")
