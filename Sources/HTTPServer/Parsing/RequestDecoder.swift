@@ -70,6 +70,7 @@ public struct RequestDecoder: Sendable {
             }
             return Step(part: .head(head), consumed: consumed)
         case .body(var body, let discard):
+            state = .head  // owns `body` meanwhile (no copy on write); every way out below sets the state again
             var consumed = 0
             while true {
                 let piece: BodyDecoder.Piece
