@@ -1,6 +1,6 @@
 public import Metrics
 
-/// Everything an `HTTPServer` can be configured with. A plain value, read by every shard.
+/// Everything a `Server` can be configured with. A plain value, read by every shard.
 public struct HTTPServerConfiguration: Sendable {
     /// The IPv4 address to bind, dotted (`127.0.0.1`, `0.0.0.0`).
     public var host: String
