@@ -217,6 +217,9 @@ extension String {
             )
             #expect(out == event.encoded)
         }
+        #expect(ServerSentEvent.retry(milliseconds: 3000) == Array("retry: 3000\n\n".utf8))
+        #expect(ServerSentEvent.retry(milliseconds: -1).isEmpty)
+        #expect(ServerSentEvent.comment("") == Array(":\n\n".utf8))
         var plain: [UInt8] = []
         ServerSentEvent.append(data: Array("hi".utf8), to: &plain)
         #expect(plain == Array("data: hi\n\n".utf8))

@@ -99,6 +99,13 @@ public struct ServerSentEvent: Sendable, Equatable {
         return buffer
     }
 
+    /// A block that only sets the client's reconnection time (`retry: N` and a blank line; no event is dispatched).
+    /// A negative value gives no bytes.
+    public static func retry(milliseconds: Int) -> [UInt8] {
+        guard milliseconds >= 0 else { return [] }
+        return retryPrefix + Array(String(milliseconds).utf8) + [lf, lf]
+    }
+
     @usableFromInline static let lf = UInt8(ascii: "\n")
     @usableFromInline static let cr = UInt8(ascii: "\r")
     @usableFromInline static let colon = UInt8(ascii: ":")
