@@ -83,6 +83,7 @@ let package = Package(
         .target(
             name: "HTTPServer",
             dependencies: [
+                "FeedbackJSON",
                 "CEpoll",
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
@@ -174,6 +175,7 @@ let package = Package(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer",
+                "FeedbackJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),

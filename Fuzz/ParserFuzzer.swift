@@ -1,8 +1,12 @@
-// libFuzzer target for the HTTP/1.1 request parser. Compiled into one module together with the parser's sources
-// (see Fuzz/Makefile), so it can read the internal byte storage of `HTTPHeaders`.
+// libFuzzer target for the HTTP/1.1 request decoder the server serves through (`RequestDecoder`, fed as `Shard`
+// feeds it). Compiled into one module together with the decoder's sources (see Fuzz/Makefile), so it can read the
+// internal byte storage of `HTTPHeaders`.
 //
-// Input layout: byte 0 picks the piece size (1 to 16) and whether the small limits apply; the rest is the stream.
-// Every broken invariant calls `fatalError`, which libFuzzer reports as a crash and saves as a reproducer.
+// Input layout: byte 0 picks the piece size (1 to 16), whether the small limits apply and where the prefix is cut;
+// the rest is the stream. Each head's path picks what a router would do with its body (read it up to the limit,
+// read it up to a quarter of it, or discard it after an early answer), so body limits, discarding, pipelining and
+// `100-continue` are fuzzed too. Every broken invariant calls `fatalError`, which libFuzzer reports as a crash and
+// saves as a reproducer.
 
 /// Small limits, so the fuzzer reaches the 414/431/413 paths with short inputs.
 private let smallLimits = RequestParser.Limits(maxRequestLineLength: 64, maxHeaderBytes: 512, maxHeaderCount: 8)
@@ -25,15 +29,22 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
     let limits = small ? smallLimits : RequestParser.Limits()
     let bodyLimit = small ? smallBodyLimit : 1 << 20
 
-    let whole = RequestParser.parse(bytes, limits: limits, bodyLimit: bodyLimit)
-    let pieces = RequestParser.parse(bytes, pieceSize: pieceSize, limits: limits, bodyLimit: bodyLimit)
+    let policy = { (head: RequestHead) in route(head, bodyLimit: bodyLimit) }
+    let whole = RequestDecoder.decode(bytes, limits: limits, bodyLimit: bodyLimit, policy: policy)
+    let pieces = RequestDecoder.decode(
+        bytes,
+        pieceSize: pieceSize,
+        limits: limits,
+        bodyLimit: bodyLimit,
+        policy: policy
+    )
     check(pieces == whole, "pieces of \(pieceSize) bytes parse differently from the whole stream")
     checkStream(whole, inputCount: bytes.count, bodyLimit: bodyLimit)
 
     // The parser is online: a prefix of the input yields a prefix of the requests, and an error found in a prefix
     // is the error of the whole stream.
     let cut = Int(control >> 5) * bytes.count / 8
-    let prefix = RequestParser.parse(Array(bytes[..<cut]), limits: limits, bodyLimit: bodyLimit)
+    let prefix = RequestDecoder.decode(Array(bytes[..<cut]), limits: limits, bodyLimit: bodyLimit, policy: policy)
     check(prefix.requests.count <= whole.requests.count, "a prefix yields more requests than the whole stream")
     check(
         Array(whole.requests.prefix(prefix.requests.count)) == prefix.requests,
@@ -47,8 +58,22 @@ public func fuzzParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> Int32 {
         check(whole.requests.count == prefix.requests.count, "requests parsed after an error")
     }
 
-    for request in whole.requests { checkRoundTrip(request) }
+    for request in whole.requests where !isDiscarded(request.head, bodyLimit: bodyLimit) { checkRoundTrip(request) }
     return 0
+}
+
+/// What a router would do with a body, decided by the path alone so that every split of the input agrees.
+private func route(_ head: RequestHead, bodyLimit: Int) -> RequestDecoder.BodyPolicy {
+    switch head.path.utf8.count % 3 {
+    case 0: .read(limit: bodyLimit)
+    case 1: .read(limit: bodyLimit / 4)
+    default: .discard(limit: bodyLimit / 2)
+    }
+}
+
+private func isDiscarded(_ head: RequestHead, bodyLimit: Int) -> Bool {
+    if case .discard = route(head, bodyLimit: bodyLimit) { return head.framing != .none }
+    return false
 }
 
 private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
@@ -56,14 +81,23 @@ private func check(_ condition: Bool, _ message: @autoclosure () -> String) {
 }
 
 /// What every parsed stream and every parsed request must satisfy.
-private func checkStream(_ stream: RequestParser.ParsedStream, inputCount: Int, bodyLimit: Int) {
+private func checkStream(_ stream: RequestDecoder.DecodedStream, inputCount: Int, bodyLimit: Int) {
     check(stream.pendingBytes >= 0 && stream.pendingBytes <= inputCount, "pendingBytes out of range")
     if stream.error != nil { check(stream.pendingBytes == 0, "pendingBytes reported with an error") }
     var consumedAtLeast = 0
     for request in stream.requests {
         let head = request.head
         check(head.minorVersion == 0 || head.minorVersion == 1, "minor version \(head.minorVersion)")
-        check(request.body.count <= bodyLimit, "a body of \(request.body.count) bytes passed a limit of \(bodyLimit)")
+        let policy = route(head, bodyLimit: bodyLimit)
+        let discarded = isDiscarded(head, bodyLimit: bodyLimit)
+        if case .read(let limit) = policy {
+            check(request.body.count <= limit, "a body of \(request.body.count) bytes passed a limit of \(limit)")
+        }
+        if discarded { check(request.body.isEmpty, "a discarded body was reported") }
+        check(
+            request.continueRequested == (head.expectsContinue && !discarded),
+            "100 Continue asked for \(request.continueRequested) with expectsContinue \(head.expectsContinue)"
+        )
         let lengths = head.headers.fields.filter { head.headers.nameEquals($0, "content-length") }
         let encodings = head.headers.fields.filter { head.headers.nameEquals($0, "transfer-encoding") }
         check(lengths.count <= 1, "more than one Content-Length accepted")
@@ -77,7 +111,10 @@ private func checkStream(_ stream: RequestParser.ParsedStream, inputCount: Int, 
             }
         case .length(let n):
             check(n > 0, "length framing of \(n)")
-            check(request.body.count == n, "Content-Length \(n) gave a body of \(request.body.count) bytes")
+            check(
+                discarded || request.body.count == n,
+                "Content-Length \(n) gave a body of \(request.body.count) bytes"
+            )
             check(lengths.count == 1 && decimal(head.headers.valueBytes(lengths[0])) == n, "length \(n) not declared")
         case .chunked:
             check(head.minorVersion == 1, "chunked framing in HTTP/1.0")
@@ -111,7 +148,7 @@ private func checkFieldBytes(_ headers: HTTPHeaders) {
 }
 
 /// Serializes a parsed request canonically and parses it again: it must come back identical.
-private func checkRoundTrip(_ request: RequestParser.ParsedRequest) {
+private func checkRoundTrip(_ request: RequestDecoder.DecodedRequest) {
     let head = request.head
     var bytes = Array("\(head.method.rawValue) \(head.target) HTTP/1.\(head.minorVersion)\r\n".utf8)
     appendFields(head.headers, to: &bytes)
@@ -130,7 +167,7 @@ private func checkRoundTrip(_ request: RequestParser.ParsedRequest) {
         appendFields(request.trailers, to: &bytes)
         bytes += [ASCII.cr, ASCII.lf]
     }
-    let again = RequestParser.parse(bytes, limits: largeLimits, bodyLimit: 1 << 20)
+    let again = RequestDecoder.decode(bytes, limits: largeLimits, bodyLimit: 1 << 20)
     check(again.error == nil, "a re-serialized request fails: \(String(describing: again.error))")
     check(again.pendingBytes == 0, "a re-serialized request leaves \(again.pendingBytes) bytes")
     check(again.requests == [request], "a re-serialized request parses differently")

@@ -75,7 +75,7 @@ extension JSONValue {
         case .bool(let value): out.append(contentsOf: (value ? "true" : "false").utf8)
         case .int(let value): out.append(contentsOf: String(value).utf8)
         case .double(let value): Self.writeDouble(value, into: &out)
-        case .string(let value): Self.writeString(value, into: &out)
+        case .string(let value): JSONString.escape(value, into: &out)
         case .array(let elements):
             out.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
@@ -87,7 +87,7 @@ extension JSONValue {
             out.append(UInt8(ascii: "{"))
             for (index, key) in members.keys.sorted().enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &out)
+                JSONString.escape(key, into: &out)
                 out.append(UInt8(ascii: ":"))
                 members[key]!.write(into: &out)
             }
@@ -108,24 +108,4 @@ extension JSONValue {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    package static func writeString(_ value: String, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        for byte in value.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case UInt8(ascii: "\n"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case UInt8(ascii: "\r"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case UInt8(ascii: "\t"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0..<0x20:
-                out.append(contentsOf: "\\u00".utf8)
-                out.append(hexDigits[Int(byte >> 4)])
-                out.append(hexDigits[Int(byte & 0xF)])
-            default: out.append(byte)
-            }
-        }
-        out.append(UInt8(ascii: "\""))
-    }
 }

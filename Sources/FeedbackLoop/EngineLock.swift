@@ -65,7 +65,7 @@ struct EngineLock: ~Copyable, Sendable {
         word.store(flags & ~Self.locked, ordering: .releasing)
     }
 
-    /// The engine owner gives the engine up when nothing is pending; false means it must drain the queue first.
+    /// The engine owner gives the engine up when nothing is pending; false means it must run the queue first.
     @inlinable
     @inline(__always)
     func releaseIfIdle() -> Bool {
@@ -73,7 +73,7 @@ struct EngineLock: ~Copyable, Sendable {
     }
 
     /// The one way to claim the engine, called under the lock with the flags `lock()` returned: when no thread owns
-    /// the engine the caller takes it (true: it must now drain the queue or shut down); otherwise `pending` tells
+    /// the engine the caller takes it (true: it must now run the queue or shut down); otherwise `pending` tells
     /// the owner that something was queued (or a stop requested) and the caller leaves (false).
     @inlinable
     @inline(__always)

@@ -2,7 +2,7 @@
 ///
 /// A `Loop` is its own sink; a pulled-back feedback sees a sink that maps its events into the parent's.
 /// Concurrency: `send(_:)` may be called from any thread; it only enqueues (or, when no other thread owns the loop's
-/// engine, claims it and drains the queue on the calling thread, see ``Loop``).
+/// engine, claims it and runs the queue on the calling thread, see ``Loop``).
 public class EventSink<Event: Sendable>: @unchecked Sendable {
     @usableFromInline
     init() {}

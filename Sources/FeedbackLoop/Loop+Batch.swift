@@ -19,7 +19,7 @@ extension Loop {
             completion(batch.isEmpty && !isStopped ? currentStep : nil)
             return
         }
-        if claimed { drain() }
+        if claimed { runQueue() }
     }
 
     /// Queues `events` and returns the step right after the last of them was reduced (nil when stopped).
@@ -57,7 +57,7 @@ extension Loop {
         case .stale: return false
         case .stopped: completion(nil)
         case .current(let step): completion(step)
-        case .queued(let claimed): if claimed { drain() }
+        case .queued(let claimed): if claimed { runQueue() }
         }
         return true
     }

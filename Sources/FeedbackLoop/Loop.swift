@@ -2,7 +2,7 @@
 ///
 /// Concurrency contract: one small lock (`engine`, an ``EngineLock`` word) guards the core: the state, the
 /// revision, the event queue, the observer list and `stopped`; the same word carries the `owned` flag.
-/// Whoever claims the engine (sets `owned`) is its owner: it drains the queue, reducing events one at a time under
+/// Whoever claims the engine (sets `owned`) is its owner: it runs the queue, reducing events one at a time under
 /// the lock and notifying feedbacks, observers and completions *outside* it, in order, on its own thread. Every
 /// other sender only enqueues. So `send(_:)` from any thread is safe; a send from inside a feedback, an effect's
 /// synchronous start, an observer or a completion is queued, never reduced reentrantly; reading `state` or sending
@@ -74,12 +74,12 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         feedbacks: [Feedback<State, Event>] = []
     ) {
         core = Core(state: initial, revision: revision)
-        engine.unlock(EngineLock.owned)  // init owns the engine until its first drain ends
+        engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         reactors = Self.combine(feedbacks)
         super.init()
         withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
-        drain()
+        runQueue()
     }
 
     /// Starts a loop with a composable ``Reducer``.
@@ -135,7 +135,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         guard let state else { return }
         notify(state, event, revision, observers, nil)
         // Usually nothing was queued meanwhile: release the engine without taking the lock.
-        if !engine.releaseIfIdle() { drain() }
+        if !engine.releaseIfIdle() { runQueue() }
     }
 
     /// Stops the loop: every running effect is cancelled, state streams finish, later sends are ignored and
@@ -164,7 +164,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @usableFromInline
     override func weakened() -> EventSink<Event> { WeakEventSink(self) }
 
-    /// Queues an entry; drains the queue on this thread when no other thread owns the engine. Returns false when
+    /// Queues an entry; runs the queue on this thread when no other thread owns the engine. Returns false when
     /// the loop is stopped.
     @usableFromInline
     @discardableResult
@@ -175,7 +175,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             return EngineLock.claim(&flags)
         }
         guard let claimed else { return false }
-        if claimed { drain() }
+        if claimed { runQueue() }
         return true
     }
 
@@ -208,10 +208,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         return combined
     }
 
-    /// Drains the queue: runs queued entries until it is empty, then gives the engine up; the caller owns the engine
+    /// Runs the queue: runs queued entries until it is empty, then gives the engine up; the caller owns the engine
     /// (`owned` is set).
     @inlinable
-    func drain() {
+    func runQueue() {
         // Declared once, outside the loop: the hot path assigns plain values and never builds an `Action`.
         var event: Event?
         var observers: [StepObserver<State, Event>] = []

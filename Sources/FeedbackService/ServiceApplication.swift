@@ -24,7 +24,7 @@ public final class ServiceApplication: Sendable {
     public static let version = "0.4.0"
 
     /// The HTTP server, not yet started.
-    public let server: HTTPServer
+    public let server: Server
     /// The session API.
     public let service: SessionService
     /// The upstream client the feedbacks fetch with.
@@ -40,7 +40,7 @@ public final class ServiceApplication: Sendable {
     private let localBaseURL: LocalBaseURL
 
     init(
-        server: HTTPServer,
+        server: Server,
         service: SessionService,
         upstream: CurlFetcher,
         shutdownDeadline: Duration = .seconds(10),
@@ -119,7 +119,7 @@ public final class ServiceApplication: Sendable {
                 body: registry.emitToBuffer()
             )
         }
-        let server = HTTPServer(
+        let server = Server(
             configuration: HTTPServerConfiguration(
                 host: host,
                 port: reader.int(.port),

@@ -227,3 +227,13 @@ struct JSONKindWordingTests {
         }
     }
 }
+
+/// The product's one JSON string escaper: what it writes parses back to the same string.
+struct JSONStringTests {
+    @Test func escapesQuotesBackslashesAndControlBytesAndRoundTrips() throws {
+        let text = "a\"b\\c\nd\re\tf\u{01}g\u{1F}h é 😀"
+        let quoted = JSONString.quoted(text)
+        #expect(String(decoding: quoted, as: UTF8.self) == #""a\"b\\c\nd\re\tf\u0001g\u001fh é 😀""#)
+        #expect(try JSONValue(parsing: quoted) == .string(text))
+    }
+}

@@ -54,12 +54,12 @@ struct ConditionalSendTests {
     }
 
     @Test func eventsWaitingInTheQueueMakeTheRevisionStale() async {
-        // While a completion (running on the draining thread) holds the engine, an event queued behind it means
+        // While a completion (running on the thread running the queue) holds the engine, an event queued behind it means
         // the loop will not be at this revision when a conditional batch would run.
         let loop = Loop<Int, Int>(initial: 0, reduce: { $0 += $1 })
         let outcome = Mutex<Bool?>(nil)
         loop.send(contentsOf: [1]) { _ in
-            loop.send(2)  // queued: this thread drains
+            loop.send(2)  // queued: this thread runs the queue
             outcome.withLock { $0 = loop.send(contentsOf: [100], ifRevision: 1) { _ in } }
         }
         #expect(outcome.withLock { $0 } == false)

@@ -247,7 +247,7 @@ struct FeedbackTests {
 
     @Test func customFeedbackReceivesTheRawStateStream() async {
         // Loads each request once: a feedback that emitted for every state with a request would feed itself forever
-        // (its reactions to a state are reduced in the same drain, so `send` would never return).
+        // (its reactions to a state are reduced in the same run of the queue, so `send` would never return).
         let feedback = Feedback<TestState, TestEvent>.custom { states in
             states.compactMap { state -> TestEvent? in
                 state.request.flatMap { state.loaded.contains($0) ? nil : .loaded($0) }

@@ -41,7 +41,7 @@ struct LoopConcurrencyTests {
                 }
             }
         }
-        // An effect's task may be the drainer when the senders return; every external event still arrives.
+        // An effect's task may be the one running the queue when the senders return; every external event still arrives.
         let state = await firstState(of: loop) { $0.count == 6000 }
         #expect(state?.count == 6000)
     }

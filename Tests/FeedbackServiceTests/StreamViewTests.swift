@@ -20,7 +20,7 @@ struct StreamViewTests {
                 == "event: ended\ndata: {\"reason\":\"expired\"}\n\n"
         )
         let prelude = String(decoding: StreamFrame.prelude(comment: "x\ny", retryMilliseconds: 1500), as: UTF8.self)
-        #expect(prelude == ": xy\nretry: 1500\n\n")
+        #expect(prelude == ": x\n: y\nretry: 1500\n\n")
     }
 
     @Test func resumeDecisionPlacesEveryKindOfCursor() {

@@ -8,7 +8,7 @@ import Testing
         let handler = InMemoryLogHandler()
         var logger = Logger(label: "access") { _ in handler }
         logger.logLevel = .info
-        let server = HTTPServer(
+        let server = Server(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
             router: testRouter(),
             logger: logger

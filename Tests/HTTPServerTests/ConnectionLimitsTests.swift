@@ -91,7 +91,7 @@ import Testing
         router.get("/healthz") { _ in Response.text("ok") }
         var logger = Logger(label: "HTTPServerTests")
         logger.logLevel = .warning
-        let server = HTTPServer(
+        let server = Server(
             configuration: HTTPServerConfiguration(host: "127.0.0.1", port: 0),
             router: router,
             logger: logger

@@ -138,6 +138,23 @@ func testRouter() -> Router {
         }
     }
 
+    @Test(arguments: [
+        "\u{0}\u{0}\u{0}\u{0}", "\u{16}\u{3}\u{1}\u{0}\u{a5}", "GET /healthz HTTP/1.1\r\nHost: x, y\r\n\r\n",
+    ])
+    func answersGarbageAndBadHostsWith400AtOnceAndCloses(_ bytes: String) async throws {
+        // The client's read timeout (5 s) is far below the header timeout: a server waiting for a line end fails.
+        try await withServer(router: testRouter()) { port in
+            let (response, closed) = try await offPool {
+                let client = try TestClient(port: port)
+                client.send(bytes)
+                return (try client.readResponse(), client.waitForClose())
+            }
+            #expect(response.status == 400)
+            #expect(response.header("Content-Type") == "application/problem+json")
+            #expect(closed)
+        }
+    }
+
     @Test func answersUnsupportedVersionsWith505() async throws {
         try await withServer(router: testRouter()) { port in
             let response = try await offPool {
@@ -177,7 +194,7 @@ func testRouter() -> Router {
         }
     }
 
-    @Test func drainsTheBodyOfAnEarlyAnswerSoTheNextRequestParses() async throws {
+    @Test func discardsTheBodyOfAnEarlyAnswerSoTheNextRequestParses() async throws {
         try await withServer(router: testRouter()) { port in
             let (first, second) = try await offPool {
                 let client = try TestClient(port: port)

@@ -7,6 +7,7 @@ import Testing
     /// Found by the fuzzer: a request line at the length limit ending in a bare CR (`\r` then `S`). Fed whole, the
     /// parser saw the CR's successor and answered 400; fed one byte at a time, the CR came last in a read, its
     /// check was deferred and the length check answered 414 first. The verdict must not depend on read boundaries.
+    /// (Since bytes outside visible ASCII are refused as they arrive, the 0xF6 early in the line decides: 400.)
     @Test func bareCROnALongRequestLineGetsTheSameVerdictWholeAndInPieces() {
         let input: [UInt8] = [
             0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x48, 0x54, 0x54, 0x50, 0x20, 0xF6, 0xF6, 0xF6, 0xF6, 0xF6,
@@ -15,10 +16,10 @@ import Testing
             0xF6, 0xF6, 0xF6, 0x20, 0x2F, 0x31, 0x20, 0x48, 0x54, 0x54, 0x50, 0x2F, 0x31, 0x2E, 0x31, 0x0D, 0x53,
         ]
         let limits = RequestParser.Limits(maxRequestLineLength: 64, maxHeaderBytes: 512, maxHeaderCount: 8)
-        let whole = RequestParser.parse(input, limits: limits, bodyLimit: 256)
-        #expect(whole.error?.status == 414)
+        let whole = RequestDecoder.decode(input, limits: limits, bodyLimit: 256)
+        #expect(whole.error?.status == 400)
         for piece in 1...8 {
-            #expect(RequestParser.parse(input, pieceSize: piece, limits: limits, bodyLimit: 256) == whole)
+            #expect(RequestDecoder.decode(input, pieceSize: piece, limits: limits, bodyLimit: 256) == whole)
         }
     }
 
@@ -26,10 +27,10 @@ import Testing
     /// whether that byte comes in the same read or a later one.
     @Test func bareCRIsJudgedAtTheNextByteWhateverTheReads() {
         let input = Array("GET / HTTP/1.1\r\nHost: h\rX: y\r\n\r\n".utf8)
-        let whole = RequestParser.parse(input)
+        let whole = RequestDecoder.decode(input)
         #expect(whole.error?.status == 400)
         for piece in 1...8 {
-            #expect(RequestParser.parse(input, pieceSize: piece) == whole)
+            #expect(RequestDecoder.decode(input, pieceSize: piece) == whole)
         }
     }
 }

@@ -2,18 +2,19 @@ import Testing
 
 @testable import HTTPServer
 
-/// Parses a literal request stream, whole and in pieces, and checks that both agree.
+/// Parses a literal request stream with the decoder the server serves through, whole and in pieces, and checks
+/// that both agree.
 private func parse(
     _ text: String,
     limits: RequestParser.Limits = .init(),
     bodyLimit: Int = 1 << 20
 )
-    -> RequestParser.ParsedStream
+    -> RequestDecoder.DecodedStream
 {
     let bytes = Array(text.utf8)
-    let whole = RequestParser.parse(bytes, limits: limits, bodyLimit: bodyLimit)
+    let whole = RequestDecoder.decode(bytes, limits: limits, bodyLimit: bodyLimit)
     for piece in [1, 2, 3, 7] {
-        let split = RequestParser.parse(bytes, pieceSize: piece, limits: limits, bodyLimit: bodyLimit)
+        let split = RequestDecoder.decode(bytes, pieceSize: piece, limits: limits, bodyLimit: bodyLimit)
         #expect(split == whole, "pieces of \(piece) bytes parse differently")
     }
     return whole
@@ -217,6 +218,32 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
         #expect(parse("GET / HTTP/1.0\r\n\r\n").requests.count == 1)
     }
 
+    @Test(arguments: [
+        "a, b", "a b", "a,b", "user@a", "a/b", "a\"b", "a:80:81", "a:8x", "[::1", "a%zz", "a%4", "a\\b", "a{b}",
+    ])
+    func rejectsHostValuesThatAreNotOneHost(_ value: String) {
+        #expect(status("GET / HTTP/1.1\r\nHost: \(value)\r\n\r\n") == 400, "\(value)")
+        #expect(status("GET / HTTP/1.0\r\nHost: \(value)\r\n\r\n") == 400, "\(value)")
+    }
+
+    @Test(arguments: [
+        "", "example.com", "example.com:8080", "127.0.0.1:80", "[::1]", "[::1]:8080", "xn--caf-dma.example", "a%20b",
+        "a.b-c_d~e", "localhost:",
+    ])
+    func acceptsHostValuesOfOneHostAndAPort(_ value: String) {
+        #expect(parse("GET / HTTP/1.1\r\nHost: \(value)\r\n\r\n").requests.count == 1, "\(value)")
+    }
+
+    @Test func refusesNULAndControlBytesInTheHeadAtOnce() {
+        // No line end follows: the verdict comes at the byte, not after the head deadline or a length limit.
+        #expect(status("\u{0}\u{0}\u{0}") == 400)
+        #expect(status("\u{16}\u{3}\u{1}\u{2}") == 400)  // the start of a TLS ClientHello
+        #expect(status("GET /\u{0}") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{0}") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: a\u{7f}") == 400)
+        #expect(status("GET / HTTP/1.1\r\nHost: h\r\nX: caf\u{e9}") == nil)
+    }
+
     @Test func recognisesExpectContinueAndRejectsOtherExpectations() throws {
         let result = parse("POST / HTTP/1.1\r\nHost: h\r\nExpect: 100-Continue\r\nContent-Length: 1\r\n\r\nx")
         #expect(try #require(result.requests.first).head.expectsContinue)
@@ -271,7 +298,7 @@ private func status(_ text: String, limits: RequestParser.Limits = .init(), body
                 bytes.append(r % 4 == 0 ? UInt8(truncatingIfNeeded: r >> 8) : alphabet[Int(r >> 8) % alphabet.count])
             }
             if round % 2 == 0 { bytes = Array("POST / HTTP/1.1\r\nHost: h\r\n".utf8) + bytes }
-            _ = RequestParser.parse(bytes, pieceSize: 1 + round % 5, bodyLimit: 100)
+            _ = RequestDecoder.decode(bytes, pieceSize: 1 + round % 5, bodyLimit: 100)
         }
     }
 }

@@ -198,3 +198,30 @@ extension String {
         return String(scalars)
     }
 }
+
+@Suite struct ServerSentEventBytesTests {
+    @Test func framesBytesExactlyAsTheValueDoes() {
+        let cases = [
+            ServerSentEvent(id: "7", event: "patch", data: "{\"a\":1}"),
+            ServerSentEvent(id: "a\r\nb\0", event: "x\ny", data: "one\r\ntwo\rthree\n", retry: 10),
+            ServerSentEvent(data: ""),
+        ]
+        for event in cases {
+            var out: [UInt8] = []
+            ServerSentEvent.append(
+                event: event.event.map { Array($0.utf8) },
+                id: event.id.map { Array($0.utf8) },
+                retry: event.retry,
+                data: Array(event.data.utf8),
+                to: &out
+            )
+            #expect(out == event.encoded)
+        }
+        #expect(ServerSentEvent.retry(milliseconds: 3000) == Array("retry: 3000\n\n".utf8))
+        #expect(ServerSentEvent.retry(milliseconds: -1).isEmpty)
+        #expect(ServerSentEvent.comment("") == Array(":\n\n".utf8))
+        var plain: [UInt8] = []
+        ServerSentEvent.append(data: Array("hi".utf8), to: &plain)
+        #expect(plain == Array("data: hi\n\n".utf8))
+    }
+}

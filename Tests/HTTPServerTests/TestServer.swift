@@ -14,7 +14,7 @@ func withServer(
     configuration.port = 0
     var logger = Logger(label: "HTTPServerTests")
     logger.logLevel = .warning
-    let server = HTTPServer(configuration: configuration, router: router, logger: logger)
+    let server = Server(configuration: configuration, router: router, logger: logger)
     let port = try server.start()
     do {
         try await body(port)

@@ -13,7 +13,7 @@ router.post("/v1/events", maxBodySize: 64 * 1024) { request in
 }
 var logger = Logger(label: "HTTPServerBench")
 logger.logLevel = .warning
-let server = HTTPServer(
+let server = Server(
     configuration: HTTPServerConfiguration(host: "127.0.0.1", port: port),
     router: router,
     logger: logger

@@ -1,7 +1,8 @@
 public import FeedbackJSON
+public import HTTPServer
 
 /// The one error type of the service's API: what went wrong, in words a person can act on, and the HTTP status
-/// it maps to. Rendered as `application/problem+json` (RFC 9457) in one place, `problemBody`.
+/// it maps to. Rendered as `application/problem+json` (RFC 9457) in one place, `problem`, by HTTPServer's `Problem`.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; each maps to one status.
     public enum Code: String, Sendable, Equatable {
@@ -92,13 +93,18 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
 
     public var description: String { "\(code.status) \(code.title): \(message)" }
 
-    /// The RFC 9457 problem document: `type` (a URN naming the code, listed in docs/API.md), `title`, `status`, `detail`, and any extra members.
-    public var problemBody: [UInt8] {
-        var members = extra
-        members["type"] = .string("urn:feedbackhost:problem:\(code.rawValue)")
-        members["title"] = .string(code.title)
-        members["status"] = .int(Int64(code.status))
-        members["detail"] = .string(message)
-        return JSONValue.object(members).serialized()
+    /// The RFC 9457 problem: `type` (a URN naming the code, listed in docs/API.md), `title`, `status`, `detail`, and
+    /// any extra members.
+    public var problem: Problem {
+        Problem(
+            type: "urn:feedbackhost:problem:\(code.rawValue)",
+            title: code.title,
+            status: code.status,
+            detail: message,
+            extensions: extra.mapValues { $0.serialized() }
+        )
     }
+
+    /// The problem document's bytes.
+    public var problemBody: [UInt8] { problem.body }
 }

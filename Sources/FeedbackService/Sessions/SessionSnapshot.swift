@@ -17,7 +17,7 @@ public struct SessionSnapshot: Sendable, Equatable {
         out.append(UInt8(ascii: "{"))
         if let id, let system {
             out.append(contentsOf: #""id":"\#(id)","system":"#.utf8)
-            JSONValue.writeString(system, into: &out)
+            JSONString.escape(system, into: &out)
             out.append(UInt8(ascii: ","))
         }
         out.append(contentsOf: #""rev":\#(cursor.rev),"cursor":"\#(cursor)","state":"#.utf8)

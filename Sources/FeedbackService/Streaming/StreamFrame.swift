@@ -1,7 +1,10 @@
+import HTTPServer
+
 /// The wire bytes of the session stream's events, framed once and shared by every subscriber that gets them.
 ///
-/// Pure functions. JSON is written compact, so it holds no CR or LF and fits one `data:` line; `dataLines` still
-/// splits at any line break, so no payload can ever end a field and start a forged one.
+/// Pure functions. JSON is written compact, so it holds no CR or LF and fits one `data:` line; the framer
+/// (`ServerSentEvent.append`) still splits at any line break, so no payload can ever end a field and start a
+/// forged one.
 enum StreamFrame {
     /// Why a stream ended, sent as `event: ended` with `{"reason":…}`.
     enum EndReason: String, Sendable {
@@ -9,15 +12,11 @@ enum StreamFrame {
         case expired
     }
 
-    /// The first bytes of every stream: a comment (so proxies and `onopen` do not wait) and the reconnection time.
+    /// The first bytes of every stream, one block: a comment (so proxies and `onopen` do not wait) and the
+    /// reconnection time.
     static func prelude(comment: String, retryMilliseconds: Int) -> [UInt8] {
-        var out: [UInt8] = []
-        out.reserveCapacity(48)
-        out.append(contentsOf: ": ".utf8)
-        out.append(contentsOf: comment.utf8.filter { $0 != cr && $0 != lf })
-        out.append(lf)
-        out.append(contentsOf: "retry: \(max(0, retryMilliseconds))\n\n".utf8)
-        return out
+        // The comment's own blank line dropped: the retry line ends the block.
+        ServerSentEvent.comment(comment).dropLast() + ServerSentEvent.retry(milliseconds: max(0, retryMilliseconds))
     }
 
     /// A comment heartbeat.
@@ -48,36 +47,11 @@ enum StreamFrame {
         event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
     }
 
+    /// Frames one event through HTTPServer's framer (the product's one), with the cursor as its id.
     static func event(_ name: String, id: Cursor?, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 64)
-        out.append(contentsOf: "event: \(name)\n".utf8)
-        if let id { out.append(contentsOf: "id: \(id)\n".utf8) }
-        appendDataLines(data, to: &out)
-        out.append(lf)
+        ServerSentEvent.append(event: name.utf8, id: id.map { "\($0)".utf8 }, data: data, to: &out)
         return out
     }
-
-    /// `data: ` lines for `data`, one per line of it (split at CR, LF and CRLF).
-    static func appendDataLines(_ data: [UInt8], to out: inout [UInt8]) {
-        var start = 0
-        var index = 0
-        while index < data.count {
-            let byte = data[index]
-            if byte == cr || byte == lf {
-                out.append(contentsOf: "data: ".utf8)
-                out.append(contentsOf: data[start..<index])
-                out.append(lf)
-                if byte == cr, index + 1 < data.count, data[index + 1] == lf { index += 1 }
-                start = index + 1
-            }
-            index += 1
-        }
-        out.append(contentsOf: "data: ".utf8)
-        out.append(contentsOf: data[start..<data.count])
-        out.append(lf)
-    }
-
-    private static let cr = UInt8(ascii: "\r")
-    private static let lf = UInt8(ascii: "\n")
 }

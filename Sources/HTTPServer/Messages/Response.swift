@@ -52,23 +52,14 @@ public struct Response: Sendable {
         )
     }
 
-    /// An RFC 9457 `application/problem+json` response.
+    /// An RFC 9457 `application/problem+json` response (`type` is `about:blank`; see `Problem`).
     public static func problem(status: Int, detail: String) -> Response {
-        var json = #"{"type":"about:blank","title":""#
-        json += JSONString.escape(HTTPStatus.reason(status))
-        json += #"","status":\#(status),"detail":""#
-        json += JSONString.escape(detail)
-        json += #""}"#
-        return Response(
-            status: status,
-            headers: HTTPHeaders([("Content-Type", "application/problem+json")]),
-            body: Array(json.utf8)
-        )
+        Problem(status: status, detail: detail).response()
     }
 
     /// The problem response for a module error.
     public static func problem(_ error: HTTPServerError) -> Response {
-        problem(status: error.status, detail: error.message)
+        Problem(error).response()
     }
 
     /// A `text/event-stream` response; `start` receives the stream (see `Body.stream`).
@@ -78,29 +69,5 @@ public struct Response: Sendable {
             headers: HTTPHeaders([("Content-Type", "text/event-stream"), ("Cache-Control", "no-cache")]),
             stream: start
         )
-    }
-}
-
-/// Minimal JSON string escaping for problem documents; pure.
-enum JSONString {
-    static func escape(_ s: String) -> String {
-        var out = ""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    out.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return out
     }
 }

@@ -9,19 +9,31 @@ enum ASCII {
     static let comma = UInt8(ascii: ",")
 
     /// tchar: the bytes allowed in a token (method, field name, transfer coding).
-    static let token: [Bool] = (0..<256).map { b in
-        switch UInt8(b) {
-        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
-            UInt8(ascii: "0")...UInt8(ascii: "9"):
-            true
-        default:
-            "!#$%&'*+-.^_`|~".utf8.contains(UInt8(b))
-        }
-    }
+    static let token = alphanumerics(and: "!#$%&'*+-.^_`|~")
 
     /// field-vchar, SP, HTAB and obs-text: what a field value may hold. No CTL, no DEL, no CR/LF/NUL.
     static let fieldValue: [Bool] = (0..<256).map { b in
         b == 0x09 || b == 0x20 || (b >= 0x21 && b <= 0x7E) || b >= 0x80
+    }
+
+    /// The bytes a request line may hold besides its CRLF: visible ASCII and SP.
+    static let requestLine: [Bool] = (0..<256).map { b in b >= 0x20 && b <= 0x7E }
+
+    /// What a Host field value may hold (RFC 3986 authority without userinfo): unreserved, pct-encoded, sub-delims
+    /// except the comma (a list is never one host), `:` and the brackets of an IP literal.
+    static let host = alphanumerics(and: "-._~%!$&'()*+;=:[]")
+
+    /// A table of ASCII letters, digits and the bytes of `others`.
+    private static func alphanumerics(and others: String) -> [Bool] {
+        (0..<256).map { b in
+            switch UInt8(b) {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"):
+                true
+            default:
+                others.utf8.contains(UInt8(b))
+            }
+        }
     }
 
     /// The bytes a request target may hold: visible ASCII only.

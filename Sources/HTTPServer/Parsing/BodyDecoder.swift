@@ -15,16 +15,18 @@ public struct BodyDecoder: Sendable {
         case done
     }
 
-    /// The result of one call to `decode`.
-    public struct Progress: Sendable, Equatable {
-        /// Bytes of the input that were used.
+    /// What one call to `next` found.
+    public struct Piece: Sendable, Equatable {
+        /// Bytes of the input that were used (framing and data).
         public var consumed: Int
+        /// Body bytes found: a range of the input, or nil when the input held only framing or ended first.
+        public var data: Range<Int>?
         /// Whether the body is complete.
         public var isComplete: Bool
     }
 
     private var state: State
-    private let limit: Int
+    private var limit: Int
     private let trailerLimits: RequestParser.Limits
     private var received = 0
     private var trailerBytes: [UInt8] = []
@@ -52,34 +54,37 @@ public struct BodyDecoder: Sendable {
     /// The number of body bytes decoded so far.
     public var receivedCount: Int { received }
 
-    /// Decodes what it can of `input`, appending body bytes to `body`.
-    public mutating func decode(
-        _ input: UnsafeBufferPointer<UInt8>,
-        into body: inout [UInt8]
-    ) throws(HTTPServerError) -> Progress {
+    /// Sets the size limit before any body byte is decoded; a declared length above it is refused at once (413).
+    mutating func limit(to newLimit: Int) throws(HTTPServerError) {
+        limit = newLimit
+        if case .length(let n) = state, n > newLimit {
+            throw HTTPServerError(.contentTooLarge, "The body is larger than \(newLimit) bytes.")
+        }
+    }
+
+    /// Decodes framing bytes of `input` until it finds body bytes, the end of the body, or the end of the input.
+    public mutating func next(_ input: UnsafeBufferPointer<UInt8>) throws(HTTPServerError) -> Piece {
         var i = 0
         let n = input.count
         while i < n {
             switch state {
             case .done:
-                return Progress(consumed: i, isComplete: true)
+                return Piece(consumed: i, data: nil, isComplete: true)
             case .length(let remaining):
                 let take = min(remaining, n - i)
                 try account(take)
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<(i + take)]))
-                i += take
                 state = remaining == take ? .done : .length(remaining: remaining - take)
+                return Piece(consumed: i + take, data: i..<(i + take), isComplete: isComplete)
             case .chunkData(let remaining):
                 let take = min(remaining, n - i)
-                body.append(contentsOf: UnsafeBufferPointer(rebasing: input[i..<(i + take)]))
-                i += take
                 state = remaining == take ? .chunkDataCR : .chunkData(remaining: remaining - take)
+                return Piece(consumed: i + take, data: i..<(i + take), isComplete: false)
             default:
                 try step(input[i])
                 i += 1
             }
         }
-        return Progress(consumed: i, isComplete: isComplete)
+        return Piece(consumed: i, data: nil, isComplete: isComplete)
     }
 
     private mutating func account(_ count: Int) throws(HTTPServerError) {

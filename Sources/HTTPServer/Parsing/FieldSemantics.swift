@@ -20,6 +20,9 @@ struct FieldSemantics {
         switch n.count {
         case 4 where ASCII.equalsIgnoringCase(n, "host"):
             hostCount += 1
+            guard Self.isHost(v) else {
+                throw HTTPServerError(.badRequest, "The Host header is not one host with an optional port.")
+            }
         case 6 where ASCII.equalsIgnoringCase(n, "expect"):
             guard ASCII.equalsIgnoringCase(v, "100-continue") else {
                 throw HTTPServerError(.expectationFailed, "Only `Expect: 100-continue` is supported.")
@@ -58,6 +61,31 @@ struct FieldSemantics {
             }
             start = end + 1
         }
+    }
+
+    /// RFC 9112 3.2: `uri-host [ ":" port ]`, or empty. A list, a space, userinfo or any other byte is refused (400).
+    static func isHost(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        var i = 0
+        if v.first == UInt8(ascii: "[") {
+            while i < v.count, v[i] != UInt8(ascii: "]") { i += 1 }
+            guard i < v.count, i > 1 else { return false }
+            i += 1
+        } else {
+            while i < v.count, v[i] != ASCII.colon {
+                guard ASCII.host[Int(v[i])], v[i] != UInt8(ascii: "["), v[i] != UInt8(ascii: "]") else { return false }
+                if v[i] == UInt8(ascii: "%") {
+                    guard i + 2 < v.count, ASCII.hexValue(v[i + 1]) != nil, ASCII.hexValue(v[i + 2]) != nil else {
+                        return false
+                    }
+                }
+                i += 1
+            }
+        }
+        for j in 0..<i where !ASCII.host[Int(v[j])] { return false }
+        guard i < v.count else { return true }
+        guard v[i] == ASCII.colon else { return false }
+        for j in (i + 1)..<v.count where v[j] < UInt8(ascii: "0") || v[j] > UInt8(ascii: "9") { return false }
+        return true
     }
 
     /// 1*DIGIT, nothing else, no overflow.

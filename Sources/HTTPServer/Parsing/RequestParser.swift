@@ -1,5 +1,5 @@
-/// An incremental parser of HTTP/1.1 request heads (RFC 9112 sections 2 to 5), strict about everything that leads
-/// to request smuggling or ambiguity. Bodies are decoded by `BodyDecoder`.
+/// An incremental scanner of HTTP/1.1 request heads (RFC 9112 sections 2 to 5), strict about everything that leads
+/// to request smuggling or ambiguity. `RequestDecoder` drives it for heads and `BodyDecoder` for bodies.
 ///
 /// A pure value type with no I/O: the connection that owns it calls it on its shard queue. The caller keeps the
 /// unconsumed bytes at the front of its buffer and calls `parseHead` again with the same prefix plus new bytes;
@@ -77,6 +77,9 @@ public struct RequestParser: Sendable {
             } else if i > 0, buffer[i - 1] == ASCII.cr {
                 // Judged at the byte after the CR, so the verdict never depends on where a read ended.
                 throw HTTPServerError(.badRequest, "A bare CR in the head.")
+            } else if b != ASCII.cr, !(requestLine == nil ? ASCII.requestLine[Int(b)] : ASCII.fieldValue[Int(b)]) {
+                // NUL, controls, or a TLS handshake: refused at the byte, not after waiting for a line end.
+                throw HTTPServerError(.badRequest, "The head holds a byte no request line or field may hold.")
             }
             i += 1
             if requestLine == nil {

@@ -45,23 +45,40 @@ public struct ServerSentEvent: Sendable, Equatable {
 
     /// Appends the event's wire bytes, blank line included, to `buffer`.
     public func encode(into buffer: inout [UInt8]) {
-        if let event {
-            Self.appendField("event", singleLine: event, to: &buffer)
-        }
-        if let id {
-            Self.appendField("id", singleLine: id, to: &buffer)
-        }
+        Self.append(event: event?.utf8, id: id?.utf8, retry: retry, data: data.utf8, to: &buffer)
+    }
+
+    /// The framer itself, over bytes: appends one event to `out`, with the rules of the type's doc: `event:` and
+    /// `id:` lines (each without CR, LF and NUL) when given, `retry:` when zero or positive, one `data:` line per
+    /// line of `data`, and the blank line. Builds no `String`; pass constant names and reused buffers on a hot path
+    /// (one framing shared by every subscriber).
+    @inlinable
+    public static func append<Name: Collection<UInt8>, ID: Collection<UInt8>, Data: Collection<UInt8>>(
+        event: Name?,
+        id: ID?,
+        retry: Int? = nil,
+        data: Data,
+        to out: inout [UInt8]
+    ) {
+        if let event { appendField(eventPrefix, singleLine: event, to: &out) }
+        if let id { appendField(idPrefix, singleLine: id, to: &out) }
         if let retry, retry >= 0 {
-            buffer.append(contentsOf: "retry: ".utf8)
-            buffer.append(contentsOf: String(retry).utf8)
-            buffer.append(Self.lf)
+            out.append(contentsOf: retryPrefix)
+            out.append(contentsOf: String(retry).utf8)
+            out.append(lf)
         }
-        Self.forEachLine(of: data) { line in
-            buffer.append(contentsOf: "data: ".utf8)
-            buffer.append(contentsOf: line)
-            buffer.append(Self.lf)
+        forEachLine(of: data) { line in
+            out.append(contentsOf: dataPrefix)
+            out.append(contentsOf: line)
+            out.append(lf)
         }
-        buffer.append(Self.lf)
+        out.append(lf)
+    }
+
+    /// `append` for an event without a name or an id.
+    @inlinable
+    public static func append<Data: Collection<UInt8>>(data: Data, to out: inout [UInt8]) {
+        append(event: [UInt8]?.none, id: [UInt8]?.none, data: data, to: &out)
     }
 
     /// A comment block: one `: text` line per line of `text` (split at CR, LF and CRLF, so the text
@@ -70,7 +87,7 @@ public struct ServerSentEvent: Sendable, Equatable {
     public static func comment(_ text: String) -> [UInt8] {
         var buffer: [UInt8] = []
         buffer.reserveCapacity(text.utf8.count + 4)
-        forEachLine(of: text) { line in
+        forEachLine(of: text.utf8) { line in
             buffer.append(colon)
             if !line.isEmpty {
                 buffer.append(space)
@@ -82,38 +99,49 @@ public struct ServerSentEvent: Sendable, Equatable {
         return buffer
     }
 
-    private static let lf = UInt8(ascii: "\n")
-    private static let cr = UInt8(ascii: "\r")
-    private static let colon = UInt8(ascii: ":")
-    private static let space = UInt8(ascii: " ")
+    /// A block that only sets the client's reconnection time (`retry: N` and a blank line; no event is dispatched).
+    /// A negative value gives no bytes.
+    public static func retry(milliseconds: Int) -> [UInt8] {
+        guard milliseconds >= 0 else { return [] }
+        return retryPrefix + Array(String(milliseconds).utf8) + [lf, lf]
+    }
 
-    private static func appendField(_ name: String, singleLine value: String, to buffer: inout [UInt8]) {
-        buffer.append(contentsOf: name.utf8)
-        buffer.append(colon)
-        buffer.append(space)
-        for byte in value.utf8 where byte != cr && byte != lf && byte != 0 {
+    @usableFromInline static let lf = UInt8(ascii: "\n")
+    @usableFromInline static let cr = UInt8(ascii: "\r")
+    @usableFromInline static let colon = UInt8(ascii: ":")
+    @usableFromInline static let space = UInt8(ascii: " ")
+    @usableFromInline static let eventPrefix: [UInt8] = Array("event: ".utf8)
+    @usableFromInline static let idPrefix: [UInt8] = Array("id: ".utf8)
+    @usableFromInline static let retryPrefix: [UInt8] = Array("retry: ".utf8)
+    @usableFromInline static let dataPrefix: [UInt8] = Array("data: ".utf8)
+
+    @inlinable
+    static func appendField(_ prefix: [UInt8], singleLine value: some Collection<UInt8>, to buffer: inout [UInt8]) {
+        buffer.append(contentsOf: prefix)
+        for byte in value where byte != cr && byte != lf && byte != 0 {
             buffer.append(byte)
         }
         buffer.append(lf)
     }
 
-    /// Calls `body` with the UTF-8 bytes of each line of `text`, split at CRLF, CR and LF; an empty
-    /// text is one empty line, and a trailing line break gives a trailing empty line.
-    private static func forEachLine(of text: String, _ body: (ArraySlice<UInt8>) -> Void) {
-        let bytes = Array(text.utf8)
-        var start = 0
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
+    /// Calls `body` with the bytes of each line of `text`, split at CRLF, CR and LF; an empty text is one empty
+    /// line, and a trailing line break gives a trailing empty line.
+    @inlinable
+    static func forEachLine<Text: Collection<UInt8>>(of text: Text, _ body: (Text.SubSequence) -> Void) {
+        var start = text.startIndex
+        var index = start
+        while index != text.endIndex {
+            let byte = text[index]
             if byte == cr || byte == lf {
-                body(bytes[start..<index])
-                if byte == cr, index + 1 < bytes.count, bytes[index + 1] == lf {
-                    index += 1
+                body(text[start..<index])
+                let next = text.index(after: index)
+                if byte == cr, next != text.endIndex, text[next] == lf {
+                    index = next
                 }
-                start = index + 1
+                start = text.index(after: index)
             }
-            index += 1
+            index = text.index(after: index)
         }
-        body(bytes[start..<bytes.count])
+        body(text[start..<text.endIndex])
     }
 }

@@ -1,16 +1,15 @@
-/// The shell state of one accepted socket: buffers, parser, lifecycle machine and the request in progress.
+/// The shell state of one accepted socket: buffers, the request decoder, the lifecycle machine and the request in
+/// progress. What the connection is doing (reading, answering, closing, deadlines) lives in `lifecycle` alone.
 ///
 /// Owned by one `Shard` and touched only on its serial queue (the shard's connection table holds it by fd).
 final class Connection {
-    /// A request whose head is parsed and whose body is still arriving.
+    /// A request whose head is decoded and whose body is still arriving.
     struct PendingBody {
         var head: RequestHead
+        /// The route, or nil when the answer was already given (404/405) and the body is discarded.
         var route: Router.Route?
         var parameters: [String: String]
-        var decoder: BodyDecoder
         var body: [UInt8]
-        /// The answer was already given (404/405); the body is read only to be discarded.
-        var discard: Bool
     }
 
     let fd: Int32
@@ -19,7 +18,7 @@ final class Connection {
     var inputStart = 0
     var output: [UInt8] = []
     var outputStart = 0
-    var parser: RequestParser
+    var decoder: RequestDecoder
     var lifecycle: ConnectionLifecycle
     var pendingBody: PendingBody?
     /// The head of the request being answered (HEAD and keep-alive decisions for async and streamed answers).
@@ -28,21 +27,18 @@ final class Connection {
     var streamChunked = false
     /// gzip for the streaming response, one sync flush per write; owned by the shard queue.
     var streamEncoder: GzipEncoder?
+    /// epoll interest as last registered.
     var writeInterest = false
     var readPaused = false
-    var inputEOF = false
-    var writeShut = false
-    /// Monotonic nanoseconds after which a connection whose output does not move is closed.
-    var stallDeadline: UInt64 = .max
     /// Monotonic nanoseconds at which the current head was parsed; 0 once its response is timed (or before any).
     var requestStart: UInt64 = 0
     /// Index in the shard's list of live connections.
     var slot = 0
 
-    init(fd: Int32, id: UInt64, parser: RequestParser, lifecycle: ConnectionLifecycle) {
+    init(fd: Int32, id: UInt64, decoder: RequestDecoder, lifecycle: ConnectionLifecycle) {
         self.fd = fd
         self.id = id
-        self.parser = parser
+        self.decoder = decoder
         self.lifecycle = lifecycle
         // No reserved capacity: the buffers grow to what the connection uses and keep it. A long-lived stream
         // with small events then costs a few hundred bytes of buffers, not 8 KiB.

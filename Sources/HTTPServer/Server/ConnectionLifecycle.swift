@@ -1,5 +1,7 @@
-/// The lifecycle of one connection as a value-type state machine: which phase it is in, which deadline applies,
-/// and whether it may stay open. Its methods take events and return what the shell must do.
+/// The lifecycle of one connection as a value-type state machine: which phase it is in, which deadlines apply
+/// (reading, and writing to a client that does not read), whether it may stay open, whether the peer's input ended
+/// and whether our write side is shut. Its methods take events and return the `Action` the shell must perform;
+/// `Shard.perform` switches on every one. The shell keeps no flag of its own about any of this.
 ///
 /// Owned by one `Connection` and mutated only on that connection's shard queue; tests drive it directly.
 struct ConnectionLifecycle: Sendable, Equatable {
@@ -20,11 +22,14 @@ struct ConnectionLifecycle: Sendable, Equatable {
 
     /// What the shell must do after an event.
     enum Action: Sendable, Equatable {
+        /// Nothing.
         case none
-        /// Close the socket now.
-        case close
-        /// Flush queued output, shut the write side, then close on EOF or at the linger deadline.
+        /// Close the socket now; a streaming response's `onClose` gets `reason`.
+        case close(ResponseStream.CloseReason)
+        /// Send queued output now; `outputFlushed` then says how the connection ends.
         case closeAfterFlush
+        /// Output is out: shut the write side, and discard input until EOF or the linger deadline.
+        case shutdownWrite
         /// End the streaming response (graceful shutdown), then close after flushing.
         case endStream
     }
@@ -34,14 +39,20 @@ struct ConnectionLifecycle: Sendable, Equatable {
         var body: UInt64
         var idle: UInt64
         var linger: UInt64
+        /// How long queued output may wait on a client that does not read.
+        var write: UInt64
     }
 
     private(set) var phase: Phase = .idle
     /// Monotonic nanoseconds after which `tick` closes; `.max` when no read deadline applies.
     private(set) var deadline: UInt64
+    /// Monotonic nanoseconds after which output that does not move closes the connection; `.max` when none waits.
+    private(set) var stallDeadline: UInt64 = .max
     private(set) var keepAlive = true
-    private(set) var draining = false
+    /// The peer shut its write side (EOF).
     private(set) var inputClosed = false
+    /// Our write side is shut (the connection is closing and its output went out).
+    private(set) var writeShut = false
     /// Whether the client may still be sending when the response is out: then the write side is shut first
     /// and input discarded until EOF, so that a reset does not destroy the response.
     private(set) var lingers = false
@@ -52,8 +63,11 @@ struct ConnectionLifecycle: Sendable, Equatable {
         self.deadline = now &+ timeouts.idle
     }
 
-    /// Whether the shell may parse another request from buffered input.
+    /// Whether the shell may decode another request from buffered input.
     var acceptsRequests: Bool { phase == .idle || phase == .readingHead || phase == .readingBody }
+
+    /// Whether bytes read now are thrown away (the connection is closing).
+    var discardsInput: Bool { phase == .closing }
 
     mutating func bytesReceived(now: UInt64) {
         if phase == .idle {
@@ -90,7 +104,7 @@ struct ConnectionLifecycle: Sendable, Equatable {
 
     /// A response (whole or stream) has been queued completely.
     mutating func responseFinished(now: UInt64, hasBufferedInput: Bool) -> Action {
-        if !keepAlive || draining || (inputClosed && !hasBufferedInput) {
+        if !keepAlive || (inputClosed && !hasBufferedInput) {
             lingers = hasBufferedInput
             return startClosing(now: now)
         }
@@ -101,7 +115,6 @@ struct ConnectionLifecycle: Sendable, Equatable {
 
     /// The request cannot be served further (parse error, limit): answer and close.
     mutating func requestFailed(now: UInt64) -> Action {
-        keepAlive = false
         lingers = true
         return startClosing(now: now)
     }
@@ -113,30 +126,60 @@ struct ConnectionLifecycle: Sendable, Equatable {
         return .closeAfterFlush
     }
 
-    /// The peer shut its write side (EOF or EPOLLRDHUP) and no buffered request can make progress: answers
-    /// already queued still go out; a stream's client is gone; a handler at work still answers.
-    mutating func inputEnded(now: UInt64) -> Action {
+    /// The peer shut its write side (a read returned 0). While closing, the connection ends once its output is
+    /// out; otherwise buffered requests are served first and `served` decides.
+    mutating func inputEnded() -> Action {
         inputClosed = true
+        guard phase == .closing else { return .none }
+        return writeShut ? .close(.clientGone) : .closeAfterFlush
+    }
+
+    /// The shell answered what buffered input allows; `blocked` when buffered requests wait for the client to
+    /// read output first. After EOF, the connection starts closing once nothing buffered can make progress:
+    /// answers already queued still go out; a stream's client is gone; a handler at work still answers.
+    mutating func served(now: UInt64, blocked: Bool) -> Action {
+        guard inputClosed, !blocked else { return .none }
         switch phase {
         case .idle, .readingHead, .readingBody:
             lingers = false
             return startClosing(now: now)
-        case .streaming: return .close
+        case .streaming: return .close(.clientGone)
         case .responding, .closing: return .none
         }
     }
 
-    /// A read deadline may have passed.
-    func tick(now: UInt64) -> Action {
-        now >= deadline && phase != .responding && phase != .streaming ? .close : .none
+    /// Some output was sent: the client reads, so the write deadline starts again.
+    mutating func outputSent(now: UInt64) {
+        stallDeadline = now &+ timeouts.write
     }
 
-    /// Graceful shutdown: idle connections close now, requests in flight finish, streams are told to end.
+    /// The socket takes no more output for now; the write deadline runs from the first time this happens.
+    mutating func outputBlocked(now: UInt64) {
+        if stallDeadline == .max { stallDeadline = now &+ timeouts.write }
+    }
+
+    /// Every queued byte is sent. A closing connection then shuts its write side, and closes at once unless it
+    /// lingers for a client that may still be sending.
+    mutating func outputFlushed() -> Action {
+        stallDeadline = .max
+        guard phase == .closing, !writeShut else { return .none }
+        writeShut = true
+        return inputClosed || !lingers ? .close(.clientGone) : .shutdownWrite
+    }
+
+    /// A deadline may have passed: a read deadline (not while a handler or a stream works), or the write deadline.
+    func tick(now: UInt64) -> Action {
+        if now >= deadline, phase != .responding, phase != .streaming { return .close(.clientGone) }
+        if now >= stallDeadline { return .close(.writeStalled) }
+        return .none
+    }
+
+    /// Graceful shutdown (quiescing): idle connections close now, requests in flight finish and close, streams are
+    /// told to end.
     mutating func shutdownRequested() -> Action {
-        draining = true
         keepAlive = false
         switch phase {
-        case .idle: return .close
+        case .idle: return .close(.serverShutdown)
         case .streaming: return .endStream
         case .readingHead, .readingBody, .responding, .closing: return .none
         }

@@ -1,6 +1,6 @@
 public import Metrics
 
-/// Everything an `HTTPServer` can be configured with. A plain value, read by every shard.
+/// Everything a `Server` can be configured with. A plain value, read by every shard.
 public struct HTTPServerConfiguration: Sendable {
     /// The IPv4 address to bind, dotted (`127.0.0.1`, `0.0.0.0`).
     public var host: String
@@ -21,7 +21,7 @@ public struct HTTPServerConfiguration: Sendable {
     /// Longest time a response may wait on a client that does not read.
     public var writeTimeout: Duration
     /// A body left unread after an early answer (404, 405) is discarded up to this size; beyond, the connection closes.
-    public var maxDrainBytes: Int
+    public var maxDiscardBytes: Int
     /// A streaming response counts as slow once this many bytes wait to be sent.
     public var streamHighWaterMark: Int
     /// Listen backlog.
@@ -45,7 +45,7 @@ public struct HTTPServerConfiguration: Sendable {
         bodyTimeout: Duration = .seconds(30),
         idleTimeout: Duration = .seconds(60),
         writeTimeout: Duration = .seconds(30),
-        maxDrainBytes: Int = 64 * 1024,
+        maxDiscardBytes: Int = 64 * 1024,
         streamHighWaterMark: Int = 256 * 1024,
         backlog: Int = 1024,
         compressionThreshold: Int? = 1024,
@@ -61,7 +61,7 @@ public struct HTTPServerConfiguration: Sendable {
         self.bodyTimeout = bodyTimeout
         self.idleTimeout = idleTimeout
         self.writeTimeout = writeTimeout
-        self.maxDrainBytes = maxDrainBytes
+        self.maxDiscardBytes = maxDiscardBytes
         self.streamHighWaterMark = streamHighWaterMark
         self.backlog = backlog
         self.compressionThreshold = compressionThreshold

@@ -8,7 +8,7 @@ import Synchronization
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
 /// connection count.
 ///
-/// Immutable after `start` except `active` and `nextID` (atomics) and `drain` (behind a `Mutex`); `nextShard`
+/// Immutable after `start` except `active` and `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard`
 /// is touched only on shard 0's queue, which owns the listening socket.
 final class ServerCore: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
@@ -16,25 +16,36 @@ final class ServerCore: @unchecked Sendable {
     let logger: Logger
     let metrics: ServerMetrics
     let timeouts: ConnectionLifecycle.Timeouts
-    let writeTimeout: UInt64
     /// Input a connection may buffer while it cannot parse (a handler or a stream is working).
     let maxBufferedInput: Int
     var shards: [Shard] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
     private var nextShard = 0
-    struct DrainState {
-        var drained: Set<Int> = []
-        /// Every `shutdown` call waiting for the drain; a second call waits beside the first.
+    /// Graceful shutdown: the shards whose connections are all closed, and who waits for all of them.
+    struct QuiesceState {
+        var quiesced: Set<Int> = []
+        /// Every `shutdown` call waiting for the shards; a second call waits beside the first.
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    let drain = Mutex(DrainState())
-    static let overCapacity: [UInt8] = Array(
-        ("HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/problem+json\r\nContent-Length: 97\r\n"
-            + "Connection: close\r\n\r\n"
-            + #"{"type":"about:blank","title":"Service Unavailable","status":503,"detail":"Too many connections."}"#)
-            .utf8
-    )
+    let quiesce = Mutex(QuiesceState())
+    /// The whole answer to a connection over the cap: a 503 problem, written once.
+    static let overCapacity: [UInt8] = {
+        let problem = Problem(status: 503, detail: "Too many connections.")
+        var out: [UInt8] = []
+        ResponseWriter.appendHead(
+            status: problem.status,
+            headers: HTTPHeaders([("Content-Type", "application/problem+json")]),
+            contentLength: problem.body.count,
+            chunked: false,
+            keepAlive: false,
+            minorVersion: 1,
+            date: [],
+            to: &out
+        )
+        out.append(contentsOf: problem.body)
+        return out
+    }()
 
     init(configuration: HTTPServerConfiguration, router: Router, logger: Logger) {
         self.configuration = configuration
@@ -48,9 +59,9 @@ final class ServerCore: @unchecked Sendable {
             header: configuration.headerTimeout.nanoseconds,
             body: configuration.bodyTimeout.nanoseconds,
             idle: configuration.idleTimeout.nanoseconds,
-            linger: min(configuration.headerTimeout.nanoseconds, 5_000_000_000)
+            linger: min(configuration.headerTimeout.nanoseconds, 5_000_000_000),
+            write: configuration.writeTimeout.nanoseconds
         )
-        self.writeTimeout = configuration.writeTimeout.nanoseconds
         self.maxBufferedInput = configuration.limits.maxHeaderBytes + router.defaultMaxBodySize
     }
 
@@ -86,10 +97,10 @@ final class ServerCore: @unchecked Sendable {
         metrics.connectionClosed()
     }
 
-    func shardDrained(_ shard: Shard) {
-        let waiters = drain.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.drained.insert(shard.index)
-            guard s.drained.count == shards.count else { return [] }
+    func shardQuiesced(_ shard: Shard) {
+        let waiters = quiesce.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.quiesced.insert(shard.index)
+            guard s.quiesced.count == shards.count else { return [] }
             defer { s.waiters = [] }
             return s.waiters
         }

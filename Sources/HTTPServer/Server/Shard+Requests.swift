@@ -1,15 +1,16 @@
+import CEpoll
 import Dispatch
 import Glibc
 
 extension Shard {
-    /// Reads what the socket has, then parses and answers as many buffered requests as the lifecycle allows.
+    /// Reads what the socket has, then decodes and answers as many buffered requests as the lifecycle allows.
     func readable(_ connection: Connection) {
         var eof = false
         // At most four buffers per event: level-triggered epoll brings a fast sender back, and others get a turn.
         for _ in 0..<4 {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
-                if connection.lifecycle.phase != .closing {
+                if !connection.lifecycle.discardsInput {
                     connection.input.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n))
                 }
                 if n < readBuffer.count { break }
@@ -22,12 +23,8 @@ extension Shard {
                 return
             }
         }
-        if connection.lifecycle.phase == .closing {
-            // Input is discarded; at EOF the connection closes once its answer is out (flush does that).
-            if eof {
-                connection.inputEOF = true
-                if connection.hasPendingOutput { flush(connection) } else { closeConnection(connection) }
-            }
+        if connection.lifecycle.discardsInput {
+            if eof { perform(connection.lifecycle.inputEnded(), on: connection) }
             return
         }
         if !connection.lifecycle.acceptsRequests, connection.bufferedInput > server.maxBufferedInput {
@@ -36,12 +33,13 @@ extension Shard {
             return
         }
         if connection.bufferedInput > 0 { connection.lifecycle.bytesReceived(now: now) }
-        if eof { connection.inputEOF = true }
+        if eof { perform(connection.lifecycle.inputEnded(), on: connection) }
         serve(connection)
     }
 
-    /// Answers what buffered input allows, delivers EOF once nothing buffered can progress, and flushes; again
-    /// while flushing frees the way for requests that waited on a client reading slowly.
+    /// Answers what buffered input allows, tells the lifecycle (which ends the connection after EOF once nothing
+    /// buffered can progress), and flushes; again while flushing frees the way for requests that waited on a client
+    /// reading slowly.
     func serve(_ connection: Connection) {
         let fd = Int(connection.fd)
         while true {
@@ -51,10 +49,8 @@ extension Shard {
             let blocked =
                 connection.bufferedInput > 0 && connection.lifecycle.acceptsRequests
                 && connection.output.count - connection.outputStart > Self.outputBacklogLimit
-            if connection.inputEOF, !blocked, connection.lifecycle.inputEnded(now: now) == .close {
-                closeConnection(connection)
-                return
-            }
+            perform(connection.lifecycle.served(now: now, blocked: blocked), on: connection)
+            guard connections[fd] === connection else { return }
             flush(connection)
             guard connections[fd] === connection else { return }
             let progressed = connection.bufferedInput < before
@@ -64,125 +60,104 @@ extension Shard {
         }
     }
 
-    /// Parses and answers buffered requests in order until one must wait (async handler, stream, more bytes).
+    /// Feeds buffered input to the connection's `RequestDecoder` and performs what it finds, in order, until a
+    /// request must wait (async handler, stream, more bytes, a client that does not read).
     func process(_ connection: Connection) {
         do throws(HTTPServerError) {
-            while connection.lifecycle.acceptsRequests, connection.bufferedInput > 0,
+            while connection.lifecycle.acceptsRequests,
                 connection.output.count - connection.outputStart <= Self.outputBacklogLimit
             {
-                if connection.pendingBody != nil {
-                    guard try continueBody(connection) else { break }
-                    continue
+                let step = try connection.input.withUnsafeBufferPointer { (all) throws(HTTPServerError) in
+                    try connection.decoder.decode(UnsafeBufferPointer(rebasing: all[connection.inputStart...]))
                 }
-                let result = try connection.input.withUnsafeBufferPointer { (all) throws(HTTPServerError) in
-                    try connection.parser.parseHead(UnsafeBufferPointer(rebasing: all[connection.inputStart...]))
+                let start = connection.inputStart
+                connection.inputStart += step.consumed
+                switch step.part {
+                case nil:
+                    connection.compactInput()
+                    return
+                case .head(let head):
+                    try begin(head, on: connection)
+                case .body(let range):
+                    connection.pendingBody?.body.append(
+                        contentsOf: connection.input[(start + range.lowerBound)..<(start + range.upperBound)]
+                    )
+                case .end(let trailers):
+                    complete(connection, trailers: trailers)
                 }
-                guard case .head(let head, let consumed) = result else { break }
-                connection.inputStart += consumed
-                try begin(head, on: connection)
             }
         } catch {
-            fail(connection, error)
+            if let pending = connection.pendingBody, pending.route == nil {
+                // The answer went out already; a body we cannot discard ends the connection.
+                connection.pendingBody = nil
+                connection.input.removeAll()
+                connection.inputStart = 0
+                perform(connection.lifecycle.requestFailed(now: now), on: connection)
+            } else {
+                fail(connection, error)
+            }
         }
         connection.compactInput()
     }
 
-    /// A head arrived: route it, check its body against the route's limit, answer or start reading the body.
+    /// A head arrived: route it, tell the decoder the route's body limit (or to discard the body of an early
+    /// answer), answer now or wait for the body.
     private func begin(_ head: RequestHead, on connection: Connection) throws(HTTPServerError) {
         connection.requestStart = now
         let hasBody = head.framing != .none
         connection.lifecycle.headParsed(now: now, hasBody: hasBody, keepAlive: head.keepAlive)
-        var route: Router.Route?
-        var parameters: [String: String] = [:]
-        var early: Response?
+        var early: Response
         switch server.router.match(head.method, head.path) {
-        case .found(let r, let p):
-            route = r
-            parameters = p
+        case .found(let route, let parameters):
+            guard hasBody else {
+                dispatch(Request(head: head, pathParameters: parameters), route: route, on: connection)
+                return
+            }
+            if try connection.decoder.readBody(limit: route.maxBodySize), connection.bufferedInput == 0 {
+                connection.output.append(contentsOf: ResponseWriter.continueLine)
+            }
+            connection.pendingBody = Connection.PendingBody(head: head, route: route, parameters: parameters, body: [])
+            return
         case .methodNotAllowed(let allow):
-            var response = Response.problem(status: 405, detail: "The resource does not take \(head.method.rawValue).")
-            response.headers.add(name: "Allow", value: allow.map(\.rawValue).joined(separator: ", "))
-            early = response
+            early = Response.problem(status: 405, detail: "The resource does not take \(head.method.rawValue).")
+            early.headers.add(name: "Allow", value: allow.map(\.rawValue).joined(separator: ", "))
         case .notFound:
             early = Response.problem(status: 404, detail: "No resource at \(head.path).")
         }
-        let limit = route?.maxBodySize ?? server.configuration.maxDrainBytes
-        if case .length(let n) = head.framing, n > limit {
-            if route == nil, let early {
-                // The answer is known; the body is too large to drain: answer, then close with lingering so the
-                // body still arriving does not reset the connection before the client reads the answer.
-                connection.lifecycle.headParsed(now: now, hasBody: false, keepAlive: false)
-                respond(early, to: head, on: connection, finished: false)
-                _ = connection.lifecycle.requestFailed(now: now)
-                return
-            }
-            throw HTTPServerError(.contentTooLarge, "The body is larger than \(limit) bytes.")
-        }
-        if !hasBody {
-            if let route {
-                dispatch(Request(head: head, pathParameters: parameters), route: route, on: connection)
-            } else if let early {
-                respond(early, to: head, on: connection)
-            }
+        guard hasBody else {
+            respond(early, to: head, on: connection)
             return
         }
-        if let early {
-            // Answer now, then read the body only to throw it away (or close if it is too large).
+        do throws(HTTPServerError) {
+            try connection.decoder.discardBody(limit: server.configuration.maxDiscardBytes)
+        } catch {
+            // The body is too large to discard: answer, then close with lingering so the body still arriving does
+            // not reset the connection before the client reads the answer.
+            connection.lifecycle.disableKeepAlive()
             respond(early, to: head, on: connection, finished: false)
-        } else if head.expectsContinue, connection.bufferedInput == 0 {
-            connection.output.append(contentsOf: ResponseWriter.continueLine)
+            perform(connection.lifecycle.requestFailed(now: now), on: connection)
+            return
         }
-        connection.pendingBody = Connection.PendingBody(
-            head: head,
-            route: route,
-            parameters: parameters,
-            decoder: BodyDecoder(framing: head.framing, limit: limit, trailerLimits: server.configuration.limits),
-            body: [],
-            discard: early != nil
-        )
+        respond(early, to: head, on: connection, finished: false)
+        connection.pendingBody = Connection.PendingBody(head: head, route: nil, parameters: [:], body: [])
     }
 
-    /// Feeds buffered bytes to the body decoder; true when the body completed.
-    private func continueBody(_ connection: Connection) throws(HTTPServerError) -> Bool {
-        guard var pending = connection.pendingBody else { return false }
+    /// A body ended: hand the request to its route, or finish the early answer whose body was discarded.
+    private func complete(_ connection: Connection, trailers: HTTPHeaders) {
+        guard let pending = connection.pendingBody else { return }
         connection.pendingBody = nil
-        let progress: BodyDecoder.Progress
-        do throws(HTTPServerError) {
-            progress = try connection.input.withUnsafeBufferPointer { (all) throws(HTTPServerError) in
-                try pending.decoder.decode(
-                    UnsafeBufferPointer(rebasing: all[connection.inputStart...]),
-                    into: &pending.body
-                )
-            }
-        } catch {
-            if pending.discard {
-                // The answer went out already; a body we cannot drain ends the connection.
-                _ = connection.lifecycle.requestFailed(now: now)
-                connection.input.removeAll()
-                connection.inputStart = 0
-                return false
-            }
-            throw error
-        }
-        connection.inputStart += progress.consumed
-        if pending.discard { pending.body.removeAll(keepingCapacity: true) }
-        guard progress.isComplete else {
-            connection.pendingBody = pending
-            return false
-        }
         connection.lifecycle.bodyCompleted()
-        if pending.discard {
+        guard let route = pending.route else {
             finishResponse(connection)
-        } else if let route = pending.route {
-            let request = Request(
-                head: pending.head,
-                body: pending.body,
-                trailers: pending.decoder.trailers,
-                pathParameters: pending.parameters
-            )
-            dispatch(request, route: route, on: connection)
+            return
         }
-        return true
+        let request = Request(
+            head: pending.head,
+            body: pending.body,
+            trailers: trailers,
+            pathParameters: pending.parameters
+        )
+        dispatch(request, route: route, on: connection)
     }
 
     /// Runs the route's handler: inline for sync handlers, in a Task for async ones.
@@ -244,15 +219,12 @@ extension Shard {
         return .problem(status: 500, detail: "The handler failed.")
     }
 
-    /// A request could not be parsed or exceeded a limit: answer with its status and close.
+    /// A request could not be decoded or exceeded a limit: answer with its status and close.
     func fail(_ connection: Connection, _ error: HTTPServerError) {
         connection.pendingBody = nil
         connection.input.removeAll()
         connection.inputStart = 0
-        _ = connection.lifecycle.requestFailed(now: now)
         let response = Response.problem(error)
-        var out = connection.output
-        connection.output = []
         ResponseWriter.appendHead(
             status: response.status,
             headers: response.headers,
@@ -261,13 +233,29 @@ extension Shard {
             keepAlive: false,
             minorVersion: 1,
             date: date.line,
-            to: &out
+            to: &connection.output
         )
-        if case .bytes(let body) = response.body { out.append(contentsOf: body) }
-        connection.output = out
+        if case .bytes(let body) = response.body { connection.output.append(contentsOf: body) }
         server.metrics.record(status: response.status, since: connection.requestStart, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
         server.logAccess(method: nil, path: nil, status: response.status, connection: connection.id)
+        perform(connection.lifecycle.requestFailed(now: now), on: connection)
+    }
+
+    /// Performs what the connection's lifecycle machine decided; every action has its effect here.
+    func perform(_ action: ConnectionLifecycle.Action, on connection: Connection) {
+        switch action {
+        case .none:
+            return
+        case .close(let reason):
+            closeConnection(connection, reason: reason)
+        case .closeAfterFlush:
+            flush(connection)
+        case .shutdownWrite:
+            shutdown(connection.fd, Int32(SHUT_WR))
+        case .endStream:
+            endStreamForShutdown(connection)
+        }
     }
 
     static func byteCount(_ body: Response.Body) -> Int? {

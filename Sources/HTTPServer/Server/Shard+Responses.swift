@@ -7,7 +7,7 @@ extension Shard {
     static let outputBacklogLimit = 1 << 20
 
     /// Serializes a response for `head` into the connection's output.
-    /// `finished: false` when the request body must still be drained before the next request.
+    /// `finished: false` when the request body must still be discarded before the next request.
     func respond(_ response: Response, to head: RequestHead, on connection: Connection, finished: Bool = true) {
         var response = response
         if !ResponseWriter.isValid(response.headers) {
@@ -32,7 +32,7 @@ extension Shard {
                 headers: response.headers,
                 contentLength: response.status == 204 || response.status == 304 ? nil : body.count,
                 chunked: false,
-                keepAlive: connection.lifecycle.keepAlive && !connection.lifecycle.draining,
+                keepAlive: connection.lifecycle.keepAlive,
                 minorVersion: head.minorVersion,
                 date: date.line,
                 to: &connection.output
@@ -52,7 +52,7 @@ extension Shard {
                 headers: response.headers,
                 contentLength: nil,
                 chunked: chunked && !bodyless,
-                keepAlive: connection.lifecycle.keepAlive && !connection.lifecycle.draining,
+                keepAlive: connection.lifecycle.keepAlive,
                 minorVersion: head.minorVersion,
                 date: date.line,
                 to: &connection.output
@@ -79,12 +79,15 @@ extension Shard {
     /// The response is fully queued: keep the connection for the next request or start closing it.
     func finishResponse(_ connection: Connection) {
         connection.respondingTo = nil
-        _ = connection.lifecycle.responseFinished(now: now, hasBufferedInput: connection.bufferedInput > 0)
+        let action = connection.lifecycle.responseFinished(now: now, hasBufferedInput: connection.bufferedInput > 0)
+        perform(action, on: connection)
     }
 
-    /// Writes as much queued output as the socket takes; arms EPOLLOUT when it does not take everything.
+    /// Writes as much queued output as the socket takes; arms EPOLLOUT when it does not take everything. The
+    /// lifecycle hears of progress, of a blocked socket (the write deadline) and of output that is all out.
     func flush(_ connection: Connection) {
         let fd = connection.fd
+        guard Int(fd) < connections.count, connections[Int(fd)] === connection else { return }
         while connection.outputStart < connection.output.count {
             let n = connection.output.withUnsafeBytes { p in
                 send(fd, p.baseAddress! + connection.outputStart, p.count - connection.outputStart, Int32(MSG_NOSIGNAL))
@@ -92,11 +95,11 @@ extension Shard {
             if n > 0 {
                 connection.outputStart += n
                 server.metrics.bytesSent(n)
-                connection.stallDeadline = now &+ server.writeTimeout
+                connection.lifecycle.outputSent(now: now)
             } else if n < 0, errno == EINTR {
                 continue
             } else if n < 0, errno == EAGAIN || errno == EWOULDBLOCK {
-                if connection.stallDeadline == .max { connection.stallDeadline = now &+ server.writeTimeout }
+                connection.lifecycle.outputBlocked(now: now)
                 break
             } else {
                 closeConnection(connection)
@@ -107,15 +110,8 @@ extension Shard {
         if pending == 0 {
             connection.output.removeAll(keepingCapacity: true)
             connection.outputStart = 0
-            connection.stallDeadline = .max
-            if connection.lifecycle.phase == .closing, !connection.writeShut {
-                connection.writeShut = true
-                shutdown(fd, Int32(SHUT_WR))
-                if connection.inputEOF || !connection.lifecycle.lingers {
-                    closeConnection(connection)
-                    return
-                }
-            }
+            perform(connection.lifecycle.outputFlushed(), on: connection)
+            guard connections[Int(fd)] === connection else { return }
         }
         updateInterest(connection, pending: pending)
         connection.stream?.update(appended: 0, buffered: pending)
@@ -123,7 +119,7 @@ extension Shard {
 
     private func updateInterest(_ connection: Connection, pending: Int) {
         let wantWrite = pending > 0
-        let wantRead = !connection.inputEOF && pending <= Self.outputBacklogLimit
+        let wantRead = !connection.lifecycle.inputClosed && pending <= Self.outputBacklogLimit
         let current = (connection.writeInterest, !connection.readPaused)
         guard current != (wantWrite, wantRead) else { return }
         connection.writeInterest = wantWrite

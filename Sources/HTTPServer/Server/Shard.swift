@@ -4,7 +4,7 @@ import Glibc
 import Logging
 
 /// One event loop of the server: a serial queue, a private level-triggered epoll set watched by ONE
-/// `DispatchSourceRead`, and the table of its connections indexed by fd. The read handler drains
+/// `DispatchSourceRead`, and the table of its connections indexed by fd. The read handler empties
 /// `epoll_wait(fd, events, 256, 0)` and does all non-blocking socket I/O inline.
 ///
 /// Every mutable property is touched only on `queue` (checked with `dispatchPrecondition` at entry points).
@@ -23,7 +23,8 @@ final class Shard: @unchecked Sendable {
     var listenFD: Int32 = -1
     var now: UInt64 = DispatchTime.now().uptimeNanoseconds
     var date = HTTPDate()
-    var draining = false
+    /// Graceful shutdown began: new connections are refused, and the server hears when the last one closed.
+    var quiescing = false
     static let maxEvents: Int32 = 256
 
     init(index: Int, server: ServerCore) throws(HTTPServerError) {
@@ -45,7 +46,7 @@ final class Shard: @unchecked Sendable {
     /// Starts the epoll source and the timeout timer.
     func start(tick: DispatchTimeInterval) {
         let source = DispatchSource.makeReadSource(fileDescriptor: epollFD, queue: queue)
-        source.setEventHandler { [unowned self] in self.drainEvents() }
+        source.setEventHandler { [unowned self] in self.handleEvents() }
         let epollFD = self.epollFD
         source.setCancelHandler { close(epollFD) }
         self.source = source
@@ -66,7 +67,8 @@ final class Shard: @unchecked Sendable {
 
     static let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
-    private func drainEvents() {
+    /// Runs `epoll_wait` until it reports no more ready sockets, serving each inline.
+    private func handleEvents() {
         dispatchPrecondition(condition: .onQueue(queue))
         while true {
             let n = epoll_wait(epollFD, events, Self.maxEvents, 0)
@@ -113,14 +115,14 @@ final class Shard: @unchecked Sendable {
     func adopt(_ fd: Int32, id: UInt64) {
         dispatchPrecondition(condition: .onQueue(queue))
         now = DispatchTime.now().uptimeNanoseconds
-        guard !draining else {
+        guard !quiescing else {
             server.rejectOverCapacity(fd)
             return
         }
         let connection = Connection(
             fd: fd,
             id: id,
-            parser: RequestParser(limits: server.configuration.limits),
+            decoder: RequestDecoder(limits: server.configuration.limits),
             lifecycle: ConnectionLifecycle(timeouts: server.timeouts, now: now)
         )
         if Int(fd) >= connections.count {
@@ -149,41 +151,33 @@ final class Shard: @unchecked Sendable {
         connection.stream = nil
         connection.streamEncoder = nil
         server.connectionClosed()
-        if draining, live.isEmpty { server.shardDrained(self) }
+        if quiescing, live.isEmpty { server.shardQuiesced(self) }
     }
 
     private func tick() {
         now = DispatchTime.now().uptimeNanoseconds
         date.refresh()
-        var expired: [(Connection, ResponseStream.CloseReason)] = []
+        var expired: [(Connection, ConnectionLifecycle.Action)] = []
         for connection in live {
-            if connection.lifecycle.tick(now: now) == .close {
-                expired.append((connection, .clientGone))
-            } else if connection.hasPendingOutput, now >= connection.stallDeadline {
-                expired.append((connection, .writeStalled))
-            }
+            let action = connection.lifecycle.tick(now: now)
+            if action != .none { expired.append((connection, action)) }
         }
-        for (connection, reason) in expired { closeConnection(connection, reason: reason) }
-        if draining, live.isEmpty { server.shardDrained(self) }
+        for (connection, action) in expired { perform(action, on: connection) }
+        if quiescing, live.isEmpty { server.shardQuiesced(self) }
     }
 
-    /// Graceful shutdown of this shard's connections (on the queue).
-    func beginShutdown() {
+    /// Graceful shutdown (quiescing) of this shard's connections, on the queue: the listener closes, and each
+    /// connection's lifecycle says what becomes of it.
+    func beginQuiescing() {
         dispatchPrecondition(condition: .onQueue(queue))
-        draining = true
+        quiescing = true
         if listenFD >= 0 {
             _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, listenFD, nil)
             close(listenFD)
             listenFD = -1
         }
-        for connection in live {
-            switch connection.lifecycle.shutdownRequested() {
-            case .close: closeConnection(connection)
-            case .endStream: endStreamForShutdown(connection)
-            case .none, .closeAfterFlush: break
-            }
-        }
-        if live.isEmpty { server.shardDrained(self) }
+        for connection in live { perform(connection.lifecycle.shutdownRequested(), on: connection) }
+        if live.isEmpty { server.shardQuiesced(self) }
     }
 
     /// Closes everything left (after the shutdown deadline) and stops the sources.

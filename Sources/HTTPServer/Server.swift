@@ -8,7 +8,7 @@ public import Logging
 /// run in Tasks; streaming responses are written through `ResponseStream` from any thread.
 ///
 /// `start()` and `shutdown(deadline:)` may be called from any thread, once each, in that order.
-public final class HTTPServer: Sendable {
+public final class Server: Sendable {
     let core: ServerCore
 
     /// Creates a server; nothing is bound until `start()`.
@@ -81,8 +81,8 @@ public final class HTTPServer: Sendable {
         let core = self.core
         guard !core.shards.isEmpty else { return }
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = core.drain.withLock { s -> Bool in
-                if s.drained.count == core.shards.count { return true }
+            let done = core.quiesce.withLock { s -> Bool in
+                if s.quiesced.count == core.shards.count { return true }
                 s.waiters.append(continuation)
                 return false
             }
@@ -90,10 +90,10 @@ public final class HTTPServer: Sendable {
                 continuation.resume()
                 return
             }
-            for shard in core.shards { shard.queue.async { shard.beginShutdown() } }
-            // Whichever comes first, all shards drained or the deadline, takes the waiter and resumes it.
+            for shard in core.shards { shard.queue.async { shard.beginQuiescing() } }
+            // Whichever comes first, all shards quiesced or the deadline, takes the waiter and resumes it.
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(deadline.nanoseconds))) {
-                let waiters = core.drain.withLock { s -> [CheckedContinuation<Void, Never>] in
+                let waiters = core.quiesce.withLock { s -> [CheckedContinuation<Void, Never>] in
                     defer { s.waiters = [] }
                     return s.waiters
                 }
