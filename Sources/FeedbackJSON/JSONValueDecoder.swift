@@ -123,7 +123,9 @@ extension JSONValueDecoder: SingleValueDecodingContainer {
             guard let exact = T(exactly: number) else { throw tooLarge(type) }
             return exact
         case .double(let number):
-            guard let exact = T(exactly: number) else { throw tooLarge(type) }
+            // Integer text that does not fit 64 bits parses as a double, which can round into range (-2^63 - 1
+            // rounds to -2^63): a double at or past 2^63 in magnitude is out of range, whatever it rounded to.
+            guard number.magnitude < 0x1p63, let exact = T(exactly: number) else { throw tooLarge(type) }
             return exact
         default:
             throw wrong(type)

@@ -67,10 +67,10 @@ public struct CatchSystem: FeedbackSystem {
         switch (event, state.holder) {
         case (.throwToMachine, .human):
             state.holder = .machine
-            state.throwCount += 1
+            state.throwCount = state.throwCount.saturatingAdding(1)
         case (.throwToHuman, .machine):
             state.holder = .human
-            state.throwCount += 1
+            state.throwCount = state.throwCount.saturatingAdding(1)
         default:
             break
         }

@@ -55,16 +55,10 @@ public struct CounterSystem: FeedbackSystem {
 
     public static func reduce(_ state: inout State, _ event: Event) {
         switch event {
-        case .increment: state.count = saturatingSum(state.count, 1)
-        case .decrement: state.count = saturatingSum(state.count, -1)
-        case .add(let amount): state.count = saturatingSum(state.count, amount)
+        case .increment: state.count = state.count.saturatingAdding(1)
+        case .decrement: state.count = state.count.saturatingAdding(-1)
+        case .add(let amount): state.count = state.count.saturatingAdding(amount)
         }
-    }
-
-    private static func saturatingSum(_ lhs: Int, _ rhs: Int) -> Int {
-        let (sum, overflow) = lhs.addingReportingOverflow(rhs)
-        guard overflow else { return sum }
-        return rhs > 0 ? Int.max : Int.min
     }
 
     public func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }

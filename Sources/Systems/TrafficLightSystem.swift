@@ -91,7 +91,7 @@ public struct TrafficLightSystem: FeedbackSystem {
         case .advance:
             guard state.running else { return }
             state.phase = state.phase.next
-            state.changes += 1
+            state.changes = state.changes.saturatingAdding(1)
         }
     }
 

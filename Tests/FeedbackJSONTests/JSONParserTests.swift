@@ -237,3 +237,16 @@ struct JSONStringTests {
         #expect(try JSONValue(parsing: quoted) == .string(text))
     }
 }
+
+/// Integers past 64 bits are refused, not rounded into range.
+struct JSONIntegerRangeTests {
+    @Test func integersJustPastTheRangeAreRefused() throws {
+        struct Count: Decodable { let count: Int }
+        for text in ["-9223372036854775809", "-9223372036854776833", "9223372036854775808", "1e19"] {
+            let value = try JSONValue(parsing: Array(#"{"count":\#(text)}"#.utf8))
+            #expect(throws: DecodingError.self, "\(text)") { try value.decode(Count.self) }
+        }
+        let lowest = try JSONValue(parsing: Array(#"{"count":-9223372036854775808}"#.utf8))
+        #expect(try lowest.decode(Count.self).count == Int.min)
+    }
+}

@@ -1,5 +1,6 @@
 import FeedbackLoop
 import Logging
+import SystemKit
 import Upstream
 
 /// The page a `paging` state asks for: what the fetch feedback reacts to. A new value cancels the fetch in flight.
@@ -17,7 +18,7 @@ struct PageRequest: Equatable, Sendable {
         guard case .loading = state.status else { return nil }
         generation = state.generation
         url = state.nextPage
-        number = state.pagesLoaded + 1
+        number = state.pagesLoaded.saturatingAdding(1)
         query = state.query
     }
 }

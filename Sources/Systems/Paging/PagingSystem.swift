@@ -28,9 +28,9 @@ public struct PagingSystem: FeedbackSystem {
     public static func reduce(_ state: inout State, _ event: Event) {
         switch event {
         case .search(let query):
-            state = State(query: query, status: .loading, generation: state.generation + 1)
+            state = State(query: query, status: .loading, generation: state.generation &+ 1)
         case .clear:
-            state = State(generation: state.generation + 1)
+            state = State(generation: state.generation &+ 1)
         case .loadNextPage:
             guard state.status == .idle, state.nextPage != nil else { return }
             state.status = .loading
@@ -54,7 +54,7 @@ public struct PagingSystem: FeedbackSystem {
 
     private static func append(_ page: Page, to state: inout State) {
         state.items.append(contentsOf: page.items)
-        state.pagesLoaded += 1
+        state.pagesLoaded = state.pagesLoaded.saturatingAdding(1)
         if let total = page.total { state.total = total }
         state.visited.append(page.url)
         state.retries = 0
