@@ -7,6 +7,7 @@ for it, a GET or a PUT any live one. The server's address comes from FEEDBACKHOS
 a generator seeded by SCHEMATHESIS_SEED, so one seed gives one run (with one worker).
 """
 
+import base64
 import json
 import os
 import random
@@ -128,6 +129,10 @@ def before_call(context, case, kwargs):
         body = case.body if isinstance(case.body, dict) else {}
         if body.get("system") in SYSTEMS and "state" not in body and RANDOM.random() < 0.5:
             parameters["id"] = _live(body["system"])
+        else:
+            # A new id, for the 201: generated ids repeat, and a repeat with another body is only ever the 409.
+            raw = base64.urlsafe_b64encode(RANDOM.randbytes(16)).decode().rstrip("=")
+            parameters["id"] = raw
     elif operation in ("getSession", "streamSession") or operation.startswith("preflight"):
         parameters["id"] = _live(RANDOM.choice(SYSTEMS))
 
@@ -156,6 +161,27 @@ def _known_finding(failure, case, response) -> bool:
     if getattr(failure, "code", None) == "ST201" and 200 <= response.status_code < 300:
         return _has_integer_below_int64(case.body)
     return False
+
+
+# Known 2: a starting state whose counter is at (or next to) the largest integer kills the server: the reducers of
+# catch (`throwCount += 1`), traffic-light (`changes += 1`) and paging (`generation + 1`, `pagesLoaded + 1`) trap on
+# overflow, from a timer even without a further request. Such states are not generated until that is fixed.
+OVERFLOWING_COUNTERS = ("throwCount", "changes", "generation", "pagesLoaded")
+INT64_NEAR_MAX = 2**63 - 2**20
+
+
+def _overflows(body: object) -> bool:
+    state = body.get("state") if isinstance(body, dict) else None
+    if not isinstance(state, dict):
+        return False
+    return any(
+        isinstance(state.get(name), (int, float)) and state[name] >= INT64_NEAR_MAX for name in OVERFLOWING_COUNTERS
+    )
+
+
+@schemathesis.hook
+def filter_case(context, case):
+    return SHOW_KNOWN or not _overflows(case.body)
 
 
 @schemathesis.hook

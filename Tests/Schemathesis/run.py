@@ -46,11 +46,11 @@ def default_binary() -> str:
     return str(Path(path) / "feedback-host")
 
 
-def start_server(binary: str, log: Path) -> tuple[subprocess.Popen, str]:
+def start_server(binary: str, log: Path, log_level: str) -> tuple[subprocess.Popen, str]:
     """Starts the server; returns it and its base URL, read from its first line of output."""
     server = subprocess.Popen(
         [binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none", "--cors-origins", CORS_ORIGIN,
-         "--log-level", "warning"],
+         "--log-level", log_level],
         stdout=subprocess.PIPE,
         stderr=log.open("wb"),
         cwd=ROOT,
@@ -89,14 +89,15 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--binary", help="feedback-host to test (default: the debug build's)")
     parser.add_argument("--seed", type=int, default=17)
-    parser.add_argument("--max-examples", type=int, default=60, help="test cases per operation and phase")
+    parser.add_argument("--max-examples", type=int, default=300, help="test cases per operation and phase")
+    parser.add_argument("--log-level", default="warning", help="the server's (info logs every request)")
     parser.add_argument("--time-limit", type=int, default=240, help="seconds before the run counts as failed")
     arguments = parser.parse_args()
 
     out = ROOT / ".build" / "schemathesis"
     out.mkdir(parents=True, exist_ok=True)
     log = out / "server.log"
-    server, base = start_server(arguments.binary or default_binary(), log)
+    server, base = start_server(arguments.binary or default_binary(), log, arguments.log_level)
     started = time.monotonic()
     command = [
         sys.executable, "-m", "schemathesis.cli", "--config-file", str(HERE / "schemathesis.toml"),
