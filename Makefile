@@ -67,7 +67,7 @@ test: deps lint
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
-	# openapi.yaml against the server: schemathesis, about a minute, fixed seed; any finding fails (Tests/Schemathesis).
+	# openapi.yaml against the server: schemathesis for 90 s, fixed seed; any finding fails (Tests/Schemathesis).
 	python3 Tests/Schemathesis/run.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 bench: deps
