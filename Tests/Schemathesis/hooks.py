@@ -3,8 +3,8 @@
 Generated ids match the document's pattern but name no session, so without help every `{id}` case would only
 test the 404. Before a call, most such cases get the id of a live session instead (the rest keep theirs, so the
 404 is still tested): events go to a session of the system whose events they are, a DELETE gets a session made
-for it, a GET or a PUT any live one. The server's address comes from FEEDBACKHOST_BASE; choices are drawn from
-a generator seeded by SCHEMATHESIS_SEED, so one seed gives one run (with one worker).
+for it, a GET or a PUT any live one. The server's address comes from OPENAPI_TEST_BASE; choices are drawn from
+a generator seeded by OPENAPI_TEST_SEED, so one seed gives one run (with one worker).
 """
 
 import base64
@@ -17,8 +17,8 @@ import urllib.request
 import schemathesis
 from schemathesis.core.parameters import ParameterLocation
 
-BASE = os.environ["FEEDBACKHOST_BASE"]
-RANDOM = random.Random(int(os.environ.get("SCHEMATHESIS_SEED", "0")))
+BASE = os.environ["OPENAPI_TEST_BASE"]
+RANDOM = random.Random(int(os.environ.get("OPENAPI_TEST_SEED", "0")))
 SYSTEMS = ("counter", "catch", "traffic-light", "paging")
 EVENT_SYSTEMS = {
     "increment": "counter",
@@ -138,8 +138,8 @@ def before_call(context, case, kwargs):
 
 
 # Server findings this run knows of (docs/API.md, "The OpenAPI document"): each is kept out of the verdict by the
-# narrowest test that recognises it, until the server is fixed. FEEDBACKHOST_KNOWN_FINDINGS=show counts them again.
-SHOW_KNOWN = os.environ.get("FEEDBACKHOST_KNOWN_FINDINGS") == "show"
+# narrowest test that recognises it, until the server is fixed. OPENAPI_TEST_KNOWN_FINDINGS=show counts them again.
+SHOW_KNOWN = os.environ.get("OPENAPI_TEST_KNOWN_FINDINGS") == "show"
 INT64_MIN = -(2**63)
 
 

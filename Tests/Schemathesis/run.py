@@ -124,8 +124,8 @@ def main() -> int:
         os.environ,
         SCHEMATHESIS_HOOKS="hooks",
         PYTHONPATH=os.pathsep.join(filter(None, [str(HERE), os.environ.get("PYTHONPATH")])),
-        FEEDBACKHOST_BASE=base,
-        SCHEMATHESIS_SEED=str(arguments.seed),
+        OPENAPI_TEST_BASE=base,
+        OPENAPI_TEST_SEED=str(arguments.seed),
     )
     status = 1
     try:
