@@ -128,16 +128,17 @@ def main() -> int:
         OPENAPI_TEST_SEED=str(arguments.seed),
     )
     status = 1
+    run = None
     try:
         run = subprocess.Popen(command, cwd=out, env=environment, start_new_session=True)
-        try:
-            status = run.wait(timeout=arguments.time_limit)
-        except subprocess.TimeoutExpired:
+        status = run.wait(timeout=arguments.time_limit)
+    except subprocess.TimeoutExpired:
+        print(f"schemathesis: no verdict within {arguments.time_limit} s", file=sys.stderr)
+    finally:
+        # schemathesis runs in its own process group (its id is the pid of the process this script started).
+        if run is not None and run.poll() is None:
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
-            print(f"schemathesis: no verdict within {arguments.time_limit} s", file=sys.stderr)
-            status = 1
-    finally:
         alive = server.poll() is None
         exit_status = stop_server(server)
     elapsed = time.monotonic() - started
