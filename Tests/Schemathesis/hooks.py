@@ -3,7 +3,8 @@
 Generated ids match the document's pattern but name no session, so without help every `{id}` case would only
 test the 404. Before a call, most such cases get the id of a live session instead (the rest keep theirs, so the
 404 is still tested): events go to a session of the system whose events they are, a DELETE gets a session made
-for it, a GET or a PUT any live one. The server's address comes from OPENAPI_TEST_BASE; choices are drawn from
+for it, a GET any live one, a PUT a live one or a new id. The stateful phase's ids come from its links and are
+kept. The server's address comes from OPENAPI_TEST_BASE; choices are drawn from
 a generator seeded by OPENAPI_TEST_SEED, so one seed gives one run (with one worker).
 """
 
