@@ -6,6 +6,9 @@ HOST ?= 127.0.0.1
 PORT ?= 8080
 DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
 PYPI_PACKAGES := openapi-spec-validator pyyaml
+# The OpenAPI document against the running server (Tests/Schemathesis): schemathesis from PyPI, this version.
+SCHEMATHESIS_VERSION := 4.32.5
+PYPI_PACKAGES += schemathesis==$(SCHEMATHESIS_VERSION)
 # The browser test (Tests/Browser): headless Chromium and chromedriver from Debian, selenium from PyPI.
 DEBIAN_PACKAGES += chromium chromium-driver
 PYPI_PACKAGES += selenium
@@ -31,7 +34,8 @@ deps:
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c "import openapi_spec_validator, yaml" 2>/dev/null || \
+	@python3 -c "import openapi_spec_validator, yaml, schemathesis; \
+		assert schemathesis.__version__ == '$(SCHEMATHESIS_VERSION)'" 2>/dev/null || \
 		python3 -m pip install -q $(PYPI_PACKAGES) || \
 		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium || \
@@ -63,6 +67,8 @@ test: deps lint
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	# openapi.yaml against the server: schemathesis for 90 s, fixed seed; any finding fails (Tests/Schemathesis).
+	python3 Tests/Schemathesis/run.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 bench: deps
 	$(MAKE) -C Benchmarks bench
