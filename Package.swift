@@ -45,6 +45,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Test support: a SQLite VFS that fails writes or syncs on command (fault injection).
+        .target(
+            name: "CSQLiteFaults",
+            dependencies: ["CSQLite"],
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
         .target(
             name: "SessionJournal",
             dependencies: [
@@ -135,7 +141,7 @@ let package = Package(
         .testTarget(
             name: "FeedbackServiceTests",
             dependencies: [
-                "FeedbackService", "Systems", "CurlClient", "SessionJournal",
+                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -153,7 +159,7 @@ let package = Package(
         .testTarget(
             name: "SessionJournalTests",
             dependencies: [
-                "SessionJournal",
+                "SessionJournal", "CSQLiteFaults",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

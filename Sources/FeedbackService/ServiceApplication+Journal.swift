@@ -30,7 +30,7 @@ extension ServiceApplication {
         guard let fsync = FsyncPolicy(parsing: fsyncText) else {
             throw JournalError(.configuration, "fsync is per-commit or interval:MS (MS > 0), not \"\(fsyncText)\"")
         }
-        let journal = try SessionJournal.open(
+        let journal = try Journal.open(
             directory: directory,
             configuration: JournalConfiguration(
                 fsync: fsync,

@@ -71,7 +71,7 @@ public final class ServiceApplication: Sendable {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         var metricsFactory = PrometheusMetricsFactory(registry: registry)
-        metricsFactory.valueHistogramBuckets.merge(SessionJournal.batchSizeBuckets) { mine, _ in mine }
+        metricsFactory.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
         let journaled = try openJournal(reader: reader, logger: logger, metricsFactory: metricsFactory)
         let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
         let configuration = ServiceConfiguration(

@@ -46,14 +46,14 @@ struct SessionRecorderBatchTests {
     private struct Fixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-recorder-\(UUID())").path
         let id = SessionID.random()
-        let journal: SessionJournal
+        let journal: Journal
         let persistence: SessionPersistence
         let recorder: SessionRecorder<CounterSystem>
         let loop: Loop<CounterSystem.State, CounterSystem.Event>
 
         init() throws {
             let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-            journal = try SessionJournal.open(
+            journal = try Journal.open(
                 directory: directory,
                 configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
                 logger: logger

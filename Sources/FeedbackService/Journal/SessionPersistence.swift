@@ -4,14 +4,14 @@ public import Metrics
 public import SessionJournal
 import Synchronization
 
-/// The service's use of a `SessionJournal`: what each session journals, the durability wait of a POST, and the
+/// The service's use of a `Journal`: what each session journals, the durability wait of a POST, and the
 /// sessions that could not be restored.
 ///
 /// Concurrency: thread-safe. Appends go to the journal's own writer queue (group commit); the broken sessions
 /// are under a `Mutex`, and counted by the `feedbackhost_sessions_broken` gauge.
 public final class SessionPersistence: Sendable {
     /// The journal.
-    public let journal: SessionJournal
+    public let journal: Journal
     /// A session journals a snapshot of its state every this many revisions, so recovery replays fewer events.
     public let snapshotInterval: UInt64
     let logger: Logger
@@ -20,7 +20,7 @@ public final class SessionPersistence: Sendable {
 
     /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
     public init(
-        journal: SessionJournal,
+        journal: Journal,
         snapshotInterval: Int,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -38,7 +38,7 @@ public final class SessionPersistence: Sendable {
         journal.append(records, completion: Self.ignore)
     }
 
-    private static let ignore: SessionJournal.Completion = { _ in }
+    private static let ignore: Journal.Completion = { _ in }
 
     /// Returns once everything recorded before the call is durable under the fsync policy.
     func durable() async throws(APIError) {
