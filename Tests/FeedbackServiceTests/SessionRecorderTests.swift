@@ -82,7 +82,7 @@ struct SessionRecorderBatchTests {
 
         /// What the journal holds once everything appended so far is durable.
         func journaled() async throws -> RecoveredSession? {
-            try await persistence.durable()
+            try await journal.append([])
             return try journal.recover().sessions.first
         }
 
