@@ -14,12 +14,16 @@ extension ServiceApplication {
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
     /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100),
-    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none).
-    /// The journal's metrics and the broken-session gauge go to `metricsFactory`.
+    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none),
+    /// `journal.probe.ms` (while the journal cannot commit, the interval of its test writes, 250).
+    /// The journal's metrics and the broken-session gauge go to `metricsFactory`. `vfs` names a registered SQLite
+    /// VFS to open the journal through: only tests pass one (to inject faults); no configuration key reaches it.
+    /// Throws `.locked` when another process holds the data directory.
     public static func openJournal(
         reader: ConfigReader,
         logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        vfs: String? = nil
     ) throws(JournalError) -> (persistence: SessionPersistence, recovery: JournalRecovery)? {
         let directory = reader.string(forKey: "data.dir", default: defaultDataDirectory)
         guard directory != "none", !directory.isEmpty else {
@@ -35,7 +39,9 @@ extension ServiceApplication {
             configuration: JournalConfiguration(
                 fsync: fsync,
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
-                commitDelayMicroseconds: max(0, reader.int(forKey: "journal.commit.delay.us", default: 300))
+                commitDelayMicroseconds: max(0, reader.int(forKey: "journal.commit.delay.us", default: 300)),
+                probeIntervalMilliseconds: max(1, reader.int(forKey: "journal.probe.ms", default: 250)),
+                vfs: vfs
             ),
             logger: logger,
             metricsFactory: metricsFactory

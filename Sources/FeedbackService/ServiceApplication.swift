@@ -16,7 +16,8 @@ import Synchronization
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
-/// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us` (see `openJournal(reader:logger:)`).
+/// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us`, `journal.probe.ms` (see
+/// `openJournal(reader:logger:metricsFactory:vfs:)`).
 public final class ServiceApplication: Sendable {
     /// The HTTP server, not yet started.
     public let server: HTTPServer
@@ -62,17 +63,24 @@ public final class ServiceApplication: Sendable {
     }
 
     /// Builds the application from `reader` with `systems` registered, and restores the journaled sessions.
-    /// Throws when the journal's directory or file cannot be used.
+    /// Throws when the journal's directory or file cannot be used, or another process holds the directory.
+    /// `journalVFS` is for tests only (see `openJournal`).
     public static func build(
         reader: ConfigReader,
         systems: [HostedSystem],
-        logger: Logger
+        logger: Logger,
+        journalVFS: String? = nil
     ) throws(JournalError) -> ServiceApplication {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         var metricsFactory = PrometheusMetricsFactory(registry: registry)
         metricsFactory.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
-        let journaled = try openJournal(reader: reader, logger: logger, metricsFactory: metricsFactory)
+        let journaled = try openJournal(
+            reader: reader,
+            logger: logger,
+            metricsFactory: metricsFactory,
+            vfs: journalVFS
+        )
         let cors = reader.stringArray(forKey: "cors.origins", default: []).filter { !$0.isEmpty }
         let configuration = ServiceConfiguration(
             maxSessions: reader.int(forKey: "max.sessions", default: 100_000),

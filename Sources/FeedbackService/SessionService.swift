@@ -69,7 +69,9 @@ public final class SessionService: Sendable {
                 return Self.problem(APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1))
             }
             // A journal that cannot commit takes no writes: a balancer should send them to another replica.
-            if let refusal = persistence?.writeRefusal() { return Self.problem(refusal) }
+            if let refusal = persistence?.writeRefusal() {
+                return Self.problem(APIError(.journalUnavailable, refusal.message, retryAfter: refusal.retryAfter))
+            }
             return Response.json(Array(#"{"status":"ready"}"#.utf8))
         }
         registerPreflights(in: &router)

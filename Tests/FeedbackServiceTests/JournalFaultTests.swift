@@ -1,0 +1,182 @@
+import CSQLiteFaults
+import CurlClient
+import FeedbackService
+import Foundation
+import Logging
+import Synchronization
+import Testing
+
+/// Acknowledged means durable under storage faults: the service built in this process journals through the fault
+/// VFS (switched from the test, unreachable by clients), concurrent clients create sessions and post events while
+/// write, sync and full-disk faults come and go, and after a restart every acknowledged create exists and every
+/// session holds exactly the acknowledged events at their revisions. Serialized: the fault switch is process-wide.
+@Suite(.serialized, .timeLimit(.minutes(3)))
+struct JournalFaultTests {
+    static let vfs = String(cString: fh_faults_vfs_name)
+
+    /// The service on 127.0.0.1:0 with the `notes` system, journaling into `directory` (through the fault VFS when
+    /// `faults`), with test writes every 5 ms while the journal fails.
+    static func start(_ directory: String, faults: Bool = true) throws -> (ServiceApplication, SessionAPIClient) {
+        let reader = ServiceApplication.defaultReader(
+            arguments: [
+                "feedback-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", directory, "--journal-probe-ms",
+                "5", "--stream-drain-ms", "100",
+            ],
+            environment: [:]
+        )
+        let application = try ServiceApplication.build(
+            reader: reader,
+            systems: [HostedSystem(NotesSystem())],
+            logger: Logger(label: "fault-tests") { _ in SwiftLogNoOpLogHandler() },
+            journalVFS: faults ? vfs : nil
+        )
+        let port = try application.start()
+        return (application, SessionAPIClient(port: port))
+    }
+
+    static func stop(_ application: ServiceApplication, _ api: SessionAPIClient) async {
+        await api.shutdown()
+        await application.shutdown(deadline: .seconds(2))
+    }
+
+    /// Polls `condition` until it holds; the suite's time limit bounds the wait.
+    static func until(_ condition: () async throws -> Bool) async throws {
+        while try await !condition() {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    @Test func everyAcknowledgedWriteSurvivesFaultsThatComeAndGo() async throws {
+        #expect(fh_faults_register() == 0)
+        fh_faults_set(FH_FAULT_NONE)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-faults-\(UUID())").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let (application, api) = try Self.start(directory)
+        let ledger = AcknowledgementLedger()
+        // Nothing writes to this one: it shows that reads work while the journal cannot commit.
+        let quiet = try await api.create("notes")
+        let clients = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<2 {
+                    group.addTask { await Self.createSessions(api, ledger) }
+                }
+                for worker in 0..<6 {
+                    group.addTask { await Self.postEvents(api, ledger, worker: worker) }
+                }
+            }
+        }
+        for fault in [FH_FAULT_WRITE, FH_FAULT_SYNC, FH_FAULT_FULL, FH_FAULT_WRITE] {
+            let before = ledger.counts
+            try await Self.until { ledger.counts.acknowledged >= before.acknowledged + 60 }
+            fh_faults_set(fault)
+            let during = ledger.counts
+            try await Self.until { ledger.counts.refused >= during.refused + 20 }
+            let ready = try await api.send("GET", "/readyz")
+            #expect(ready.status == 503)
+            #expect(ready.bodyText.contains(fault == FH_FAULT_FULL ? "disk holding the data directory is full" : "cannot write"))
+            // Reads keep working for a session nothing was written to.
+            #expect(try await api.send("GET", "/v1/sessions/\(quiet)").status == 200)
+            let acknowledgedInWindow = ledger.counts.acknowledged
+            fh_faults_set(FH_FAULT_NONE)
+            try await Self.until { try await api.send("GET", "/readyz").status == 200 }
+            try await Self.until { ledger.counts.acknowledged >= acknowledgedInWindow + 30 }
+        }
+        ledger.stop()
+        await clients.value
+        let unexpected = ledger.unexpected
+        #expect(unexpected.count == 0, "unexpected answers, e.g. \(unexpected.prefix(3))")
+        #expect(ledger.counts.refused >= 80)
+        await Self.stop(application, api)
+
+        let (restarted, again) = try Self.start(directory, faults: false)
+        #expect(try await again.send("GET", "/v1/sessions/\(quiet)").status == 200)
+        for id in ledger.createdIDs {
+            let answer = try await again.send("GET", "/v1/sessions/\(id)")
+            #expect(answer.status == 200, "acknowledged session \(id) is \(answer.status) after the restart")
+            let object = jsonObject(answer.bodyText)
+            let items = ((object["state"] as? [String: Any])?["items"] as? [String]) ?? []
+            let acknowledged = ledger.events(of: id)
+            #expect((object["rev"] as? Int ?? -1) >= (acknowledged.keys.max() ?? 0))
+            for (rev, item) in acknowledged {
+                #expect(rev <= items.count && items[rev - 1] == item, "session \(id) lost event \(rev)")
+            }
+        }
+        await Self.stop(restarted, again)
+    }
+
+    private static func createSessions(_ api: SessionAPIClient, _ ledger: AcknowledgementLedger) async {
+        while !ledger.stopped && !Task.isCancelled {
+            guard let answer = try? await api.send("POST", "/v1/sessions", body: #"{"system":"notes"}"#) else { continue }
+            let id = jsonObject(answer.bodyText)["id"] as? String
+            ledger.answered(answer.status, body: answer.bodyText) { if let id { ledger.created(id) } }
+        }
+    }
+
+    private static func postEvents(
+        _ api: SessionAPIClient,
+        _ ledger: AcknowledgementLedger,
+        worker: Int
+    ) async {
+        var number = 0
+        while !ledger.stopped && !Task.isCancelled {
+            guard let id = ledger.createdIDs.randomElement() else {
+                // Never spin on the cooperative pool: wait for a creator.
+                try? await Task.sleep(for: .milliseconds(1))
+                continue
+            }
+            number += 1
+            let item = "w\(worker)-\(number)"
+            let body = #"{"type":"append","item":"\#(item)"}"#
+            guard let answer = try? await api.send("POST", "/v1/sessions/\(id)/events", body: body) else { continue }
+            let rev = jsonObject(answer.bodyText)["rev"] as? Int
+            ledger.answered(answer.status, body: answer.bodyText) { if let rev { ledger.posted(id, rev, item) } }
+        }
+    }
+}
+
+/// What the clients were told: the sessions answered 201 and the events answered 200 (revision and item), and how
+/// many writes were refused (503, 507). Thread-safe.
+final class AcknowledgementLedger: Sendable {
+    private struct State {
+        var created: [String] = []
+        var events: [String: [Int: String]] = [:]
+        var acknowledged = 0
+        var refused = 0
+        var unexpected: [String] = []
+        var stopped = false
+    }
+
+    private let state = Mutex(State())
+
+    var counts: (acknowledged: Int, refused: Int) { state.withLock { ($0.acknowledged, $0.refused) } }
+    var createdIDs: [String] { state.withLock { $0.created } }
+    var unexpected: [String] { state.withLock { $0.unexpected } }
+
+    /// Whether the clients should stop.
+    var stopped: Bool { state.withLock { $0.stopped } }
+
+    func stop() { state.withLock { $0.stopped = true } }
+
+    func events(of id: String) -> [Int: String] { state.withLock { $0.events[id] ?? [:] } }
+
+    func created(_ id: String) {
+        state.withLock { $0.created.append(id) }
+    }
+
+    func posted(_ id: String, _ rev: Int, _ item: String) {
+        state.withLock { $0.events[id, default: [:]][rev] = item }
+    }
+
+    /// Counts an answer; runs `acknowledge` for a 200 or 201.
+    func answered(_ status: Int, body: String, acknowledge: () -> Void) {
+        switch status {
+        case 200, 201:
+            acknowledge()
+            state.withLock { $0.acknowledged += 1 }
+        case 503, 507:
+            state.withLock { $0.refused += 1 }
+        default:
+            state.withLock { $0.unexpected.append("\(status) \(body)") }
+        }
+    }
+}
