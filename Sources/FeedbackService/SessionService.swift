@@ -66,7 +66,9 @@ public final class SessionService: Sendable {
         router.get("/healthz") { _ in Response.json(Array(#"{"status":"ok"}"#.utf8)) }
         router.get("/readyz") { [self] _ in
             if isDraining {
-                return Self.problem(APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1))
+                return Self.problem(
+                    APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1)
+                )
             }
             // A journal that cannot commit takes no writes: a balancer should send them to another replica.
             if let refusal = persistence?.writeRefusal() {

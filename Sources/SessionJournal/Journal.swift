@@ -290,10 +290,12 @@ public final class Journal: @unchecked Sendable {
             metrics.failed.increment()
             logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records.count)"])
         }
-        let handler = result.failure.flatMap { error in pending.withLock { state in
-            state.failure = error
-            return state.healthHandler
-        } }
+        let handler = result.failure.flatMap { error in
+            pending.withLock { state in
+                state.failure = error
+                return state.healthHandler
+            }
+        }
         for completion in completions {
             completion(result)
         }

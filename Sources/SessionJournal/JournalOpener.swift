@@ -26,7 +26,10 @@ enum JournalOpener {
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             problems.append("journal \(path) failed SQLite's checks (\(failure)); moved to \(aside)")
             try moveAside(path, to: aside)
-            let store = try JournalStore(connection: SQLiteConnection(path: path, vfs: vfs), configuration: configuration)
+            let store = try JournalStore(
+                connection: SQLiteConnection(path: path, vfs: vfs),
+                configuration: configuration
+            )
             salvage(from: aside, into: store.connection, problems: &problems)
             return (store, lock, aside)
         }

@@ -73,7 +73,11 @@ struct JournalFaultTests {
             try await Self.until { ledger.counts.refused >= during.refused + 20 }
             let ready = try await api.send("GET", "/readyz")
             #expect(ready.status == 503)
-            #expect(ready.bodyText.contains(fault == FH_FAULT_FULL ? "disk holding the data directory is full" : "cannot write"))
+            #expect(
+                ready.bodyText.contains(
+                    fault == FH_FAULT_FULL ? "disk holding the data directory is full" : "cannot write"
+                )
+            )
             // Reads keep working for a session nothing was written to.
             #expect(try await api.send("GET", "/v1/sessions/\(quiet)").status == 200)
             let acknowledgedInWindow = ledger.counts.acknowledged
@@ -90,23 +94,15 @@ struct JournalFaultTests {
 
         let (restarted, again) = try Self.start(directory, faults: false)
         #expect(try await again.send("GET", "/v1/sessions/\(quiet)").status == 200)
-        for id in ledger.createdIDs {
-            let answer = try await again.send("GET", "/v1/sessions/\(id)")
-            #expect(answer.status == 200, "acknowledged session \(id) is \(answer.status) after the restart")
-            let object = jsonObject(answer.bodyText)
-            let items = ((object["state"] as? [String: Any])?["items"] as? [String]) ?? []
-            let acknowledged = ledger.events(of: id)
-            #expect((object["rev"] as? Int ?? -1) >= (acknowledged.keys.max() ?? 0))
-            for (rev, item) in acknowledged {
-                #expect(rev <= items.count && items[rev - 1] == item, "session \(id) lost event \(rev)")
-            }
-        }
+        try await ledger.expectDurable(in: again)
         await Self.stop(restarted, again)
     }
 
     private static func createSessions(_ api: SessionAPIClient, _ ledger: AcknowledgementLedger) async {
         while !ledger.stopped && !Task.isCancelled {
-            guard let answer = try? await api.send("POST", "/v1/sessions", body: #"{"system":"notes"}"#) else { continue }
+            guard let answer = try? await api.send("POST", "/v1/sessions", body: #"{"system":"notes"}"#) else {
+                continue
+            }
             let id = jsonObject(answer.bodyText)["id"] as? String
             ledger.answered(answer.status, body: answer.bodyText) { if let id { ledger.created(id) } }
         }
@@ -125,58 +121,7 @@ struct JournalFaultTests {
                 continue
             }
             number += 1
-            let item = "w\(worker)-\(number)"
-            let body = #"{"type":"append","item":"\#(item)"}"#
-            guard let answer = try? await api.send("POST", "/v1/sessions/\(id)/events", body: body) else { continue }
-            let rev = jsonObject(answer.bodyText)["rev"] as? Int
-            ledger.answered(answer.status, body: answer.bodyText) { if let rev { ledger.posted(id, rev, item) } }
-        }
-    }
-}
-
-/// What the clients were told: the sessions answered 201 and the events answered 200 (revision and item), and how
-/// many writes were refused (503, 507). Thread-safe.
-final class AcknowledgementLedger: Sendable {
-    private struct State {
-        var created: [String] = []
-        var events: [String: [Int: String]] = [:]
-        var acknowledged = 0
-        var refused = 0
-        var unexpected: [String] = []
-        var stopped = false
-    }
-
-    private let state = Mutex(State())
-
-    var counts: (acknowledged: Int, refused: Int) { state.withLock { ($0.acknowledged, $0.refused) } }
-    var createdIDs: [String] { state.withLock { $0.created } }
-    var unexpected: [String] { state.withLock { $0.unexpected } }
-
-    /// Whether the clients should stop.
-    var stopped: Bool { state.withLock { $0.stopped } }
-
-    func stop() { state.withLock { $0.stopped = true } }
-
-    func events(of id: String) -> [Int: String] { state.withLock { $0.events[id] ?? [:] } }
-
-    func created(_ id: String) {
-        state.withLock { $0.created.append(id) }
-    }
-
-    func posted(_ id: String, _ rev: Int, _ item: String) {
-        state.withLock { $0.events[id, default: [:]][rev] = item }
-    }
-
-    /// Counts an answer; runs `acknowledge` for a 200 or 201.
-    func answered(_ status: Int, body: String, acknowledge: () -> Void) {
-        switch status {
-        case 200, 201:
-            acknowledge()
-            state.withLock { $0.acknowledged += 1 }
-        case 503, 507:
-            state.withLock { $0.refused += 1 }
-        default:
-            state.withLock { $0.unexpected.append("\(status) \(body)") }
+            _ = try? await ledger.append("w\(worker)-\(number)", to: id, through: api)
         }
     }
 }

@@ -71,7 +71,10 @@ public final class SessionPersistence: Sendable {
     /// Nothing is applied before the refusal, so the sessions and their reads stay as they are.
     func writeRefusal() -> APIError? {
         guard failing.load(ordering: .acquiring), let error = failure.withLock({ $0 }) else { return nil }
-        return Self.notWritten(error, what: "the server cannot write its journal, so it takes no new sessions or events")
+        return Self.notWritten(
+            error,
+            what: "the server cannot write its journal, so it takes no new sessions or events"
+        )
     }
 
     /// The answer to a write whose records the journal could not write.
