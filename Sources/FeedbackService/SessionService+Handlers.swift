@@ -122,6 +122,8 @@ extension SessionService {
     func deleteSession(_ request: Request) throws(APIError) -> Response {
         let id = try sessionID(request)
         if let fenced = persistence?.fenceProblem(id) { throw fenced }
+        // A removal the journal cannot write would bring the session back at the next start.
+        if let refusal = persistence?.writeRefusal() { throw refusal }
         guard let session = store.remove(id) else {
             if persistence?.discardBroken(id) == true { return Response(status: 204) }
             throw Self.notFound(id)
