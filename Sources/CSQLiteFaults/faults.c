@@ -1,26 +1,66 @@
 #include "CSQLiteFaults.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <string.h>
 
 const char *const fh_faults_vfs_name = "feedbackhost-faults";
 
-static _Atomic int fault_mode = FH_FAULT_NONE;
-static _Atomic long long injected = 0;
+/// The switched directories: a slot is claimed once and kept; its mode and count change.
+#define FH_SLOTS 64
+typedef struct {
+    char directory[512];
+    _Atomic int mode;
+    _Atomic long long injected;
+} fault_slot;
+static fault_slot slots[FH_SLOTS];
+static _Atomic int slot_count = 0;
+static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER;
 static sqlite3_vfs *base_vfs = NULL;
 static sqlite3_vfs fault_vfs;
 
 /// A wrapped file: SQLite allocates `szOsFile` bytes; the base VFS's file follows this header.
 typedef struct {
     sqlite3_file header;
-    int watched;
+    /// The slot of the file's directory, or NULL when the file is not watched.
+    fault_slot *slot;
     sqlite3_file *base;
 } fault_file;
 
-static int fault(int failing) {
-    atomic_fetch_add(&injected, 1);
+/// The slot of `directory` (its first `length` bytes), claimed when `claim`; NULL when there is none (or no room).
+/// Directories are compared by their canonical path, so `/tmp//x` and a symbolic link to it are one.
+static fault_slot *slot_for(const char *given, size_t given_length, int claim) {
+    char raw[PATH_MAX];
+    char canonical[PATH_MAX];
+    if (given_length >= sizeof(raw)) return NULL;
+    memcpy(raw, given, given_length);
+    raw[given_length] = 0;
+    const char *directory = realpath(raw, canonical) ? canonical : raw;
+    size_t length = strlen(directory);
+    if (length >= sizeof(slots[0].directory)) return NULL;
+    pthread_mutex_lock(&slots_lock);
+    fault_slot *found = NULL;
+    int count = atomic_load(&slot_count);
+    for (int i = 0; i < count && !found; i++) {
+        if (strlen(slots[i].directory) == length && memcmp(slots[i].directory, directory, length) == 0) {
+            found = &slots[i];
+        }
+    }
+    if (!found && claim && count < FH_SLOTS) {
+        found = &slots[count];
+        memcpy(found->directory, directory, length);
+        found->directory[length] = 0;
+        atomic_store(&slot_count, count + 1);
+    }
+    pthread_mutex_unlock(&slots_lock);
+    return found;
+}
+
+static int fault(fault_slot *slot, int failing) {
+    atomic_fetch_add(&slot->injected, 1);
     return failing;
 }
 
@@ -38,10 +78,10 @@ static int f_read(sqlite3_file *file, void *buffer, int amount, sqlite3_int64 of
 
 static int f_write(sqlite3_file *file, const void *buffer, int amount, sqlite3_int64 offset) {
     fault_file *f = (fault_file *)file;
-    if (f->watched) {
-        int mode = atomic_load(&fault_mode);
-        if (mode == FH_FAULT_WRITE) return fault(SQLITE_IOERR_WRITE);
-        if (mode == FH_FAULT_FULL) return fault(SQLITE_FULL);
+    if (f->slot) {
+        int mode = atomic_load(&f->slot->mode);
+        if (mode == FH_FAULT_WRITE) return fault(f->slot, SQLITE_IOERR_WRITE);
+        if (mode == FH_FAULT_FULL) return fault(f->slot, SQLITE_FULL);
     }
     return f->base->pMethods->xWrite(f->base, buffer, amount, offset);
 }
@@ -53,7 +93,7 @@ static int f_truncate(sqlite3_file *file, sqlite3_int64 size) {
 
 static int f_sync(sqlite3_file *file, int flags) {
     fault_file *f = (fault_file *)file;
-    if (f->watched && atomic_load(&fault_mode) == FH_FAULT_SYNC) return fault(SQLITE_IOERR_FSYNC);
+    if (f->slot && atomic_load(&f->slot->mode) == FH_FAULT_SYNC) return fault(f->slot, SQLITE_IOERR_FSYNC);
     return f->base->pMethods->xSync(f->base, flags);
 }
 
@@ -152,7 +192,10 @@ static int f_open(sqlite3_vfs *vfs, const char *name, sqlite3_file *file, int fl
     fault_file *f = (fault_file *)file;
     memset(f, 0, sizeof(fault_file));
     f->base = (sqlite3_file *)(f + 1);
-    f->watched = (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL)) != 0;
+    if (name && (flags & (SQLITE_OPEN_MAIN_DB | SQLITE_OPEN_WAL | SQLITE_OPEN_MAIN_JOURNAL)) != 0) {
+        const char *slash = strrchr(name, '/');
+        if (slash) f->slot = slot_for(name, (size_t)(slash - name), 1);
+    }
     int rc = base_vfs->xOpen(base_vfs, name, f->base, flags, out_flags);
     f->header.pMethods = rc == SQLITE_OK && f->base->pMethods ? &fault_methods : NULL;
     return rc;
@@ -250,6 +293,12 @@ int fh_faults_register(void) {
     return registration_result;
 }
 
-void fh_faults_set(fh_fault_mode mode) { atomic_store(&fault_mode, (int)mode); }
+void fh_faults_set(const char *directory, fh_fault_mode mode) {
+    fault_slot *slot = slot_for(directory, strlen(directory), 1);
+    if (slot) atomic_store(&slot->mode, (int)mode);
+}
 
-long long fh_faults_injected(void) { return atomic_load(&injected); }
+long long fh_faults_injected(const char *directory) {
+    fault_slot *slot = slot_for(directory, strlen(directory), 0);
+    return slot ? atomic_load(&slot->injected) : 0;
+}

@@ -32,6 +32,10 @@ extension SessionService {
     /// again a second later while sessions stay fenced and the journal is healthy.
     func reanchorFencedSessions() {
         guard let persistence else { return }
+        persistence.reanchorOnce { reanchor(persistence) }
+    }
+
+    private func reanchor(_ persistence: SessionPersistence) {
         let ids = persistence.fencedSessions
         guard !ids.isEmpty, persistence.writeRefusal() == nil else { return }
         let recovered: [String: RecoveredSession]

@@ -25,7 +25,7 @@ public final class Journal: @unchecked Sendable {
     /// A completion handler of an append.
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
-    private struct Pending {
+    struct Pending {
         var records: [JournalRecord] = []
         var completions: [Completion] = []
         var scheduled = false
@@ -48,14 +48,14 @@ public final class Journal: @unchecked Sendable {
         uniqueKeysWithValues: JournalMetrics.batchHistograms.map { ($0, JournalMetrics.batchBuckets) }
     )
     let metrics: JournalMetrics
-    private let queue = DispatchQueue(label: "Journal.writer")
-    private let pending = Mutex(Pending())
-    private let logger: Logger
+    let queue = DispatchQueue(label: "Journal.writer")
+    let pending = Mutex(Pending())
+    let logger: Logger
     /// Owned by `queue`.
-    private var store: JournalStore?
+    var store: JournalStore?
     private var syncTimer: (any DispatchSourceTimer)?
     private var compactionTimer: (any DispatchSourceTimer)?
-    private var probeTimer: (any DispatchSourceTimer)?
+    var probeTimer: (any DispatchSourceTimer)?
     private var openProblems: [String]
     private let movedAside: String?
     private let lock: DataDirectoryLock
@@ -255,7 +255,7 @@ public final class Journal: @unchecked Sendable {
 
     /// Commits everything waiting and returns how many appends shared the commit; nil when nothing was waiting
     /// (the writer is then idle, and the next append starts a commit at once).
-    private func commitBatch() -> Int? {
+    func commitBatch() -> Int? {
         let batch = pending.withLock { state -> ([JournalRecord], [Completion], JournalError?)? in
             if state.completions.isEmpty {
                 state.scheduled = false
@@ -305,48 +305,6 @@ public final class Journal: @unchecked Sendable {
         return completions.count
     }
 
-    /// After a failed commit: says so, and starts the test writes.
-    private func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        metrics.report(error)
-        logger.error(
-            "journal: cannot commit; writes are refused until a test write succeeds",
-            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
-        )
-        handler?(.failing(error))
-        guard probeTimer == nil else { return }
-        let every = max(configuration.probeIntervalMilliseconds, 1)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
-        timer.setEventHandler { [weak self] in self?.probeOnQueue() }
-        probeTimer = timer
-        timer.resume()
-    }
-
-    /// A test write while failing; when it succeeds, whatever was appended during the failure is refused (it may
-    /// follow a lost append of the same writer), then the journal is healthy again.
-    private func probeOnQueue() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let store, case .success = store.probe() else { return }
-        probeTimer?.cancel()
-        probeTimer = nil
-        while commitBatch() != nil {}
-        let handler = pending.withLock { state in
-            state.failure = nil
-            return state.healthHandler
-        }
-        metrics.report(nil)
-        logger.info("journal: commits work again")
-        handler?(.healthy)
-    }
-
-    private static func unavailable(_ cause: JournalError) -> JournalError {
-        JournalError(
-            cause.code == .full ? .full : .unavailable,
-            "not written: an earlier commit failed (\(cause.message)) and no test write has succeeded since"
-        )
-    }
-
     private var isFailing: Bool { pending.withLock { $0.failure != nil } }
 
     private func compactOnQueue() {
@@ -376,20 +334,5 @@ public final class Journal: @unchecked Sendable {
         } catch {
             logger.error("journal: sync failed", metadata: ["error": "\(error)"])
         }
-    }
-}
-
-/// Whether a journal can commit.
-public enum JournalHealth: Sendable, Equatable {
-    /// Commits work.
-    case healthy
-    /// A commit failed with this error and no test write has succeeded since: every append fails.
-    case failing(JournalError)
-}
-
-extension Result {
-    fileprivate var failure: Failure? {
-        if case .failure(let error) = self { return error }
-        return nil
     }
 }

@@ -93,12 +93,13 @@ final class JournalStore {
         return .success(())
     }
 
-    /// A test write: one small transaction, synced like any commit, that changes nothing recovery reads. It
-    /// succeeds once the file and its WAL can be written and synced again.
+    /// A test write: one transaction of about 64 KiB (room for a real group commit, not just a row), synced like
+    /// any commit, that changes nothing recovery reads. It succeeds once the file and its WAL can be written and
+    /// synced again, with some room to spare on the disk.
     func probe() -> Result<Void, JournalError> {
         probes += 1
         return commit(
-            sql: "INSERT OR REPLACE INTO meta(name, value) VALUES('probe', '\(probes)')"
+            sql: "INSERT OR REPLACE INTO meta(name, value) VALUES('probe', '\(probes)' || hex(zeroblob(32768)))"
         )
     }
 

@@ -89,7 +89,7 @@ struct DataDirectoryTests {
 
         // More room: the server resumes by itself.
         #expect(Self.run("/bin/mount", ["-o", "remount,size=16m", directory.path]) == 0)
-        try await JournalFaultTests.until { try await api.send("GET", "/readyz").status == 200 }
+        try await JournalFaultTests.until("ready again") { try await api.send("GET", "/readyz").status == 200 }
         let resumed = ledger.counts.acknowledged
         while ledger.counts.acknowledged < resumed + 8 {
             number += 1

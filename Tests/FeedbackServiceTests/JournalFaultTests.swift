@@ -9,7 +9,7 @@ import Testing
 /// Acknowledged means durable under storage faults: the service built in this process journals through the fault
 /// VFS (switched from the test, unreachable by clients), concurrent clients create sessions and post events while
 /// write, sync and full-disk faults come and go, and after a restart every acknowledged create exists and every
-/// session holds exactly the acknowledged events at their revisions. Serialized: the fault switch is process-wide.
+/// session holds exactly the acknowledged events at their revisions. Faults are switched for this test's directory only.
 @Suite(.serialized, .timeLimit(.minutes(3)))
 struct JournalFaultTests {
     static let vfs = String(cString: fh_faults_vfs_name)
@@ -39,16 +39,27 @@ struct JournalFaultTests {
         await application.shutdown(deadline: .seconds(2))
     }
 
-    /// Polls `condition` until it holds; the suite's time limit bounds the wait.
-    static func until(_ condition: () async throws -> Bool) async throws {
+    struct NeverHappened: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// Polls `condition` until it holds; gives up (throwing, with `what` and `state()`) after 20,000 polls, well inside
+    /// the suite's time limit, so that a hang says where it is.
+    static func until(
+        _ what: String,
+        state: () -> String = { "" },
+        _ condition: () async throws -> Bool
+    ) async throws {
+        var polls = 0
         while try await !condition() {
+            polls += 1
+            if polls > 20_000 { throw NeverHappened(description: "never: \(what) \(state())") }
             try await Task.sleep(for: .milliseconds(2))
         }
     }
 
     @Test func everyAcknowledgedWriteSurvivesFaultsThatComeAndGo() async throws {
         #expect(fh_faults_register() == 0)
-        fh_faults_set(FH_FAULT_NONE)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-faults-\(UUID())").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let (application, api) = try Self.start(directory)
@@ -67,10 +78,13 @@ struct JournalFaultTests {
         }
         for fault in [FH_FAULT_WRITE, FH_FAULT_SYNC, FH_FAULT_FULL, FH_FAULT_WRITE] {
             let before = ledger.counts
-            try await Self.until { ledger.counts.acknowledged >= before.acknowledged + 60 }
-            fh_faults_set(fault)
+            let state = { "\(ledger.counts) fault \(fault.rawValue)" }
+            try await Self.until("acknowledgements before the fault", state: state) {
+                ledger.counts.acknowledged >= before.acknowledged + 60
+            }
+            fh_faults_set(directory, fault)
             let during = ledger.counts
-            try await Self.until { ledger.counts.refused >= during.refused + 20 }
+            try await Self.until("refusals", state: state) { ledger.counts.refused >= during.refused + 20 }
             let ready = try await api.send("GET", "/readyz")
             #expect(ready.status == 503)
             #expect(
@@ -81,9 +95,11 @@ struct JournalFaultTests {
             // Reads keep working for a session nothing was written to.
             #expect(try await api.send("GET", "/v1/sessions/\(quiet)").status == 200)
             let acknowledgedInWindow = ledger.counts.acknowledged
-            fh_faults_set(FH_FAULT_NONE)
-            try await Self.until { try await api.send("GET", "/readyz").status == 200 }
-            try await Self.until { ledger.counts.acknowledged >= acknowledgedInWindow + 30 }
+            fh_faults_set(directory, FH_FAULT_NONE)
+            try await Self.until("ready again", state: state) { try await api.send("GET", "/readyz").status == 200 }
+            try await Self.until("acknowledgements after the fault", state: state) {
+                ledger.counts.acknowledged >= acknowledgedInWindow + 30
+            }
         }
         ledger.stop()
         await clients.value

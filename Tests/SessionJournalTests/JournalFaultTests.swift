@@ -8,12 +8,11 @@ import Testing
 
 /// The journal under storage faults injected through the fault VFS: a failed commit is sticky, nothing after it is
 /// acknowledged, and the journal becomes healthy by itself once a test write succeeds. One process per directory.
-/// Serialized: the fault switch is process-wide.
+/// Each test switches faults for its own directory.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct JournalFaultTests {
     init() {
         #expect(fh_faults_register() == 0)
-        fh_faults_set(FH_FAULT_NONE)
     }
 
     static let vfs = String(cString: fh_faults_vfs_name)
@@ -51,14 +50,14 @@ struct JournalFaultTests {
         let journal = try Self.open(directory)
         #expect(Self.append(journal, [.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1)]) == nil)
 
-        fh_faults_set(fault)
+        fh_faults_set(directory.path, fault)
         let failed = try #require(Self.append(journal, [JournalFixtures.event(id, 2)]))
         #expect(failed.code == (fault == FH_FAULT_FULL ? .full : .sqlite))
         guard case .failing = journal.health else {
             Issue.record("a failed commit leaves the journal healthy")
             return
         }
-        fh_faults_set(FH_FAULT_NONE)
+        fh_faults_set(directory.path, FH_FAULT_NONE)
         Self.wait(journal) { $0 == .healthy }
         #expect(Self.append(journal, [JournalFixtures.event(id, 2)]) == nil)
         journal.close()
@@ -78,13 +77,13 @@ struct JournalFaultTests {
             JournalConfiguration(compactionIntervalMilliseconds: 0, probeIntervalMilliseconds: 600_000, vfs: Self.vfs)
         )
         #expect(Self.append(journal, [.created(JournalFixtures.creation(id))]) == nil)
-        fh_faults_set(FH_FAULT_WRITE)
+        fh_faults_set(directory.path, FH_FAULT_WRITE)
         #expect(Self.append(journal, [JournalFixtures.event(id, 1)]) != nil)
-        fh_faults_set(FH_FAULT_NONE)
-        let injected = fh_faults_injected()
+        fh_faults_set(directory.path, FH_FAULT_NONE)
+        let injected = fh_faults_injected(directory.path)
         let refused = try #require(Self.append(journal, [JournalFixtures.event(id, 2)]))
         #expect(refused.code == .unavailable)
-        #expect(fh_faults_injected() == injected)
+        #expect(fh_faults_injected(directory.path) == injected)
         journal.close()
         let reopened = try JournalFixtures.open(directory)
         defer { reopened.close() }
@@ -102,9 +101,9 @@ struct JournalFaultTests {
             seen.withLock { $0.append(health == .healthy ? "healthy" : "failing") }
             if health == .healthy { healed.signal() }
         }
-        fh_faults_set(FH_FAULT_FULL)
+        fh_faults_set(directory.path, FH_FAULT_FULL)
         #expect(Self.append(journal, [.created(JournalFixtures.creation(JournalFixtures.id(1)))])?.code == .full)
-        fh_faults_set(FH_FAULT_NONE)
+        fh_faults_set(directory.path, FH_FAULT_NONE)
         healed.wait()
         #expect(seen.withLock { $0 } == ["failing", "healthy"])
         #expect(journal.statistics.failedCommits == 1)

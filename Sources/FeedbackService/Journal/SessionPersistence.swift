@@ -31,6 +31,7 @@ public final class SessionPersistence: Sendable {
     private let failure = Mutex<JournalError?>(nil)
     private let failing = Atomic<Bool>(false)
     private let healed = Mutex<(@Sendable () -> Void)?>(nil)
+    private let reanchoring = Atomic<Bool>(false)
 
     /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
     public init(
@@ -46,7 +47,7 @@ public final class SessionPersistence: Sendable {
         fencedGauge.set(0)
         self.snapshotInterval = UInt64(max(snapshotInterval, 1))
         self.logger = logger
-        journal.onHealthChange { [self] health in changed(health) }
+        journal.onHealthChange { [weak self] health in self?.changed(health) }
     }
 
     /// Called on a global queue each time the journal becomes healthy again (never on its writer queue, so it may
@@ -121,6 +122,15 @@ public final class SessionPersistence: Sendable {
         guard fenced.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
         fencedCount.subtract(1, ordering: .releasing)
         fencedGauge.decrement()
+    }
+
+    /// Runs `body` unless another call is running it: one re-anchoring pass at a time.
+    func reanchorOnce(_ body: () -> Void) {
+        guard reanchoring.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            return
+        }
+        defer { reanchoring.store(false, ordering: .releasing) }
+        body()
     }
 
     /// The sessions fenced now.
