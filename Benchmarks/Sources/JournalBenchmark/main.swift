@@ -4,7 +4,7 @@ import Logging
 import SessionJournal
 import Synchronization
 
-// Journal benchmarks.
+// SessionJournal benchmarks.
 //   JournalBenchmark appends WRITERS SECONDS POLICY   appends/s through group commit; each writer appends one
 //                                                     event, waits for its completion, appends the next
 //   JournalBenchmark recovery SESSIONS                open + recover time for SESSIONS sessions with a few events
