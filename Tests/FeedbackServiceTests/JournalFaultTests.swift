@@ -39,6 +39,14 @@ struct JournalFaultTests {
         await application.shutdown(deadline: .seconds(2))
     }
 
+    /// The value of a Prometheus sample line (`name{labels} value`).
+    static func sample(_ name: String, in text: String) -> Double? {
+        for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+            return Double(line.split(separator: " ").last ?? "")
+        }
+        return nil
+    }
+
     struct NeverHappened: Error, CustomStringConvertible {
         let description: String
     }
@@ -92,6 +100,11 @@ struct JournalFaultTests {
                     fault == FH_FAULT_FULL ? "disk holding the data directory is full" : "cannot write"
                 )
             )
+            // A metric names the cause.
+            let metrics = try await api.send("GET", "/metrics").bodyText
+            let cause = fault == FH_FAULT_FULL ? "disk_full" : "io_error"
+            #expect(Self.sample(#"journal_failing{cause="\#(cause)"}"#, in: metrics) == 1)
+            #expect(Self.sample("journal_healthy", in: metrics) == 0)
             // Reads keep working for a session nothing was written to.
             #expect(try await api.send("GET", "/v1/sessions/\(quiet)").status == 200)
             let acknowledgedInWindow = ledger.counts.acknowledged
