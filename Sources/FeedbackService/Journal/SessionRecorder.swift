@@ -138,8 +138,9 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
                 return (held.waiters.map(\.notify), held.failure, first)
             }
         }
-        for notify in outcome.ready { notify(outcome.failure) }
+        // Fenced before any waiter answers, so that a client told 503 finds the session fenced.
         if outcome.first, let failure = outcome.failure { persistence.fence(sessionID, failure) }
+        for notify in outcome.ready { notify(outcome.failure) }
     }
 
     /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
