@@ -48,6 +48,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // Test support: a SQLite VFS that fails writes or syncs on command (fault injection).
+        .target(
+            name: "CSQLiteFaults",
+            dependencies: ["CSQLite"],
+            linkerSettings: [.linkedLibrary("sqlite3")]
+        ),
         .target(
             name: "SessionJournal",
             dependencies: [
@@ -185,7 +191,8 @@ let package = Package(
         .testTarget(
             name: "FeedbackServiceTests",
             dependencies: [
-                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "FeedbackJSON", "SystemKit", "Upstream",
+                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
+                "SystemKit", "Upstream",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             swiftSettings: strict
@@ -208,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "SessionJournalTests",
             dependencies: [
-                "SessionJournal",
+                "SessionJournal", "CSQLiteFaults",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

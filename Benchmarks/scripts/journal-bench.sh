@@ -3,6 +3,8 @@
 # Each round starts a fresh server (pinned to SERVER_CPU) with a fresh data directory, creates SESSIONS counter
 # sessions, and runs `wrk -t1 -cCONNECTIONS -dDURATION` (pinned to LOAD_CPU) posting increments round-robin.
 # Usage: scripts/journal-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 SERVER_CPU=0 LOAD_CPU=1)
+# Two builds side by side: BINARIES="before=/path/feedback-host after=/path/feedback-host" runs each binary in turn
+# with a fresh journal under FSYNC (per-commit) in every round, and gives each one's median against the first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -15,7 +17,14 @@ LOAD_CPU=${LOAD_CPU:-1}
 PORT=${PORT:-18090}
 MODES=${MODES:-"none per-commit interval:10"}
 
-(cd .. && swift build -c release --product feedback-host)
+BINARIES=${BINARIES:-}
+FSYNC=${FSYNC:-per-commit}
+if [ -n "$BINARIES" ]; then
+    MODES=""
+    for entry in $BINARIES; do MODES="$MODES ${entry%%=*}"; done
+else
+    (cd .. && swift build -c release --product feedback-host)
+fi
 BINARY=../.build/release/feedback-host
 WORK=$(mktemp -d)
 PID=""
@@ -27,11 +36,16 @@ for round in $(seq "$ROUNDS"); do
     for mode in $MODES; do
         data=none
         fsync=per-commit
-        if [ "$mode" != none ]; then
+        binary=$BINARY
+        if [ -n "$BINARIES" ]; then
+            for entry in $BINARIES; do [ "${entry%%=*}" = "$mode" ] && binary=${entry#*=}; done
+            data=$WORK/data-$round-$mode
+            fsync=$FSYNC
+        elif [ "$mode" != none ]; then
             data=$WORK/data-$round-${mode//:/-}
             fsync=$mode
         fi
-        taskset -c "$SERVER_CPU" "$BINARY" --port "$PORT" --log-level warning --data-dir "$data" --fsync "$fsync" \
+        taskset -c "$SERVER_CPU" "$binary" --port "$PORT" --log-level warning --data-dir "$data" --fsync "$fsync" \
             >"$WORK/server.log" 2>&1 &
         PID=$!
         for _ in $(seq 100); do
@@ -60,5 +74,6 @@ for mode in $MODES; do
     median=$(awk -v m="$mode" '$1 == m {print $2}' "$RESULTS" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
     echo "$mode $median"
 done | tee "$WORK/medians"
-base=$(awk '$1 == "none" {print $2}' "$WORK/medians")
-awk -v b="$base" '$1 != "none" {printf "%s / none = %.2f\n", $1, $2 / b}' "$WORK/medians"
+first=$(awk 'NR == 1 {print $1}' "$WORK/medians")
+base=$(awk 'NR == 1 {print $2}' "$WORK/medians")
+awk -v b="$base" -v f="$first" 'NR > 1 {printf "%s / %s = %.2f\n", $1, f, $2 / b}' "$WORK/medians"

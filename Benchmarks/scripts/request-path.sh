@@ -20,7 +20,9 @@ valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$WORK/callg
     "$BIN" --host 127.0.0.1 --port "$PORT" "${DATA[@]}" --log-level warning >"$WORK/server.out" 2>"$WORK/server.err" &
 PID=$!
 trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
-for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
+# Under callgrind a debug server takes a while to start (minutes on a loaded machine).
+for _ in $(seq 1500); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
+curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "the server did not start:" >&2; cat "$WORK/server.err" >&2; exit 1; }
 ID=$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
     "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
 # One client process, one keep-alive connection: warm-up posts, then the measured one between two toggles.

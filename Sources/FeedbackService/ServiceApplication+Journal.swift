@@ -8,34 +8,40 @@ public import SessionJournal
 extension ServiceApplication {
     /// The data directory when neither `--data-dir` nor `FEEDBACKHOST_DATA_DIR` is given: `data` in the working
     /// directory. `none` turns the journal off (sessions then live only in memory).
-    public static let defaultDataDirectory = "data"
+    public static let defaultDataDirectory = Setting.dataDirectory.defaultValue
 
     /// Opens the journal the keys ask for and recovers it; nil when `data.dir` is `none`.
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
     /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100),
-    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none).
-    /// The journal's metrics and the broken-session gauge go to `metricsFactory`.
+    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none),
+    /// `journal.probe.ms` (while the journal cannot commit, the interval of its test writes, 250).
+    /// The journal's metrics and the broken-session gauge go to `metricsFactory`. `vfs` names a registered SQLite
+    /// VFS to open the journal through: only tests pass one (to inject faults); no configuration key reaches it.
+    /// Throws `.locked` when another process holds the data directory.
     public static func openJournal(
         reader: ConfigReader,
         logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        vfs: String? = nil
     ) throws(JournalError) -> (persistence: SessionPersistence, recovery: JournalRecovery)? {
-        let directory = reader.string(forKey: "data.dir", default: defaultDataDirectory)
+        let directory = reader.string(.dataDirectory)
         guard directory != "none", !directory.isEmpty else {
             logger.info("journal off: sessions live only in memory (data.dir is none)")
             return nil
         }
-        let fsyncText = reader.string(forKey: "fsync", default: "per-commit")
+        let fsyncText = reader.string(.fsync)
         guard let fsync = FsyncPolicy(parsing: fsyncText) else {
             throw JournalError(.configuration, "fsync is per-commit or interval:MS (MS > 0), not \"\(fsyncText)\"")
         }
-        let journal = try SessionJournal.open(
+        let journal = try Journal.open(
             directory: directory,
             configuration: JournalConfiguration(
                 fsync: fsync,
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
-                commitDelayMicroseconds: max(0, reader.int(forKey: "journal.commit.delay.us", default: 300))
+                commitDelayMicroseconds: max(0, reader.int(.journalCommitDelay)),
+                probeIntervalMilliseconds: max(1, reader.int(.journalProbe)),
+                vfs: vfs
             ),
             logger: logger,
             metricsFactory: metricsFactory
@@ -43,7 +49,7 @@ extension ServiceApplication {
         let recovery = try journal.recover()
         let persistence = SessionPersistence(
             journal: journal,
-            snapshotInterval: reader.int(forKey: "journal.snapshot.interval", default: 100),
+            snapshotInterval: reader.int(.journalSnapshotInterval),
             logger: logger,
             metricsFactory: metricsFactory
         )

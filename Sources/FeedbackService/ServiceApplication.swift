@@ -18,7 +18,8 @@ import SystemKit
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
-/// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us` (see `openJournal(reader:logger:)`).
+/// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us`, `journal.probe.ms` (see
+/// `openJournal(reader:logger:metricsFactory:vfs:)`).
 public final class ServiceApplication: Sendable {
     /// This build's version, printed by `feedback-host --version`.
     public static let version = "0.4.0"
@@ -67,17 +68,24 @@ public final class ServiceApplication: Sendable {
     }
 
     /// Builds the application from `reader` with `systems` registered, and restores the journaled sessions.
-    /// Throws when the journal's directory or file cannot be used.
+    /// Throws when the journal's directory or file cannot be used, or another process holds the directory.
+    /// `journalVFS` is for tests only (see `openJournal`).
     public static func build(
         reader: ConfigReader,
         systems: [HostedSystem],
-        logger: Logger
+        logger: Logger,
+        journalVFS: String? = nil
     ) throws(JournalError) -> ServiceApplication {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
         var metricsFactory = PrometheusMetricsFactory(registry: registry)
-        metricsFactory.valueHistogramBuckets.merge(SessionJournal.batchSizeBuckets) { mine, _ in mine }
-        let journaled = try openJournal(reader: reader, logger: logger, metricsFactory: metricsFactory)
+        metricsFactory.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
+        let journaled = try openJournal(
+            reader: reader,
+            logger: logger,
+            metricsFactory: metricsFactory,
+            vfs: journalVFS
+        )
         let cors = reader.list(.corsOrigins)
         let configuration = ServiceConfiguration(
             maxSessions: reader.int(.maxSessions),

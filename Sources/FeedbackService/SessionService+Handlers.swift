@@ -7,15 +7,15 @@ extension SessionService {
         return Response.json(JSONValue.object(["systems": .array(list)]).serialized())
     }
 
-    /// `POST /v1/sessions`: a new session under a random id.
-    func createSession(_ request: Request) throws(APIError) -> Response {
+    /// `POST /v1/sessions`: a new session under a random id; the answer and the session whose journaling it waits for.
+    func createSession(_ request: Request) throws(APIError) -> (Response, any HostedSession) {
         try startSession(request, id: SessionID.random(), chosenByClient: false)
     }
 
     /// `PUT /v1/sessions/{id}`: a new session under an id the client chose, so that a balancer hashing the path
     /// sends the creation to the replica that will own the session. Repeating the same PUT is safe: it answers
     /// 200 with the session as it is now. Another system, or a starting state, for an existing id is 409.
-    func putSession(_ request: Request) throws(APIError) -> Response {
+    func putSession(_ request: Request) throws(APIError) -> (Response, any HostedSession) {
         let text = request.parameter("id") ?? ""
         guard let id = SessionID(text) else {
             throw APIError(
@@ -27,7 +27,11 @@ extension SessionService {
         return try startSession(request, id: id, chosenByClient: true)
     }
 
-    private func startSession(_ request: Request, id: SessionID, chosenByClient: Bool) throws(APIError) -> Response {
+    private func startSession(
+        _ request: Request,
+        id: SessionID,
+        chosenByClient: Bool
+    ) throws(APIError) -> (Response, any HostedSession) {
         let body = try Self.jsonBody(request)
         guard case .object(let members) = body else {
             throw APIError(.invalidRequest, "the body is a JSON object like {\"system\": \"counter\"}")
@@ -47,6 +51,7 @@ extension SessionService {
         if chosenByClient, let existing = store[id] {
             return try existingSession(existing, system: name, startingState: members["state"] != nil)
         }
+        if let refusal = persistence?.writeRefusal() { throw refusal }
         guard !isDraining else {
             throw APIError(
                 .draining,
@@ -79,7 +84,7 @@ extension SessionService {
         var response = Response.json(snapshot.body(id: id, system: name), status: 201)
         response.headers.add(name: "Location", value: "/v1/sessions/\(id)")
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-        return response
+        return (response, session)
     }
 
     /// The answer to a PUT for an id that is taken: the session itself when the PUT repeats its creation.
@@ -87,7 +92,8 @@ extension SessionService {
         _ session: any HostedSession,
         system: String,
         startingState: Bool
-    ) throws(APIError) -> Response {
+    ) throws(APIError) -> (Response, any HostedSession) {
+        if let fenced = persistence?.fenceProblem(session.id) { throw fenced }
         guard session.systemName == system, !startingState else {
             throw APIError(
                 .sessionExists,
@@ -99,7 +105,7 @@ extension SessionService {
         var response = Response.json(snapshot.body(id: session.id, system: system))
         response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-        return response
+        return (response, session)
     }
 
     func getSession(_ request: Request) throws(APIError) -> Response {
@@ -116,6 +122,9 @@ extension SessionService {
 
     func deleteSession(_ request: Request) throws(APIError) -> Response {
         let id = try sessionID(request)
+        if let fenced = persistence?.fenceProblem(id) { throw fenced }
+        // A removal the journal cannot write would bring the session back at the next start.
+        if let refusal = persistence?.writeRefusal() { throw refusal }
         guard let session = store.remove(id) else {
             if persistence?.discardBroken(id) == true { return Response(status: 204) }
             throw Self.notFound(id)
@@ -136,17 +145,21 @@ extension SessionService {
         do throws(APIError) {
             session = try self.session(for: request)
             events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+            if let refusal = persistence?.writeRefusal() { throw refusal }
         } catch {
             return completion(.failure(error))
         }
         let ifMatch = request.headers["if-match"]
         let count = events.count
-        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics, persistence] result in
+        // The answer waits until the session's records up to its events (and any an effect sent before them) are
+        // durable; so does a replayed answer, whose first request may still be waiting.
+        let journaled: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { result in
             guard case .success = result else { return completion(result) }
-            metrics.eventsApplied.increment(by: count)
-            // With a journal, the answer waits until the events (and any an effect sent before them) are durable.
-            guard let persistence else { return completion(result) }
-            persistence.durable { failure in completion(failure.map { .failure($0) } ?? result) }
+            session.whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
+        }
+        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics] result in
+            if case .success = result { metrics.eventsApplied.increment(by: count) }
+            journaled(result)
         }
         guard let key = request.headers["idempotency-key"] else {
             return session.post(events, ifMatch: ifMatch, claim: nil, completion: applied)
@@ -162,7 +175,7 @@ extension SessionService {
         let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.hash(request.body))
         switch session.withIdempotencyLedger({ $0.begin(key: key, fingerprint: claim.fingerprint) }) {
         case .replay(let snapshot):
-            completion(.success(snapshot))
+            journaled(.success(snapshot))
         case .inFlight:
             completion(
                 .failure(
@@ -227,6 +240,7 @@ extension SessionService {
     func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
         guard let session = store[id] else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
+        if let fenced = persistence?.fenceProblem(id) { throw fenced }
         return session
     }
 

@@ -5,25 +5,86 @@ import Synchronization
 
 /// Durable sessions: restoring what the journal recovered, and creation answered once journaled.
 extension SessionService {
-    /// Answers a request that may create a session: at once without a journal; with one, once everything
-    /// journaled before (the creation record among it) is durable. A failed commit is a 503 saying so.
+    /// Answers a request that may create a session once everything the session journaled so far (its creation
+    /// record among it) is durable: at once without a journal. A failed write is a 503 (507 for a full disk).
     func answerOnceDurable(
         _ request: Request,
         _ responder: Responder,
-        _ body: () throws(APIError) -> Response
+        _ body: () throws(APIError) -> (Response, any HostedSession)
     ) {
         let response: Response
+        let session: any HostedSession
         do {
-            response = try body()
+            (response, session) = try body()
         } catch {
             return responder.respond(withCORS(Self.problem(error), request))
         }
-        guard let persistence, (200..<300).contains(response.status) else {
-            return responder.respond(withCORS(response, request))
+        session.whenJournaled { [self] problem in
+            responder.respond(withCORS(problem.map { Self.problem($0) } ?? response, request))
         }
-        persistence.durable { [self] failure in
-            responder.respond(withCORS(failure.map { Self.problem($0) } ?? response, request))
+    }
+
+    /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal
+    /// holds nothing (its creation was never written) is removed; any other is restored at the journal's revision
+    /// under a new epoch and journaled afresh, and its fence is lifted once that is durable. Its events that the
+    /// journal did not keep (none of them was acknowledged) are dropped, its streams are closed (clients reconnect
+    /// to the new epoch), its feedbacks start from the restored state. Runs when the journal is healthy again, and
+    /// again a second later while sessions stay fenced and the journal is healthy.
+    func reanchorFencedSessions() {
+        guard let persistence else { return }
+        persistence.reanchorOnce { reanchor(persistence) }
+    }
+
+    private func reanchor(_ persistence: SessionPersistence) {
+        let ids = persistence.fencedSessions
+        guard !ids.isEmpty, persistence.writeRefusal() == nil else { return }
+        let recovered: [String: RecoveredSession]
+        do {
+            let sessions = try persistence.journal.recover(only: Set(ids.map(\.description)))
+            recovered = Dictionary(sessions.map { ($0.creation.id, $0) }) { first, _ in first }
+        } catch {
+            persistence.logger.error("journal: fenced sessions cannot be read back", metadata: ["error": "\(error)"])
+            return retryReanchoring()
         }
+        for id in ids {
+            guard var session = recovered[id.description] else {
+                if let gone = store.remove(id) {
+                    gone.stop()
+                    streams.end(id, reason: nil)
+                    metrics.sessions.decrement()
+                }
+                persistence.unfence(id)
+                continue
+            }
+            // Journaled afresh under a new epoch, as a session restored short of its last events is.
+            session.damage = session.damage ?? "re-anchored after a failed journal write"
+            guard let replacement = restoredSession(session, persistence: persistence) else {
+                if store.remove(id) != nil { metrics.sessions.decrement() }
+                persistence.unfence(id)
+                continue
+            }
+            guard let old = store.replace(replacement) else {
+                replacement.stop()  // deleted or expired meanwhile
+                persistence.unfence(id)
+                continue
+            }
+            old.stop()
+            streams.end(id, reason: nil)
+            persistence.logger.info(
+                "session re-anchored from the journal",
+                metadata: ["session.id": "\(id)", "rev": "\(session.revision)"]
+            )
+            replacement.whenJournaled { problem in
+                if problem == nil { persistence.unfence(id) }
+            }
+        }
+        retryReanchoring()
+    }
+
+    /// Tries the fenced sessions again in a second, unless none is left.
+    private func retryReanchoring() {
+        guard persistence?.fencedSessions.isEmpty == false else { return }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.reanchorFencedSessions() }
     }
 
     /// Restores every recovered session with its id, epoch and revision; its feedbacks start from the restored
@@ -67,7 +128,7 @@ extension SessionService {
     static let restoreChunk = 256
 
     /// Rebuilds one recovered session, not yet in the store; nil when it was marked broken or ignored.
-    private func restoredSession(
+    func restoredSession(
         _ recovered: RecoveredSession,
         persistence: SessionPersistence
     ) -> (any HostedSession)? {
@@ -113,11 +174,6 @@ extension SessionService {
                     )
                 )
             }
-        }
-        // A damaged session is journaled afresh (a new creation record, which drops its answers from the journal):
-        // journal the answers that still hold again, after it.
-        if recovered.damage != nil {
-            persistence.record(recovered.answers.map { .answered($0) })
         }
     }
 }

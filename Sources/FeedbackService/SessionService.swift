@@ -50,6 +50,7 @@ public final class SessionService: Sendable {
             configuration: configuration.streams,
             metrics: StreamMetrics(factory: metricsFactory)
         )
+        persistence?.onHealed { [weak self] in self?.reanchorFencedSessions() }
     }
 
     /// Whether the service is shutting down: `/readyz` fails and no new session starts.
@@ -67,8 +68,16 @@ public final class SessionService: Sendable {
     public func register(in router: inout Router) {
         router.get("/healthz") { _ in Response.json(Array(#"{"status":"ok"}"#.utf8)) }
         router.get("/readyz") { [self] _ in
-            guard isDraining else { return Response.json(Array(#"{"status":"ready"}"#.utf8)) }
-            return Self.problem(APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1))
+            if isDraining {
+                return Self.problem(
+                    APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1)
+                )
+            }
+            // A journal that cannot commit takes no writes: a balancer should send them to another replica.
+            if let refusal = persistence?.writeRefusal() {
+                return Self.problem(APIError(.journalUnavailable, refusal.message, retryAfter: refusal.retryAfter))
+            }
+            return Response.json(Array(#"{"status":"ready"}"#.utf8))
         }
         registerPreflights(in: &router)
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }

@@ -1,4 +1,4 @@
-/// How a `SessionJournal` writes and checks its file.
+/// How a `Journal` writes and checks its file.
 public struct JournalConfiguration: Sendable, Equatable {
     /// When writes are forced to stable storage.
     public var fsync: FsyncPolicy
@@ -25,6 +25,12 @@ public struct JournalConfiguration: Sendable, Equatable {
     public var commitDelayMicroseconds: Int
     /// Appends a commit must have carried for the next one to wait `commitDelayMicroseconds`.
     public var commitDelaySiblings: Int
+    /// While the journal cannot commit, a test write is tried every this many milliseconds; the first that
+    /// succeeds makes the journal healthy again.
+    public var probeIntervalMilliseconds: Int
+    /// The SQLite VFS the journal's files are opened through, by registered name; nil for SQLite's default. Only
+    /// tests set it (to a VFS that injects faults): no configuration key reaches it.
+    public var vfs: String?
 
     /// Creates a configuration; the defaults are per-commit durability and SQLite's usual checkpoint size.
     public init(
@@ -36,8 +42,12 @@ public struct JournalConfiguration: Sendable, Equatable {
         compactionRows: Int = 20_000,
         answersPerSession: Int = 256,
         commitDelayMicroseconds: Int = 300,
-        commitDelaySiblings: Int = 4
+        commitDelaySiblings: Int = 4,
+        probeIntervalMilliseconds: Int = 250,
+        vfs: String? = nil
     ) {
+        self.probeIntervalMilliseconds = probeIntervalMilliseconds
+        self.vfs = vfs
         self.answersPerSession = answersPerSession
         self.commitDelayMicroseconds = commitDelayMicroseconds
         self.commitDelaySiblings = commitDelaySiblings

@@ -1,4 +1,4 @@
-/// The one error type of the SessionJournal module: a code and a message a person can act on.
+/// The one error type of the Journal module: a code and a message a person can act on.
 ///
 /// Values are immutable and `Sendable`; they are created on the journal's writer queue or by `open`.
 public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -6,8 +6,15 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
     public enum Code: Sendable, Equatable {
         /// The data directory cannot be created or is not a directory.
         case directory
-        /// SQLite refused an open, a statement or a commit (disk full, I/O error, locked by another process).
+        /// SQLite refused an open, a statement or a commit (an I/O error, a damaged file).
         case sqlite
+        /// The disk holding the journal is full (SQLite's `SQLITE_FULL`, the system's `ENOSPC`).
+        case full
+        /// Another process holds the data directory (see `DataDirectoryLock`).
+        case locked
+        /// The journal cannot commit since an earlier commit failed; it accepts writes again once a test write
+        /// succeeds (see `Journal.health`).
+        case unavailable
         /// The journal was closed before the operation could run.
         case closed
         /// A configuration value cannot be used (an unknown fsync policy).

@@ -10,31 +10,38 @@ import Foundation
 /// then a backward scan until the first error, so only the rows on unreadable pages are lost. The copied rows
 /// keep their checksums; recovery then keeps each session's records up to its first bad or missing one.
 ///
-/// Concurrency: runs on the thread that calls `SessionJournal.open`, before the writer queue exists.
+/// Concurrency: runs on the thread that calls `Journal.open`, before the writer queue exists.
 enum JournalOpener {
     static func open(
         directory: String,
         configuration: JournalConfiguration,
         problems: inout [String]
-    ) throws(JournalError) -> (store: JournalStore, movedAside: String?) {
+    ) throws(JournalError) -> (store: JournalStore, lock: DataDirectoryLock, movedAside: String?) {
         try makeDirectory(directory)
+        // Taken before the file is read: another server may be writing it.
+        let lock = try DataDirectoryLock(directory: directory)
         let path = directory + "/" + configuration.fileName
+        let vfs = configuration.vfs
         if let failure = check(path, configuration: configuration) {
             let aside = path + ".corrupt-\(Int(Date().timeIntervalSince1970))"
             problems.append("journal \(path) failed SQLite's checks (\(failure)); moved to \(aside)")
             try moveAside(path, to: aside)
-            let store = try JournalStore(connection: SQLiteConnection(path: path), configuration: configuration)
+            let store = try JournalStore(
+                connection: SQLiteConnection(path: path, vfs: vfs),
+                configuration: configuration
+            )
             salvage(from: aside, into: store.connection, problems: &problems)
-            return (store, aside)
+            return (store, lock, aside)
         }
-        return (try JournalStore(connection: SQLiteConnection(path: path), configuration: configuration), nil)
+        let store = try JournalStore(connection: SQLiteConnection(path: path, vfs: vfs), configuration: configuration)
+        return (store, lock, nil)
     }
 
     /// Nil when the file opens as a database and passes `quick_check` (or does not exist yet).
     private static func check(_ path: String, configuration: JournalConfiguration) -> String? {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         do {
-            let connection = try SQLiteConnection(path: path)
+            let connection = try SQLiteConnection(path: path, vfs: configuration.vfs)
             defer { connection.close() }
             // Reading the schema reads the header and page 1: "file is not a database" shows here.
             _ = try connection.integer("SELECT count(*) FROM sqlite_schema")

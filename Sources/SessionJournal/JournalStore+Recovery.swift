@@ -3,13 +3,15 @@
 ///
 /// Concurrency: runs on the journal's writer queue like every other use of the store.
 extension JournalStore {
-    func recover(problems: inout [String]) throws(JournalError) -> [RecoveredSession] {
+    /// Every live session, or only those among `only` when given.
+    func recover(problems: inout [String], only: Set<String>? = nil) throws(JournalError) -> [RecoveredSession] {
         var sessions: [RecoveredSession] = []
         var generations: [Int64] = []
         var index: [String: Int] = [:]
         let readSessions = try connection.prepare(JournalSchema.readSessions)
         defer { readSessions.finalize() }
         while try readSessions.step() {
+            if let only, !only.contains(readSessions.text(0)) { continue }
             guard let session = Self.session(from: readSessions, problems: &problems) else { continue }
             index[session.creation.id] = sessions.count
             sessions.append(session)

@@ -4,7 +4,7 @@ import Glibc
 
 /// The writer connection and its prepared statements: writes a batch of records in one transaction.
 ///
-/// Concurrency: owned by `SessionJournal`'s writer queue; every method runs there (or, before the journal
+/// Concurrency: owned by `Journal`'s writer queue; every method runs there (or, before the journal
 /// exists, on the thread that opens it). Nothing here is shared.
 final class JournalStore {
     let connection: SQLiteConnection
@@ -42,8 +42,12 @@ final class JournalStore {
             case .perCommit: "FULL"
             case .interval: "NORMAL"
             }
+        // Exclusive locking before the first WAL access: the WAL index lives in this process's heap instead of a
+        // shared `-shm` mapping (a mapping that stops being writable kills the process with SIGBUS), and the
+        // database stays locked for this one process, behind the data directory's own lock.
         try connection.execute(
             """
+            PRAGMA locking_mode = EXCLUSIVE;
             PRAGMA journal_mode = WAL;
             PRAGMA synchronous = \(synchronous);
             PRAGMA wal_autocheckpoint = \(configuration.autoCheckpointPages);
@@ -87,6 +91,30 @@ final class JournalStore {
         statistics.commits += 1
         statistics.records += records.count
         return .success(())
+    }
+
+    /// A test write: one transaction of about 64 KiB (room for a real group commit, not just a row), synced like
+    /// any commit, that changes nothing recovery reads. It succeeds once the file and its WAL can be written and
+    /// synced again, with some room to spare on the disk.
+    func probe() -> Result<Void, JournalError> {
+        probes += 1
+        return commit(
+            sql: "INSERT OR REPLACE INTO meta(name, value) VALUES('probe', '\(probes)' || hex(zeroblob(32768)))"
+        )
+    }
+
+    private var probes = 0
+
+    private func commit(sql: String) -> Result<Void, JournalError> {
+        do {
+            try begin.run()
+            try connection.execute(sql)
+            try commitStatement.run()
+            return .success(())
+        } catch {
+            try? connection.execute("ROLLBACK")
+            return .failure(error)
+        }
     }
 
     private func write(_ record: JournalRecord) throws(JournalError) {

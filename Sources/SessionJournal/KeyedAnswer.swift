@@ -5,7 +5,7 @@ public struct KeyedAnswer: Sendable, Equatable {
     public var sessionID: String
     /// The client's idempotency key.
     public var key: String
-    /// A keyed hash of the request's body (keyed with `SessionJournal.fingerprintKey`, so it compares equal across
+    /// A keyed hash of the request's body (keyed with `Journal.fingerprintKey`, so it compares equal across
     /// restarts of the same journal and a client cannot predict it).
     public var fingerprint: UInt64
     /// The epoch of the answer's cursor.

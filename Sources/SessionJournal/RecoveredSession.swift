@@ -54,7 +54,7 @@ public struct RecoveredSession: Sendable, Equatable {
     public var revision: UInt64 { events.last?.revision ?? baseRevision }
 }
 
-/// What `SessionJournal.recover()` found.
+/// What `Journal.recover()` found.
 public struct JournalRecovery: Sendable {
     /// Every live session, ordered by id.
     public var sessions: [RecoveredSession]

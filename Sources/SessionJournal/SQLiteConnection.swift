@@ -8,13 +8,14 @@ final class SQLiteConnection {
     private(set) var handle: OpaquePointer?
     let path: String
 
-    /// Opens `path` (read-write and created when missing, or read-only).
-    init(path: String, readOnly: Bool = false) throws(JournalError) {
+    /// Opens `path` (read-write and created when missing, or read-only) through the SQLite VFS named `vfs` (the
+    /// default one when nil).
+    init(path: String, readOnly: Bool = false, vfs: String? = nil) throws(JournalError) {
         self.path = path
         var db: OpaquePointer?
         let flags =
             (readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE) | SQLITE_OPEN_NOMUTEX
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        let rc = sqlite3_open_v2(path, &db, flags, vfs)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_close_v2(db)
@@ -32,7 +33,7 @@ final class SQLiteConnection {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errstr(rc))
             sqlite3_free(errorMessage)
-            throw JournalError(.sqlite, "\(sql.prefix(60)): \(message)")
+            throw JournalError(rc & 0xFF == SQLITE_FULL ? .full : .sqlite, "\(sql.prefix(60)): \(message)")
         }
     }
 

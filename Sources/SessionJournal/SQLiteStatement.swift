@@ -38,7 +38,7 @@ final class SQLiteStatement {
         default:
             let message = connection.errorMessage
             sqlite3_reset(handle)
-            throw JournalError(.sqlite, "step: \(message) (\(rc))")
+            throw JournalError(rc & 0xFF == SQLITE_FULL ? .full : .sqlite, "step: \(message) (\(rc))")
         }
     }
 

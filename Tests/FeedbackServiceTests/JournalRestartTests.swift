@@ -16,7 +16,7 @@ struct JournalRestartTests {
     private static func epoch(_ cursor: String) -> String { String(cursor.split(separator: "-").first ?? "") }
 
     /// Writes `records` to `journal` in one group commit and closes it, as a server that stopped.
-    private static func write(_ records: [JournalRecord], to journal: SessionJournal) {
+    private static func write(_ records: [JournalRecord], to journal: Journal) {
         let done = DispatchSemaphore(value: 0)
         journal.append(records) { _ in done.signal() }
         done.wait()
@@ -24,8 +24,8 @@ struct JournalRestartTests {
     }
 
     /// Opens the journal in `directory` as the server would.
-    private static func openJournal(_ directory: TemporaryDataDirectory) throws -> SessionJournal {
-        try SessionJournal.open(directory: directory.path, logger: .init(label: "test"))
+    private static func openJournal(_ directory: TemporaryDataDirectory) throws -> Journal {
+        try Journal.open(directory: directory.path, logger: .init(label: "test"))
     }
 
     @Test func sessionsSurviveARestartWithTheirIdEpochAndRevision() throws {

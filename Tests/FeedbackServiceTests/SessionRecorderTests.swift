@@ -1,3 +1,4 @@
+import CSQLiteFaults
 import CurlClient
 import FeedbackLoop
 import Foundation
@@ -48,16 +49,22 @@ struct SessionRecorderBatchTests {
     private struct Fixture {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-recorder-\(UUID())").path
         let id = SessionID.random()
-        let journal: SessionJournal
+        let journal: Journal
         let persistence: SessionPersistence
         let recorder: SessionRecorder<CounterSystem>
         let loop: Loop<CounterSystem.State, CounterSystem.Event>
 
-        init() throws {
+        /// With `faults`, the journal goes through the fault VFS (switched for `directory`).
+        init(faults: Bool = false) throws {
             let logger = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }
-            journal = try SessionJournal.open(
+            if faults { #expect(fh_faults_register() == 0) }
+            journal = try Journal.open(
                 directory: directory,
-                configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
+                configuration: JournalConfiguration(
+                    compactionIntervalMilliseconds: 0,
+                    probeIntervalMilliseconds: 1,
+                    vfs: faults ? String(cString: fh_faults_vfs_name) : nil
+                ),
                 logger: logger
             )
             persistence = SessionPersistence(journal: journal, snapshotInterval: 1000, logger: logger)
@@ -84,8 +91,15 @@ struct SessionRecorderBatchTests {
 
         /// What the journal holds once everything appended so far is durable.
         func journaled() async throws -> RecoveredSession? {
-            try await persistence.durable()
+            try await journal.append([])
             return try journal.recover().sessions.first
+        }
+
+        /// What `whenJournaled` says now, once every append made so far is settled.
+        func whenJournaled() async -> JournalError? {
+            await withCheckedContinuation { continuation in
+                recorder.whenJournaled { continuation.resume(returning: $0) }
+            }
         }
 
         func close() {
@@ -128,5 +142,27 @@ struct SessionRecorderBatchTests {
         // No batch open: steps go to the journal at once.
         _ = await fixture.loop.send(contentsOf: [.decrement])
         #expect(try await fixture.journaled()?.events.map(\.revision) == [1, 2])
+    }
+
+    /// A failed append is final for its session: every wait from then on fails, nothing of the session is appended
+    /// any more (not even once the journal commits again), and the session is fenced.
+    @Test func aFailedAppendIsStickyAndFencesTheSession() async throws {
+        let fixture = try Fixture(faults: true)
+        defer { fixture.close() }
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        #expect(await fixture.whenJournaled() == nil)
+        #expect(fixture.persistence.fenceProblem(fixture.id) == nil)
+
+        fh_faults_set(fixture.directory, FH_FAULT_WRITE)
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        #expect(await fixture.whenJournaled() != nil)
+        #expect(fixture.persistence.fenceProblem(fixture.id)?.status == 503)
+        fh_faults_set(fixture.directory, FH_FAULT_NONE)
+        while fixture.journal.health != .healthy {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        #expect(await fixture.whenJournaled() != nil)
+        #expect(try await fixture.journaled()?.events.map(\.revision) == [1])
     }
 }

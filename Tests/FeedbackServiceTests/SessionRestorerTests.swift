@@ -48,7 +48,7 @@ struct SessionRestorerTests {
     private func withPersistence<T>(_ body: (SessionPersistence) throws -> T) throws -> T {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
-        let journal = try SessionJournal.open(directory: directory.path, logger: Logger(label: "test"))
+        let journal = try Journal.open(directory: directory.path, logger: Logger(label: "test"))
         defer { journal.close() }
         // The broken sessions' error lines are checked through `brokenProblem`, not in the test output.
         let quiet = Logger(label: "test") { _ in SwiftLogNoOpLogHandler() }

@@ -13,9 +13,9 @@ import Testing
         delay: Int,
         siblings: Int
     ) throws
-        -> SessionJournal
+        -> Journal
     {
-        try SessionJournal.open(
+        try Journal.open(
             directory: directory.path,
             configuration: JournalConfiguration(
                 compactionIntervalMilliseconds: 0,

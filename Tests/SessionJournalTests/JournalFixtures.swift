@@ -39,9 +39,9 @@ enum JournalFixtures {
         _ directory: TemporaryDirectory,
         _ configuration: JournalConfiguration = .init()
     ) throws
-        -> SessionJournal
+        -> Journal
     {
-        try SessionJournal.open(directory: directory.path, configuration: configuration, logger: logger)
+        try Journal.open(directory: directory.path, configuration: configuration, logger: logger)
     }
 
     /// Flips every bit of the byte at `offset` in `path`.

@@ -9,7 +9,7 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let metrics = TestMetrics()
-        let journal = try SessionJournal.open(
+        let journal = try Journal.open(
             directory: directory.path,
             logger: JournalFixtures.logger,
             metricsFactory: metrics
@@ -34,7 +34,7 @@ import Testing
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let metrics = TestMetrics()
-        let journal = try SessionJournal.open(
+        let journal = try Journal.open(
             directory: directory.path,
             configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
             logger: JournalFixtures.logger,

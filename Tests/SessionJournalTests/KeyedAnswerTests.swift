@@ -17,7 +17,7 @@ import Testing
         )
     }
 
-    private static func answerRows(_ journal: SessionJournal, _ id: String? = nil) throws -> Int64 {
+    private static func answerRows(_ journal: Journal, _ id: String? = nil) throws -> Int64 {
         try journal.withStore { store throws(JournalError) in
             try store.connection.integer(
                 "SELECT count(*) FROM answers" + (id.map { " WHERE session = '\($0)'" } ?? "")

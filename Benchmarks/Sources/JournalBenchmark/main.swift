@@ -31,12 +31,12 @@ func creation(_ id: String) -> SessionCreation {
 /// One writer: appends, and on completion appends its next event until the deadline.
 final class Writer: Sendable {
     let id: String
-    let journal: SessionJournal
+    let journal: Journal
     let deadline: DispatchTime
     let count = Atomic<Int>(0)
     let done: DispatchGroup
 
-    init(id: String, journal: SessionJournal, deadline: DispatchTime, done: DispatchGroup) {
+    init(id: String, journal: Journal, deadline: DispatchTime, done: DispatchGroup) {
         self.id = id
         self.journal = journal
         self.deadline = deadline
@@ -61,7 +61,7 @@ final class Writer: Sendable {
 func appends(writers: Int, seconds: Double, policy: FsyncPolicy) throws {
     let directory = temporaryDirectory()
     defer { try? FileManager.default.removeItem(atPath: directory) }
-    let journal = try SessionJournal.open(
+    let journal = try Journal.open(
         directory: directory,
         configuration: JournalConfiguration(fsync: policy),
         logger: logger
@@ -103,7 +103,7 @@ func appends(writers: Int, seconds: Double, policy: FsyncPolicy) throws {
 /// Writes `sessions` counter sessions into a journal in `directory`: each created, events 1...5, a snapshot at 3
 /// (events 1...3 deleted), so 2 events to replay. A feedback-host started on the directory restores them.
 func populate(directory: String, sessions: Int) throws {
-    let writer = try SessionJournal.open(
+    let writer = try Journal.open(
         directory: directory,
         configuration: JournalConfiguration(fsync: .interval(milliseconds: 1000)),
         logger: logger
@@ -139,7 +139,7 @@ func recovery(sessions: Int) throws {
     let bytes = (try? FileManager.default.attributesOfItem(atPath: directory + "/journal.sqlite")[.size] as? Int) ?? 0
     for check in [true, false] {
         let start = DispatchTime.now()
-        let journal = try SessionJournal.open(
+        let journal = try Journal.open(
             directory: directory,
             configuration: JournalConfiguration(checkOnOpen: check),
             logger: logger

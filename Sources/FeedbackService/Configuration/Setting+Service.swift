@@ -148,12 +148,18 @@ extension Setting {
         default: "300",
         "how long a group commit gathers concurrent writers, in microseconds (a lone writer never waits)"
     )
+    static let journalProbe = Setting(
+        "journal.probe.ms",
+        .integer(1...3_600_000),
+        default: "250",
+        "while the journal cannot commit, how often a test write checks whether it can again"
+    )
 
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, maxSessions, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay,
+        journalSnapshotInterval, journalCommitDelay, journalProbe,
     ]
 }

@@ -25,6 +25,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case draining = "draining"
         case sessionBroken = "session-broken"
         case journalUnavailable = "journal-unavailable"
+        case storageFull = "storage-full"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -42,6 +43,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .atCapacity, .draining: 503
             case .sessionBroken: 500
             case .journalUnavailable: 503
+            case .storageFull: 507
             }
         }
 
@@ -67,6 +69,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .draining: "Server shutting down"
             case .sessionBroken: "Session could not be restored"
             case .journalUnavailable: "Journal unavailable"
+            case .storageFull: "Insufficient storage"
             }
         }
     }

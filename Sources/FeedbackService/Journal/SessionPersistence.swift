@@ -1,26 +1,41 @@
+import Dispatch
 import Foundation
 public import Logging
 public import Metrics
 public import SessionJournal
 import Synchronization
 
-/// The service's use of a `SessionJournal`: what each session journals, the durability wait of a POST, and the
-/// sessions that could not be restored.
+/// The service's use of a `Journal`: what each session journals, the journal's health as the API sees it, the
+/// sessions fenced by a failed write, and the sessions that could not be restored.
 ///
-/// Concurrency: thread-safe. Appends go to the journal's own writer queue (group commit); the broken sessions
-/// are under a `Mutex`, and counted by the `feedbackhost_sessions_broken` gauge.
+/// A session is fenced when one of its appends fails (its `SessionRecorder` says so): its in-memory state is
+/// ahead of what the journal holds, so every request for it is answered 503 until the journal is healthy again
+/// and the service re-anchored it from the journal (`SessionService.reanchorFencedSessions`).
+///
+/// Concurrency: thread-safe. Appends go to the journal's own writer queue (group commit); the fenced and broken
+/// sessions are under `Mutex`es, with an atomic count of the fenced for the request path, and the journal's health
+/// is mirrored in an atomic. The broken sessions are counted by the `feedbackhost_sessions_broken` gauge, the
+/// fenced ones by `feedbackhost_sessions_fenced`.
 public final class SessionPersistence: Sendable {
     /// The journal.
-    public let journal: SessionJournal
+    public let journal: Journal
     /// A session journals a snapshot of its state every this many revisions, so recovery replays fewer events.
     public let snapshotInterval: UInt64
     let logger: Logger
     private let broken = Mutex<[SessionID: String]>([:])
     private let brokenGauge: Meter
+    private let fenced = Mutex<[SessionID: JournalError]>([:])
+    private let fencedCount = Atomic<Int>(0)
+    private let fencedGauge: Meter
+    /// The error of the journal's failed commit while it cannot commit, nil while it can.
+    private let failure = Mutex<JournalError?>(nil)
+    private let failing = Atomic<Bool>(false)
+    private let healed = Mutex<(@Sendable () -> Void)?>(nil)
+    private let reanchoring = Atomic<Bool>(false)
 
     /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
     public init(
-        journal: SessionJournal,
+        journal: Journal,
         snapshotInterval: Int,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -28,49 +43,113 @@ public final class SessionPersistence: Sendable {
         self.journal = journal
         brokenGauge = Meter(label: "feedbackhost_sessions_broken", dimensions: [], factory: metricsFactory)
         brokenGauge.set(0)
+        fencedGauge = Meter(label: "feedbackhost_sessions_fenced", dimensions: [], factory: metricsFactory)
+        fencedGauge.set(0)
         self.snapshotInterval = UInt64(max(snapshotInterval, 1))
         self.logger = logger
+        journal.onHealthChange { [weak self] health in self?.changed(health) }
     }
 
-    /// Queues records for the next group commit; a failed commit is logged by the journal, and the POSTs that
-    /// wait in `durable()` see it.
-    func record(_ records: [JournalRecord]) {
-        journal.append(records, completion: Self.ignore)
+    /// Called on a global queue each time the journal becomes healthy again (never on its writer queue, so it may
+    /// read the journal). One handler; a later call replaces it.
+    func onHealed(_ handler: @escaping @Sendable () -> Void) {
+        healed.withLock { $0 = handler }
     }
 
-    private static let ignore: SessionJournal.Completion = { _ in }
-
-    /// Returns once everything recorded before the call is durable under the fsync policy.
-    func durable() async throws(APIError) {
-        do {
-            try await journal.append([])
-        } catch {
-            throw Self.notDurable(error)
+    private func changed(_ health: JournalHealth) {
+        switch health {
+        case .failing(let error):
+            failure.withLock { $0 = error }
+            failing.store(true, ordering: .releasing)
+        case .healthy:
+            failing.store(false, ordering: .releasing)
+            failure.withLock { $0 = nil }
+            if let handler = healed.withLock({ $0 }) { DispatchQueue.global().async(execute: handler) }
         }
     }
 
-    /// Calls `completion` once everything recorded before the call is durable under the fsync policy (nil), or
-    /// with the problem when the commit failed; on the journal's writer queue.
-    func durable(_ completion: @escaping @Sendable (APIError?) -> Void) {
-        journal.append([]) { result in
-            switch result {
-            case .success: completion(nil)
-            case .failure(let error): completion(Self.notDurable(error))
-            }
-        }
+    /// The refusal of a write (a new session, posted events) while the journal cannot commit; nil while it can.
+    /// Nothing is applied before the refusal, so the sessions and their reads stay as they are.
+    func writeRefusal() -> APIError? {
+        guard failing.load(ordering: .acquiring), let error = failure.withLock({ $0 }) else { return nil }
+        return Self.notWritten(
+            error,
+            what: "the server cannot write its journal, so it takes no new sessions or events"
+        )
     }
 
-    private static func notDurable(_ error: JournalError) -> APIError {
-        APIError(
+    /// The answer to a write whose records the journal could not write.
+    static func notJournaled(_ error: JournalError) -> APIError {
+        notWritten(
+            error,
+            what: "the journal could not write this request's records, so it was not applied: the session is "
+                + "re-read from the journal once writes work again (a retry with the same Idempotency-Key is applied "
+                + "then as a new request)"
+        )
+    }
+
+    /// A 507 for a full disk (an operator frees space), a 503 otherwise; both with `Retry-After`.
+    private static func notWritten(_ error: JournalError, what: String) -> APIError {
+        if error.code == .full {
+            return APIError(
+                .storageFull,
+                "\(what): the disk holding the data directory is full. An operator must free space on that volume; "
+                    + "the server resumes by itself, reads work meanwhile",
+                retryAfter: 5
+            )
+        }
+        return APIError(
             .journalUnavailable,
-            "the event was applied but could not be made durable (\(error.message)); it may be lost on a restart",
+            "\(what) (\(error.message)); the server retries by itself, reads work meanwhile",
+            retryAfter: 1
+        )
+    }
+
+    /// Fences a session whose append failed with `error`; its requests are answered 503 until it is re-anchored.
+    func fence(_ id: SessionID, _ error: JournalError) {
+        let added = fenced.withLock { $0.updateValue(error, forKey: id) == nil }
+        guard added else { return }
+        fencedCount.add(1, ordering: .releasing)
+        fencedGauge.increment()
+        logger.warning(
+            "session fenced: its journal write failed; it is re-read from the journal once writes work",
+            metadata: ["session.id": "\(id)", "error": "\(error.message)"]
+        )
+    }
+
+    /// Lifts the fence of a session re-anchored from the journal.
+    func unfence(_ id: SessionID) {
+        guard fenced.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
+        fencedCount.subtract(1, ordering: .releasing)
+        fencedGauge.decrement()
+    }
+
+    /// Runs `body` unless another call is running it: one re-anchoring pass at a time.
+    func reanchorOnce(_ body: () -> Void) {
+        guard reanchoring.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            return
+        }
+        defer { reanchoring.store(false, ordering: .releasing) }
+        body()
+    }
+
+    /// The sessions fenced now.
+    var fencedSessions: [SessionID] { fenced.withLock { Array($0.keys) } }
+
+    /// The problem every request for a fenced session gets, nil for any other.
+    func fenceProblem(_ id: SessionID) -> APIError? {
+        guard fencedCount.load(ordering: .acquiring) > 0, let error = fenced.withLock({ $0[id] }) else { return nil }
+        return APIError(
+            .journalUnavailable,
+            "session \(id) is not served until it is re-read from the journal, after a write of it failed "
+                + "(\(error.message)); what the journal did not keep is dropped. Retry after a moment",
             retryAfter: 1
         )
     }
 
     /// Journals that a session was deleted or expired.
     func removed(_ id: SessionID) {
-        record([.removed(sessionID: id.description)])
+        journal.append([.removed(sessionID: id.description)]) { _ in }
     }
 
     /// Remembers a session that could not be restored; its records stay in the journal until it is deleted.

@@ -17,16 +17,33 @@ import SystemKit
 /// later step) appends everything held. A batch never started (`If-Match` failed) or dropped (the loop stopped)
 /// appends what is held only when no other batch is open, since another may be halfway through its steps.
 ///
+/// Durability, by sequence number: the recorder numbers its appends (1, 2, ...) and counts how many the journal
+/// confirmed; the journal completes them in order. `whenJournaled` answers once every append made so far is
+/// confirmed, so a create, a PUT and a POST wait for the commit holding their own records (and the session's earlier
+/// ones), never for whichever commit comes next. The first failed append is sticky: the recorder appends nothing
+/// more, every waiter from then on gets the failure, and the session is fenced (`SessionPersistence.fence`) until
+/// the service replaces it with a session re-anchored from the journal, which has a recorder of its own.
+///
 /// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation` and
-/// `startRevision` are touched only there. `batchStarted` and `batchEnded` come from any thread; the open batches
-/// and the held records are under a `Mutex`, and appends to the journal are made under it, so they keep order.
+/// `startRevision` are touched only there. `batchStarted` and `batchEnded` come from any thread; the open batches,
+/// the held records, the append counts and the waiters are under a `Mutex`, and appends to the journal are made
+/// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
+/// its writer queue and take the same `Mutex`.
 final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     private struct Held {
         var openBatches = 0
         var records: [JournalRecord] = []
+        /// Appends made, and appends the journal confirmed: a prefix of them, since it completes in order.
+        var appended: UInt64 = 0
+        var journaled: UInt64 = 0
+        /// The first failed append's error; once set, nothing more is appended.
+        var failure: JournalError?
+        /// Waiting answers, each with the append count it needs confirmed.
+        var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
     }
 
     private let id: String
+    private let sessionID: SessionID
     private let persistence: SessionPersistence
     private let clientTypes: Set<String>
     private var creation: SessionCreation?
@@ -44,6 +61,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         revision: UInt64
     ) {
         self.id = id.description
+        sessionID = id
         self.persistence = persistence
         self.clientTypes = clientTypes
         self.creation = creation
@@ -86,9 +104,56 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             if held.openBatches > 0 {
                 held.records.append(contentsOf: records)
             } else {
-                persistence.record(records)
+                append(records, &held)
             }
         }
+    }
+
+    /// Appends `records` at once, outside any batch: what a restored session journals afresh before its loop runs.
+    func journal(_ records: [JournalRecord]) {
+        held.withLock { append(records, &$0) }
+    }
+
+    /// Under `held`: one numbered append, unless an earlier one failed.
+    private func append(_ records: [JournalRecord], _ held: inout Held) {
+        guard held.failure == nil else { return }
+        held.appended += 1
+        persistence.journal.append(records) { [self] result in settled(result) }
+    }
+
+    /// The journal's completion of the oldest unconfirmed append.
+    private func settled(_ result: Result<Void, JournalError>) {
+        typealias Outcome = (ready: [@Sendable (JournalError?) -> Void], failure: JournalError?, first: Bool)
+        let outcome = held.withLock { held -> Outcome in
+            switch result {
+            case .success:
+                held.journaled += 1
+                let through = held.journaled
+                let ready = held.waiters.filter { $0.through <= through }.map(\.notify)
+                if !ready.isEmpty { held.waiters.removeAll { $0.through <= through } }
+                return (ready, nil, false)
+            case .failure(let error):
+                let first = held.failure == nil
+                if first { held.failure = error }
+                defer { held.waiters = [] }
+                return (held.waiters.map(\.notify), held.failure, first)
+            }
+        }
+        // Fenced before any waiter answers, so that a client told 503 finds the session fenced.
+        if outcome.first, let failure = outcome.failure { persistence.fence(sessionID, failure) }
+        for notify in outcome.ready { notify(outcome.failure) }
+    }
+
+    /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
+    /// error once one of them failed (at once when one did).
+    func whenJournaled(_ notify: @escaping @Sendable (JournalError?) -> Void) {
+        let now = held.withLock { held -> JournalError?? in
+            if let failure = held.failure { return .some(failure) }
+            if held.journaled >= held.appended { return .some(nil) }
+            held.waiters.append((held.appended, notify))
+            return nil
+        }
+        if let now { notify(now) }
     }
 
     /// A POST is about to queue a batch of events.
@@ -104,7 +169,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             held.openBatches -= 1
             if let answer { held.records.append(.answered(answer)) }
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
-            persistence.record(held.records)
+            append(held.records, &held)
             held.records = []
         }
     }

@@ -39,20 +39,6 @@ enum SessionRestorer {
             }
         }
         var epoch = recovered.creation.epoch
-        if recovered.damage != nil {
-            // Clients may have seen revisions past the damage: a new epoch keeps old cursors from matching.
-            epoch = UInt64.random(in: 1...UInt64(UInt32.max))
-            var creation = recovered.creation
-            creation.epoch = epoch
-            persistence.record([
-                .created(creation),
-                .snapshot(
-                    sessionID: creation.id,
-                    revision: recovered.revision,
-                    state: String(decoding: SystemSession<System>.encode(state), as: UTF8.self)
-                ),
-            ])
-        }
         let recorder = SessionRecorder<System>(
             id: id,
             clientTypes: clientTypes,
@@ -60,6 +46,20 @@ enum SessionRestorer {
             creation: nil,
             revision: recovered.revision
         )
+        if recovered.damage != nil {
+            // Clients may have seen revisions past the damage (or past the last write that worked): a new epoch keeps
+            // old cursors from matching. The session is journaled afresh from here, with the answers its state still
+            // holds (a creation record drops the old ones), in one append made before its loop runs: the session's
+            // first durability wait covers it.
+            epoch = UInt64.random(in: 1...UInt64(UInt32.max))
+            var creation = recovered.creation
+            creation.epoch = epoch
+            let state = String(decoding: SystemSession<System>.encode(state), as: UTF8.self)
+            recorder.journal(
+                [.created(creation), .snapshot(sessionID: creation.id, revision: recovered.revision, state: state)]
+                    + recovered.answers.map { .answered($0) }
+            )
+        }
         return SystemSession(
             id: id,
             system: system,

@@ -24,6 +24,9 @@ public protocol HostedSession: AnyObject, Sendable {
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     )
+    /// Calls `notify` once everything the session journaled so far is durable (nil; at once without a journal), or
+    /// with the problem to answer when the journal could not write some of it: the wait of every write's answer.
+    func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void)
     /// The answers to this session's `Idempotency-Key` requests, under the session's own lock.
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// When a client last used the session, in `DispatchTime` uptime nanoseconds.

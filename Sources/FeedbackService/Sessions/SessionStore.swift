@@ -87,6 +87,16 @@ final class SessionStore: Sendable {
         }
     }
 
+    /// Puts `session` in the place of the session with its id and returns that one; nil (and nothing changes) when
+    /// the store holds no session with that id.
+    func replace(_ session: any HostedSession) -> (any HostedSession)? {
+        sessions.withLock { sessions in
+            guard let old = sessions[session.id] else { return nil }
+            sessions[session.id] = session
+            return old
+        }
+    }
+
     /// Removes and returns a session.
     func remove(_ id: SessionID) -> (any HostedSession)? {
         sessions.withLock { $0.removeValue(forKey: id) }

@@ -2,7 +2,7 @@
 /// request's body.
 ///
 /// With a secret key a client cannot make two bodies collide on purpose, and with the key the journal keeps
-/// (`SessionJournal.fingerprintKey`) a fingerprint computed before a restart equals the one computed after it. The
+/// (`Journal.fingerprintKey`) a fingerprint computed before a restart equals the one computed after it. The
 /// standard library's `Hasher` is SipHash too, but keyed randomly per process, so it cannot be used for that.
 ///
 /// Concurrency: an immutable value.

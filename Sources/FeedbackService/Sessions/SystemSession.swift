@@ -158,6 +158,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
+    func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void) {
+        guard let recorder else { return notify(nil) }
+        recorder.whenJournaled { error in notify(error.map(SessionPersistence.notJournaled)) }
+    }
+
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
         idempotency.withLock { body(&$0) }
     }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SessionJournal
 
-@Suite struct SessionJournalTests {
+@Suite struct JournalTests {
     @Test func appendedRecordsAreRecoveredAfterReopening() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
@@ -211,7 +211,7 @@ import Testing
     }
 }
 
-extension SessionJournal {
+extension Journal {
     /// Appends and blocks until the completion ran.
     func appendAndWait(_ records: [JournalRecord]) throws {
         let done = DispatchSemaphore(value: 0)

@@ -9,20 +9,30 @@ import Synchronization
 /// appends that arrive while a commit is in flight share the next one. An append completes only after its
 /// transaction committed and, under `FsyncPolicy.perCommit`, was synced; under `.interval` a timer syncs.
 ///
+/// A failed commit is sticky: the journal becomes `.failing`, and every append waiting or made after it fails
+/// without being tried, until a test write (`probeIntervalMilliseconds` apart) succeeds; only appends made after
+/// that are committed again. So an append that completes with success never follows a lost one of the same
+/// writer unless that writer saw the failure first. The health changes go to `onHealthChange`, a log line and
+/// the `journal_healthy` / `journal_failing{cause}` gauges. One process holds the data directory at a time
+/// (`DataDirectoryLock`).
+///
 /// Concurrency: `append`, `compact`, `recover`, `statistics` and `close` may be called from any thread.
 /// The SQLite connection, its prepared statements and the sync timer belong to one serial `DispatchQueue`
 /// (the writer queue); every SQLite call runs there. The pending batch is guarded by a `Mutex`. Completion
 /// handlers run on the writer queue, in commit order: they must be short and must not wait for the journal.
 /// Metrics (see `JournalMetrics`) are updated on the writer queue.
-public final class SessionJournal: @unchecked Sendable {
+public final class Journal: @unchecked Sendable {
     /// A completion handler of an append.
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
-    private struct Pending {
+    struct Pending {
         var records: [JournalRecord] = []
         var completions: [Completion] = []
         var scheduled = false
         var closed = false
+        /// The error of the failed commit while the journal cannot commit; nil while it is healthy.
+        var failure: JournalError?
+        var healthHandler: (@Sendable (JournalHealth) -> Void)?
     }
 
     /// The configuration the journal was opened with.
@@ -38,15 +48,17 @@ public final class SessionJournal: @unchecked Sendable {
         uniqueKeysWithValues: JournalMetrics.batchHistograms.map { ($0, JournalMetrics.batchBuckets) }
     )
     let metrics: JournalMetrics
-    private let queue = DispatchQueue(label: "SessionJournal.writer")
-    private let pending = Mutex(Pending())
-    private let logger: Logger
+    let queue = DispatchQueue(label: "Journal.writer")
+    let pending = Mutex(Pending())
+    let logger: Logger
     /// Owned by `queue`.
-    private var store: JournalStore?
+    var store: JournalStore?
     private var syncTimer: (any DispatchSourceTimer)?
     private var compactionTimer: (any DispatchSourceTimer)?
+    var probeTimer: (any DispatchSourceTimer)?
     private var openProblems: [String]
     private let movedAside: String?
+    private let lock: DataDirectoryLock
 
     /// Opens (or creates) the journal in `directory`, checking it first; a file that fails SQLite's checks is
     /// moved aside and salvaged (see `recover()` for what was found). Throws when the directory or a fresh
@@ -56,7 +68,7 @@ public final class SessionJournal: @unchecked Sendable {
         configuration: JournalConfiguration = JournalConfiguration(),
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
-    ) throws(JournalError) -> SessionJournal {
+    ) throws(JournalError) -> Journal {
         var problems: [String] = []
         let opened = try JournalOpener.open(directory: directory, configuration: configuration, problems: &problems)
         for problem in problems {
@@ -69,8 +81,9 @@ public final class SessionJournal: @unchecked Sendable {
             opened.store.close()
             throw error
         }
-        return SessionJournal(
+        return Journal(
             store: opened.store,
+            lock: opened.lock,
             movedAside: opened.movedAside,
             problems: problems,
             path: directory + "/" + configuration.fileName,
@@ -83,6 +96,7 @@ public final class SessionJournal: @unchecked Sendable {
 
     private init(
         store: JournalStore,
+        lock: DataDirectoryLock,
         movedAside: String?,
         problems: [String],
         path: String,
@@ -92,9 +106,11 @@ public final class SessionJournal: @unchecked Sendable {
         logger: Logger
     ) {
         self.store = store
+        self.lock = lock
         self.fingerprintKey = fingerprintKey
         self.metrics = metrics
         metrics.bytes.record(store.fileBytes())
+        metrics.report(nil)
         self.movedAside = movedAside
         self.openProblems = problems
         self.path = path
@@ -118,7 +134,9 @@ public final class SessionJournal: @unchecked Sendable {
     }
 
     /// Queues `records` for the next group commit; `completion` runs on the writer queue once they are
-    /// durable under the fsync policy, or with the error that rolled their transaction back.
+    /// durable under the fsync policy, or with the error that rolled their transaction back, or with
+    /// `.unavailable` when an earlier commit failed and the journal has not written successfully since. Completions
+    /// run in the order of their appends.
     public func append(_ records: [JournalRecord], completion: @escaping Completion) {
         let schedule = pending.withLock { state -> Bool? in
             guard !state.closed else { return nil }
@@ -168,23 +186,45 @@ public final class SessionJournal: @unchecked Sendable {
         return try result.get()
     }
 
+    /// Reads the live sessions among `ids` back, as `recover()` does for all: what a session whose writes failed is
+    /// re-anchored from. Runs on the writer queue between commits; appends made before the call are written first.
+    public func recover(only ids: Set<String>) throws(JournalError) -> [RecoveredSession] {
+        try withStore { store throws(JournalError) in
+            var problems: [String] = []
+            return try store.recover(problems: &problems, only: ids)
+        }
+    }
+
+    /// Whether the journal can commit: `.failing` from a failed commit until a test write succeeds.
+    public var health: JournalHealth {
+        pending.withLock { state in state.failure.map { .failing($0) } ?? .healthy }
+    }
+
+    /// Calls `handler` on the writer queue at each change of `health`, after the completions of the commit that
+    /// failed (so every append that failed has been told first). One handler; a later call replaces it.
+    public func onHealthChange(_ handler: @escaping @Sendable (JournalHealth) -> Void) {
+        pending.withLock { $0.healthHandler = handler }
+    }
+
     /// Counters of the journal's work so far.
     public var statistics: JournalStatistics {
         queue.sync { store?.statistics ?? JournalStatistics() }
     }
 
-    /// Commits what is waiting, stops the sync timer, and closes the database (SQLite checkpoints the WAL into
-    /// the database file and deletes it). Later appends fail with `.closed`. Blocks until done.
+    /// Commits what is waiting, stops the timers, closes the database (SQLite checkpoints the WAL into the
+    /// database file and deletes it) and releases the data directory. Later appends fail with `.closed`. Blocks
+    /// until done.
     public func close() {
         pending.withLock { $0.closed = true }
         queue.sync {
             while commitBatch() != nil {}
-            syncTimer?.cancel()
+            for timer in [syncTimer, compactionTimer, probeTimer] { timer?.cancel() }
             syncTimer = nil
-            compactionTimer?.cancel()
             compactionTimer = nil
+            probeTimer = nil
             store?.close()
             store = nil
+            lock.release()
         }
     }
 
@@ -215,8 +255,8 @@ public final class SessionJournal: @unchecked Sendable {
 
     /// Commits everything waiting and returns how many appends shared the commit; nil when nothing was waiting
     /// (the writer is then idle, and the next append starts a commit at once).
-    private func commitBatch() -> Int? {
-        let batch = pending.withLock { state -> ([JournalRecord], [Completion])? in
+    func commitBatch() -> Int? {
+        let batch = pending.withLock { state -> ([JournalRecord], [Completion], JournalError?)? in
             if state.completions.isEmpty {
                 state.scheduled = false
                 return nil
@@ -225,9 +265,15 @@ public final class SessionJournal: @unchecked Sendable {
                 state.records = []
                 state.completions = []
             }
-            return (state.records, state.completions)
+            return (state.records, state.completions, state.failure)
         }
-        guard let (records, completions) = batch else { return nil }
+        guard let (records, completions, failure) = batch else { return nil }
+        if let failure {
+            // Sticky: nothing after a failed commit is written until a test write succeeded.
+            let refused = Result<Void, JournalError>.failure(Self.unavailable(failure))
+            for completion in completions { completion(refused) }
+            return completions.count
+        }
         let start = DispatchTime.now().uptimeNanoseconds
         let result =
             store?.commit(records) ?? .failure(JournalError(.closed, "the journal is closed"))
@@ -244,15 +290,26 @@ public final class SessionJournal: @unchecked Sendable {
             metrics.failed.increment()
             logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records.count)"])
         }
+        let handler = result.failure.flatMap { error in
+            pending.withLock { state in
+                state.failure = error
+                return state.healthHandler
+            }
+        }
         for completion in completions {
             completion(result)
+        }
+        if let error = result.failure, store != nil {
+            becameUnhealthy(error, handler: handler)
         }
         return completions.count
     }
 
+    private var isFailing: Bool { pending.withLock { $0.failure != nil } }
+
     private func compactOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard let store else { return }
+        guard let store, !isFailing else { return }
         do throws(JournalError) {
             try store.connection.execute("BEGIN IMMEDIATE")
             let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
@@ -269,6 +326,7 @@ public final class SessionJournal: @unchecked Sendable {
 
     private func syncOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
+        guard !isFailing else { return }
         do {
             let before = store?.statistics.syncs ?? 0
             try store?.sync()

@@ -13,7 +13,7 @@ public struct CompactionReport: Sendable, Equatable {
 }
 
 /// Compaction: runs on the writer queue between two group commits, so appends wait for it.
-extension SessionJournal {
+extension Journal {
     /// Deletes every event covered by a snapshot or of a removed session, snapshots of removed sessions (the
     /// background compaction does the same a chunk at a time), and keyed answers of removed sessions or beyond the
     /// last `answersPerSession` of a session, checkpoints the WAL and truncates it, and rebuilds

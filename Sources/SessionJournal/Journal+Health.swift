@@ -1,0 +1,61 @@
+import Dispatch
+
+/// Health: a failed commit makes the journal `failing` until a test write succeeds. Runs on the writer queue.
+extension Journal {
+    /// After a failed commit: says so, and starts the test writes.
+    func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        metrics.report(error)
+        logger.error(
+            "journal: cannot commit; writes are refused until a test write succeeds",
+            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
+        )
+        handler?(.failing(error))
+        guard probeTimer == nil else { return }
+        let every = max(configuration.probeIntervalMilliseconds, 1)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+        timer.setEventHandler { [weak self] in self?.probeOnQueue() }
+        probeTimer = timer
+        timer.resume()
+    }
+
+    /// A test write while failing; when it succeeds, whatever was appended during the failure is refused (it may
+    /// follow a lost append of the same writer), then the journal is healthy again.
+    private func probeOnQueue() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let store, case .success = store.probe() else { return }
+        probeTimer?.cancel()
+        probeTimer = nil
+        while commitBatch() != nil {}
+        let handler = pending.withLock { state in
+            state.failure = nil
+            return state.healthHandler
+        }
+        metrics.report(nil)
+        logger.info("journal: commits work again")
+        handler?(.healthy)
+    }
+
+    static func unavailable(_ cause: JournalError) -> JournalError {
+        JournalError(
+            cause.code == .full ? .full : .unavailable,
+            "not written: an earlier commit failed (\(cause.message)) and no test write has succeeded since"
+        )
+    }
+}
+
+/// Whether a journal can commit.
+public enum JournalHealth: Sendable, Equatable {
+    /// Commits work.
+    case healthy
+    /// A commit failed with this error and no test write has succeeded since: every append fails.
+    case failing(JournalError)
+}
+
+extension Result {
+    var failure: Failure? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+}
