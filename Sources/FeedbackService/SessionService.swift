@@ -200,8 +200,8 @@ public final class SessionService: Sendable {
     }
 
     static func problem(_ error: APIError) -> Response {
-        var headers = HTTPHeaders([("Content-Type", "application/problem+json")])
+        var headers = HTTPHeaders()
         if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        return Response(status: error.status, headers: headers, body: error.problemBody)
+        return error.problem.response(headers: headers)
     }
 }

@@ -107,7 +107,4 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             extensions: extra.mapValues { $0.serialized() }
         )
     }
-
-    /// The problem document's bytes.
-    public var problemBody: [UInt8] { problem.body }
 }

@@ -60,9 +60,12 @@ public struct Problem: Sendable, Equatable {
         return out
     }
 
+    /// `application/problem+json` (RFC 9457).
+    public static let mediaType = "application/problem+json"
+
     /// The response: this status, `Content-Type: application/problem+json`, `headers` after it, and `body`.
     public func response(headers: HTTPHeaders = HTTPHeaders()) -> Response {
-        var all = HTTPHeaders([("Content-Type", "application/problem+json")])
+        var all = HTTPHeaders([("Content-Type", Self.mediaType)])
         for field in headers { all.add(name: field.name, value: field.value) }
         return Response(status: status, headers: all, body: body)
     }

@@ -35,7 +35,7 @@ final class ServerCore: @unchecked Sendable {
         var out: [UInt8] = []
         ResponseWriter.appendHead(
             status: problem.status,
-            headers: HTTPHeaders([("Content-Type", "application/problem+json")]),
+            headers: HTTPHeaders([("Content-Type", Problem.mediaType)]),
             contentLength: problem.body.count,
             chunked: false,
             keepAlive: false,
