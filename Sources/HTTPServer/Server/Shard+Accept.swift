@@ -28,7 +28,7 @@ extension Shard {
             case EINTR, ECONNABORTED, EPROTO:
                 continue  // that connection is gone; the next one may be fine
             case EMFILE, ENFILE:
-                server.metrics.acceptFailed(errno: code)
+                // accept fails so even with nothing queued: the spare tells which.
                 if !outOfDescriptors {
                     outOfDescriptors = true
                     server.logger.warning(
@@ -36,7 +36,13 @@ extension Shard {
                         metadata: ["errno": "\(ServerMetrics.errnoName(code))"]
                     )
                 }
-                guard refuseWithSpareDescriptor() else {
+                switch refuseWithSpareDescriptor() {
+                case .refused:
+                    server.metrics.acceptFailed(errno: code)
+                case .nothingQueued:
+                    return
+                case .noSpare:
+                    server.metrics.acceptFailed(errno: code)
                     pauseAccepting()
                     return
                 }
@@ -60,14 +66,24 @@ extension Shard {
         spareFD = -1
     }
 
+    enum SpareOutcome {
+        /// A connection was accepted in the spare's place, answered 503 and closed; the spare is back.
+        case refused
+        /// The listen queue was empty; the spare is back.
+        case nothingQueued
+        /// No spare is held (it could not be taken back): the listener must rest.
+        case noSpare
+    }
+
     /// Frees the spare, accepts one connection into its place, answers it 503 and closes it, and takes the spare
-    /// back. False when there was no spare, or it could not be taken back.
-    private func refuseWithSpareDescriptor() -> Bool {
-        guard spareFD >= 0 else { return false }
+    /// back.
+    private func refuseWithSpareDescriptor() -> SpareOutcome {
+        guard spareFD >= 0 else { return .noSpare }
         releaseSpareDescriptor()
         let fd = accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
         if fd >= 0 { server.refuse(fd) }
-        return takeSpareDescriptor()
+        takeSpareDescriptor()
+        return fd >= 0 ? .refused : .nothingQueued
     }
 
     /// Takes the listener out of the epoll set for `acceptPause`, then puts it back (unless quiescing closed it).
