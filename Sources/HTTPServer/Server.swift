@@ -59,6 +59,7 @@ public final class Server: Sendable {
         let shortest = min(
             configuration.headerTimeout,
             configuration.bodyTimeout,
+            configuration.minBodyRate > 0 ? configuration.bodyRateGrace : configuration.bodyTimeout,
             configuration.idleTimeout,
             configuration.writeTimeout
         )

@@ -13,7 +13,7 @@ extension Setting {
         "max.connections",
         .integer(1...1_000_000),
         default: "10000",
-        "open connections at most; past it a new one gets 503 and is closed"
+        "open connections at most (lowered to fit the descriptor limit); past it a new one gets 503 and is closed"
     )
     static let httpBodyTimeout = Setting(
         "http.body.timeout.ms",
