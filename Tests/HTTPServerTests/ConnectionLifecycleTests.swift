@@ -78,6 +78,18 @@ import Testing
         #expect(done.tick(now: 100_000_000_000) == .none)
     }
 
+    @Test func lingersAtMostASecondAfterA408() {
+        var long = timeouts
+        long.linger = 5_000_000_000
+        var machine = ConnectionLifecycle(timeouts: long, now: 0)
+        machine.headParsed(now: 0, hasBody: true, keepAlive: true)
+        #expect(machine.tick(now: 200) == .timeOut)
+        #expect(machine.outputFlushed() == .shutdownWrite)
+        machine.bytesReceived(1, now: 500_000_000)  // still dripping: discarded, and the deadline does not move
+        #expect(machine.tick(now: 1_000_000_199) == .none)
+        #expect(machine.tick(now: 1_000_000_200) == .close(.clientGone))
+    }
+
     @Test func aNewBodyStartsItsOwnDeadlineAndCount() {
         var machine = ConnectionLifecycle(timeouts: timeouts, now: 0)
         machine.headParsed(now: 0, hasBody: true, keepAlive: true, bufferedBytes: 5)

@@ -138,12 +138,16 @@ struct ConnectionLifecycle: Sendable, Equatable {
         return startClosing(now: now)
     }
 
-    private mutating func startClosing(now: UInt64) -> Action {
+    private mutating func startClosing(now: UInt64, linger: UInt64? = nil) -> Action {
         keepAlive = false
         phase = .closing
-        deadline = now &+ timeouts.linger
+        deadline = now &+ (linger ?? timeouts.linger)
         return .closeAfterFlush
     }
+
+    /// The longest a connection lingers after a 408: long enough for the answer to be read, short enough that a
+    /// client still dripping bytes does not hold its slot for the whole linger time.
+    static let timeOutLinger: UInt64 = 1_000_000_000
 
     /// The peer shut its write side (a read returned 0). While closing, the connection ends once its output is
     /// out; otherwise buffered requests are served first and `served` decides.
@@ -191,7 +195,7 @@ struct ConnectionLifecycle: Sendable, Equatable {
     mutating func tick(now: UInt64) -> Action {
         if phase == .readingBody, now >= deadline || bodyTooSlow(now: now) {
             lingers = true
-            _ = startClosing(now: now)
+            _ = startClosing(now: now, linger: min(timeouts.linger, Self.timeOutLinger))
             return .timeOut
         }
         if now >= deadline, phase != .responding, phase != .streaming { return .close(.clientGone) }
