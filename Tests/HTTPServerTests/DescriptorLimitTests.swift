@@ -1,4 +1,6 @@
+import Glibc
 import Logging
+import MetricsTestKit
 import Testing
 
 @testable import HTTPServer
@@ -15,6 +17,22 @@ import Testing
     @Test func keepsAtLeastOneConnectionAndLeavesAnUnlimitedCapAlone() {
         #expect(DescriptorLimit(soft: 32, hard: 32).connectionCap(configured: 100, reserve: 64) == 1)
         #expect(DescriptorLimit(soft: .max, hard: .max).connectionCap(configured: 100, reserve: 64) == 100)
+    }
+
+    @Test func countsFailedAcceptsByErrno() throws {
+        let factory = TestMetrics()
+        let metrics = ServerMetrics(label: "http_server", factory: factory)
+        metrics.acceptFailed(errno: EMFILE)
+        metrics.acceptFailed(errno: EMFILE)
+        metrics.acceptFailed(errno: ENFILE)
+        metrics.acceptFailed(errno: EPERM)
+        func count(_ name: String) throws -> Int64 {
+            try factory.expectCounter("http_server_accept_errors_total", [("errno", name)]).totalValue
+        }
+        #expect(try count("EMFILE") == 2)
+        #expect(try count("ENFILE") == 1)
+        #expect(try count("ENOMEM") == 0)
+        #expect(try count("other") == 1)
     }
 
     @Test func theStartedServerRaisesTheSoftLimitAndReportsTheCapInForce() async throws {
