@@ -9,10 +9,10 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct SlowBodyTests {
     /// Sends a head declaring a 1,000-byte body, then one body byte at a time until told to stop (the server closes
     /// long before the body is complete), and reads what the server answers.
-    private func dripBody(port: Int) async throws -> (TestClient.Response, Bool) {
+    private func dripBody(port: Int, path: String = "/echo") async throws -> (TestClient.Response, Bool) {
         try await offPool {
             let client = try TestClient(port: port)
-            client.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n")
+            client.send("POST \(path) HTTP/1.1\r\nHost: x\r\nContent-Type: text/plain\r\nContent-Length: 1000\r\n\r\n")
             let stop = Atomic<Bool>(false)
             let dripped = DispatchSemaphore(value: 0)
             DispatchQueue.global().async {
@@ -55,6 +55,22 @@ import Testing
             #expect(response.status == 408)
             #expect(response.header("Content-Type") == "application/problem+json")
             #expect(closed)
+        }
+    }
+
+    @Test func aSlowBodyAfterAnEarlyAnswerIsClosedWithoutASecondAnswer() async throws {
+        var configuration = HTTPServerConfiguration()
+        configuration.bodyTimeout = .milliseconds(150)
+        try await withServer(configuration, router: testRouter()) { port in
+            let (response, after) = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("POST /nowhere HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\nab")
+                let response = try client.readResponse()
+                // The body never completes: the server gives up on it and closes, with nothing more to say.
+                return (response, client.readToEnd())
+            }
+            #expect(response.status == 404)
+            #expect(after.isEmpty)
         }
     }
 
