@@ -1,8 +1,9 @@
 /// The lifecycle of one connection as a value-type state machine: which phase it is in, which deadlines apply
 /// (reading, and writing to a client that does not read), whether it may stay open, whether the peer's input ended
 /// and whether our write side is shut. A body has a total deadline from the end of its head and, after a grace
-/// period, a minimum average rate; missing either is answered 408 and closed (`Action.timeOut`). Its methods take events and return the `Action` the shell must perform;
-/// `Shard.perform` switches on every one. The shell keeps no flag of its own about any of this.
+/// period, a minimum average rate; missing either is answered 408 and closed (`Action.timeOut`). Its methods take
+/// events and return the `Action` the shell must perform; `Shard.perform` switches on every one. The shell keeps no
+/// flag of its own about any of this.
 ///
 /// Owned by one `Connection` and mutated only on that connection's shard queue; tests drive it directly.
 struct ConnectionLifecycle: Sendable, Equatable {
