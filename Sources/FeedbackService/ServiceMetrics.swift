@@ -3,6 +3,8 @@ import Metrics
 /// The service's own metrics, created once from the factory the application renders on `/metrics`.
 struct ServiceMetrics: Sendable {
     let sessions: Meter
+    /// The bytes every session holds, as their ``SessionBudget`` counts them.
+    let sessionBytes: Meter
     let sessionsCreated: Counter
     let sessionsEnded: Counter
     let sessionsExpired: Counter
@@ -14,6 +16,7 @@ struct ServiceMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
+        sessionBytes = Meter(label: "feedbackhost_sessions_bytes", dimensions: [], factory: factory)
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
         sessionsEnded = Counter(
             label: "feedbackhost_sessions_ended_total",
