@@ -41,7 +41,9 @@ enum SessionRestorer {
         // Encoded once: the budget counts it (a restored session always is, it was acknowledged before), and it
         // is the first cached snapshot.
         let encodedState = SystemSession<System>.encode(state)
-        let account = environment.budget.map { SessionAccount.restored(in: $0, stateBytes: encodedState.count) }
+        let account = environment.budget.map {
+            SessionAccount.restored(in: $0, state: SessionBudget.weigh(encodedState))
+        }
         var epoch = recovered.creation.epoch
         let recorder = SessionRecorder<System>(
             id: id,

@@ -45,10 +45,11 @@ extension SystemSession {
             cursor: Cursor(epoch: epoch, rev: step.revision &+ UInt64(events.count)),
             state: Self.encode(state)
         )
-        let previous: Int
-        switch account.admitState(trial.state.count) {
+        let weight = SessionBudget.weigh(trial.state)
+        let previous: SessionBudget.Weight
+        switch account.admitState(weight) {
         case .failure(let refusal): return .refused(refusal)
-        case .success(let bytes): previous = bytes
+        case .success(let before): previous = before
         }
         if loop.send(contentsOf: events, ifRevision: step.revision, completion: { answer($0, trial) }) {
             return .queued
@@ -57,7 +58,7 @@ extension SystemSession {
             loop.send(contentsOf: events) { answer($0, nil) }
             return .queued
         }
-        account.revertState(from: trial.state.count, to: previous)
+        account.revertState(from: weight, to: previous)
         return .stale(tags)
     }
 }

@@ -79,10 +79,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     /// Caches `snapshot` unless a later revision is cached, and counts the cached state in the session's account.
     func cache(_ snapshot: SessionSnapshot) -> SessionSnapshot {
+        let weight = account.map { _ in SessionBudget.weigh(snapshot.state) }
         let crossed = encoded.withLock { current -> Bool in
             guard current == nil || current!.rev < snapshot.rev else { return false }
             current = snapshot
-            return account?.settleState(snapshot.state.count) ?? false
+            guard let account, let weight else { return false }
+            return account.settleState(weight)
         }
         if crossed, let account {
             logger.warning(

@@ -46,7 +46,7 @@ public struct HostedSystem: Sendable {
             let encodedState = SystemSession<System>.encode(initialState)
             var account: SessionAccount?
             if let budget = environment.budget {
-                account = try SessionAccount.open(in: budget, stateBytes: encodedState.count)
+                account = try SessionAccount.open(in: budget, state: SessionBudget.weigh(encodedState))
             }
             let recorder = persistence.map { persistence in
                 SessionRecorder<System>(
