@@ -26,8 +26,8 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         maxSessions: Int = 100_000,
-        maxSessionBytes: Int = 1 << 30,
-        maxStateBytes: Int = 1 << 20,
+        maxSessionBytes: Int = 512 * 1024 * 1024,
+        maxStateBytes: Int = 1024 * 1024,
         maxEventBodyBytes: Int = 64 * 1024,
         maxEventsPerBatch: Int = 100,
         inboxCapacity: Int = 1000,

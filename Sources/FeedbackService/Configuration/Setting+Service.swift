@@ -24,7 +24,7 @@ extension Setting {
     static let sessionsMaxBytes = Setting(
         "sessions.max.bytes",
         .integer(65_536...Int.max),
-        default: "1073741824",
+        default: "536870912",
         "the memory all sessions may hold together, in bytes; past it a create or a growing event gets 507"
     )
     static let sessionStateMaxBytes = Setting(
