@@ -15,7 +15,7 @@ struct SessionBudgetTests {
         let application: ServiceApplication
         let api: SessionAPIClient
 
-        /// Starts the service with the `notes` and `counter` systems and `flags`, journaling into `directory` when
+        /// Starts the service with the `notes`, `counter` and `growing` systems and `flags`, journaling into `directory` when
         /// given (else in memory only).
         static func start(_ flags: [String], dataDirectory: String? = nil) throws -> Server {
             let reader = ServiceApplication.defaultReader(
@@ -27,7 +27,7 @@ struct SessionBudgetTests {
             )
             let application = try ServiceApplication.build(
                 reader: reader,
-                systems: [HostedSystem(NotesSystem()), HostedSystem(CounterSystem())],
+                systems: [HostedSystem(NotesSystem()), HostedSystem(CounterSystem()), HostedSystem(GrowingSystem())],
                 logger: Logger(label: "budget-tests") { _ in SwiftLogNoOpLogHandler() }
             )
             let port = try application.start()
@@ -59,6 +59,16 @@ struct SessionBudgetTests {
 
         func get(_ id: String) async throws -> [String: Any] {
             jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
+        }
+
+        /// Reads a `growing` session until its effect padded the state to `bytes` (bounded: 5,000 reads).
+        func awaitPadding(_ id: String, _ bytes: Int) async throws {
+            for _ in 0..<5000 {
+                let state = try await get(id)["state"] as? [String: Any]
+                if (state?["padding"] as? String)?.utf8.count == bytes { return }
+                try await Task.sleep(for: .milliseconds(2))
+            }
+            Issue.record("the effect never padded the state to \(bytes) bytes")
         }
     }
 
@@ -152,6 +162,42 @@ struct SessionBudgetTests {
         #expect(state?["items"] as? [String] == ["b"])
         #expect(state?["padding"] as? String == "")
         await second.stop()
+    }
+
+    @Test func anEffectGrowingStatesPastTheBudgetIsKeptAndCountedAndOnlyShrinkingIsTaken() async throws {
+        let server = try Server.start(["--sessions-max-bytes", "65536"])
+        let id = try await server.api.create("growing")
+        // The client's event is small; the feedback's answer to it takes the sessions past the budget.
+        #expect(try await server.post(id, #"{"type":"grow","bytes":40000}"#).status == 200)
+        try await server.awaitPadding(id, 40000)
+        #expect(try await server.bytesGauge() > 65536)
+        Self.expectProblem(
+            try await server.create("counter"),
+            507,
+            "sessions-memory-full",
+            naming: "sessions.max.bytes"
+        )
+        let growing = try await server.post(id, #"{"type":"grow","bytes":10}"#)
+        Self.expectProblem(growing, 507, "sessions-memory-full", naming: "sessions.max.bytes")
+        // Shrinking is always taken, and frees the budget.
+        #expect(try await server.post(id, #"{"type":"clear"}"#).status == 200)
+        #expect(try await server.bytesGauge() < 65536)
+        #expect(try await server.create("counter").status == 201)
+        await server.stop()
+    }
+
+    @Test func anEffectGrowingAStatePastItsLimitIsKeptAndClientsMayOnlyShrinkIt() async throws {
+        let server = try Server.start(["--session-state-max-bytes", "4096"])
+        let id = try await server.api.create("growing")
+        #expect(try await server.post(id, #"{"type":"grow","bytes":10000}"#).status == 200)
+        try await server.awaitPadding(id, 10000)
+        let rev = try await server.get(id)["rev"] as? Int
+        let refused = try await server.post(id, #"{"type":"grow","bytes":1}"#)
+        Self.expectProblem(refused, 422, "state-too-large", naming: "session.state.max.bytes")
+        #expect(try await server.get(id)["rev"] as? Int == rev)
+        #expect(try await server.post(id, #"{"type":"clear"}"#).status == 200)
+        #expect(try await server.post(id, #"{"type":"grow","bytes":100}"#).status == 200)
+        await server.stop()
     }
 
     @Test func aRestartRestoresTheAccounting() async throws {
