@@ -60,6 +60,6 @@ struct GrowingSystem: FeedbackSystem {
     }
 
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {
-        [.react(request: { $0.requested > 0 ? $0.requested : nil }) { bytes in .grown(bytes) }]
+        [.react(request: { $0.requested > 0 ? $0.requested : nil }, effect: { bytes in .grown(bytes) })]
     }
 }
