@@ -3,9 +3,15 @@ import SystemKit
 
 /// How a post's events reach the loop: checked against the per-state limit and the memory budget first, on a copy.
 extension SystemSession {
-    /// A post's answer: the step after its last event (nil when the loop stopped first), and the trial's snapshot
-    /// when the batch was tried on the state it was queued behind.
-    typealias Answer = @Sendable (Step<System.State, System.Event>?, SessionSnapshot?) -> Void
+    /// A post's answer: the step after its last event (nil when the loop stopped first), and the trial when the
+    /// batch was tried on the state it was queued behind.
+    typealias Answer = @Sendable (Step<System.State, System.Event>?, Trial?) -> Void
+
+    /// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
+    struct Trial: Sendable {
+        let snapshot: SessionSnapshot
+        let weight: SessionBudget.Weight
+    }
 
     /// What `submit` did with a batch.
     enum Submission {
@@ -41,11 +47,15 @@ extension SystemSession {
         }
         var state = step.state
         for event in events { System.reduce(&state, event) }
-        let trial = SessionSnapshot(
-            cursor: Cursor(epoch: epoch, rev: step.revision &+ UInt64(events.count)),
-            state: Self.encode(state)
+        let encoded = Self.encode(state)
+        let weight = SessionBudget.weigh(encoded)
+        let trial = Trial(
+            snapshot: SessionSnapshot(
+                cursor: Cursor(epoch: epoch, rev: step.revision &+ UInt64(events.count)),
+                state: encoded
+            ),
+            weight: weight
         )
-        let weight = SessionBudget.weigh(trial.state)
         let previous: SessionBudget.Weight
         switch account.admitState(weight) {
         case .failure(let refusal): return .refused(refusal)

@@ -77,9 +77,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state)))
     }
 
-    /// Caches `snapshot` unless a later revision is cached, and counts the cached state in the session's account.
-    func cache(_ snapshot: SessionSnapshot) -> SessionSnapshot {
-        let weight = account.map { _ in SessionBudget.weigh(snapshot.state) }
+    /// Caches `snapshot` unless a later revision is cached, and counts the cached state, of `weight` when known, in
+    /// the session's account.
+    func cache(_ snapshot: SessionSnapshot, weight: SessionBudget.Weight? = nil) -> SessionSnapshot {
+        let weight = weight ?? account.map { _ in SessionBudget.weigh(snapshot.state) }
         let crossed = encoded.withLock { current -> Bool in
             guard current == nil || current!.rev < snapshot.rev else { return false }
             current = snapshot
@@ -142,8 +143,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             }
             // The trial's encoding is this step's when the batch was queued right behind the state it was tried on.
             let snapshot: SessionSnapshot
-            if let trial, trial.rev == step.revision {
-                snapshot = cache(trial)
+            if let trial, trial.snapshot.rev == step.revision {
+                snapshot = cache(trial.snapshot, weight: trial.weight)
             } else {
                 snapshot = self.snapshot(of: step.state, rev: step.revision)
             }
