@@ -200,6 +200,33 @@ struct SessionBudgetTests {
         await server.stop()
     }
 
+    @Test func theAnswersAnIdempotencyLedgerKeepsAreCounted() async throws {
+        let server = try Server.start([])
+        let plain = try await server.api.create("notes")
+        let keyed = try await server.api.create("notes")
+        let start = try await server.bytesGauge()
+        let pad = #"{"type":"pad","bytes":5000}"#
+        #expect(try await server.post(plain, pad).status == 200)
+        let grown = try await server.bytesGauge() - start
+        let answer = try await server.api.client.fetch(
+            UpstreamRequest(
+                method: "POST",
+                url: server.api.base + "/v1/sessions/\(keyed)/events",
+                headers: ["Content-Type": "application/json", "Idempotency-Key": "pad-1"],
+                body: Array(pad.utf8),
+                totalTimeoutMilliseconds: 10_000
+            )
+        )
+        #expect(answer.status == 200)
+        // The same state as the other session's, plus the answer the key keeps: the state's 5,000-odd bytes.
+        let extra = try await server.bytesGauge() - start - 2 * grown
+        #expect(extra >= 5000 && extra < 5100)
+        _ = try await server.api.send("DELETE", "/v1/sessions/\(keyed)")
+        _ = try await server.api.send("DELETE", "/v1/sessions/\(plain)")
+        #expect(try await server.bytesGauge() == 0)
+        await server.stop()
+    }
+
     @Test func aRestartRestoresTheAccounting() async throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
