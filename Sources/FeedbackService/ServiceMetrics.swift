@@ -5,6 +5,8 @@ struct ServiceMetrics: Sendable {
     let sessions: Meter
     /// The bytes every session holds, as their ``SessionBudget`` counts them.
     let sessionBytes: Meter
+    /// `sessions.max.bytes`, for alerts on the ratio of the two.
+    let sessionBytesLimit: Gauge
     let sessionsCreated: Counter
     let sessionsEnded: Counter
     let sessionsExpired: Counter
@@ -17,6 +19,7 @@ struct ServiceMetrics: Sendable {
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
         sessionBytes = Meter(label: "feedbackhost_sessions_bytes", dimensions: [], factory: factory)
+        sessionBytesLimit = Gauge(label: "feedbackhost_sessions_bytes_limit", dimensions: [], factory: factory)
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
         sessionsEnded = Counter(
             label: "feedbackhost_sessions_ended_total",

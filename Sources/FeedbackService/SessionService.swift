@@ -53,6 +53,7 @@ public final class SessionService: Sendable {
             gauge: metrics.sessionBytes
         )
         self.budget = budget
+        metrics.sessionBytesLimit.record(Double(configuration.maxSessionBytes))
         self.environment = { id in
             SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration, budget: budget)
         }

@@ -101,6 +101,16 @@ struct SessionBudgetTests {
         #expect(!ids.isEmpty)
         let held = try await server.bytesGauge()
         #expect(held > 0 && held <= 65536)
+        #expect(
+            try await server.api.send("GET", "/metrics").bodyText.contains("feedbackhost_sessions_bytes_limit 65536")
+        )
+        let put = try await server.api.send(
+            "PUT",
+            "/v1/sessions/3q2-7wAAAAAAAAAAAAAAAA",
+            body: #"{"system":"counter"}"#
+        )
+        Self.expectProblem(put, 507, "sessions-memory-full", naming: "sessions.max.bytes")
+        #expect(try await server.bytesGauge() == held)
 
         #expect(try await server.api.send("DELETE", "/v1/sessions/\(ids.removeFirst())").status == 204)
         #expect(try await server.bytesGauge() < held)
