@@ -33,15 +33,15 @@ extension SystemSession {
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
+        if account == nil && ifMatch == nil {
+            loop.send(contentsOf: events) { answer($0, nil) }
+            return .queued
+        }
         let step = loop.currentStep
         if let tags = ifMatch, !Cursor(epoch: epoch, rev: step.revision).matches(entityTags: tags) {
             return .stale(tags)
         }
         guard let account else {
-            guard ifMatch != nil else {
-                loop.send(contentsOf: events) { answer($0, nil) }
-                return .queued
-            }
             let queued = loop.send(contentsOf: events, ifRevision: step.revision) { answer($0, nil) }
             return queued ? .queued : .stale(ifMatch ?? "")
         }
