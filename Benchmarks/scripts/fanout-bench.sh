@@ -36,9 +36,9 @@ for n in $SUBSCRIBERS; do
         start_servers "${FH_FLAGS[@]}"
         if [ $((round % 2)) -eq 1 ]; then
             run FeedbackHost "$FH_PORT" "$FH_PID" "$n"
-            run Hummingbird "$HB_PORT" "$HB_PID" "$n"
+            run "$PEER" "$HB_PORT" "$HB_PID" "$n"
         else
-            run Hummingbird "$HB_PORT" "$HB_PID" "$n"
+            run "$PEER" "$HB_PORT" "$HB_PID" "$n"
             run FeedbackHost "$FH_PORT" "$FH_PID" "$n"
         fi
         check_servers
@@ -60,7 +60,7 @@ field() { # label n key
     grep "label=$1 subscribers=$2 " "$RESULTS" | tr ' ' '\n' | sed -n "s/^$3=//p" | median
 }
 for n in $SUBSCRIBERS; do
-    for server in FeedbackHost Hummingbird; do
+    for server in FeedbackHost "$PEER"; do
         printf '%-12s %6d subscribers: received p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms | reflected p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms | lost %s  conflated %s  %6.0f bytes/idle stream  server CPU %5.2f us/frame\n' \
             "$server" "$n" "$(field "$server" "$n" p50_ms)" "$(field "$server" "$n" p99_ms)" "$(field "$server" "$n" max_ms)" \
             "$(field "$server" "$n" reflect_p50_ms)" "$(field "$server" "$n" reflect_p99_ms)" "$(field "$server" "$n" reflect_max_ms)" \
@@ -71,5 +71,5 @@ for n in $SUBSCRIBERS; do
         "$(field floor "$n" p99_ms)" "$(field floor "$n" max_ms)"
 done
 total_lost() { grep "label=$1 " "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'; }
-echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), Hummingbird $(total_lost Hummingbird)"
+echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), $PEER $(total_lost "$PEER")"
 rm -f "$RESULTS"

@@ -1,12 +1,18 @@
 # Sourced by events-bench.sh and fanout-bench.sh: builds and starts the release feedback-host and the
 # Hummingbird peer, each pinned to SERVER_CPU, and stops them on exit.
-# After `start_servers`: FH_PORT, FH_PID, HB_PORT, HB_PID are set.
+# After `start_servers`: FH_PORT, FH_PID, HB_PORT, HB_PID are set; PEER names the peer in the results.
+# Two builds of feedback-host side by side instead (a change against the commit before it): FH_BINARY=PATH runs
+# that binary as FeedbackHost, PEER_BINARY=PATH runs another feedback-host binary as the peer, named PEER
+# (default "before"), with the same flags. Copy both binaries aside first, so that no build replaces them mid-run.
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 HB_PORT=${HB_PORT:-18091}
 BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 ROOT_DIR=$(cd "$BENCH_DIR/.." && pwd)
 SERVER_LOGS=$(mktemp -d)
+FH_BINARY=${FH_BINARY:-}
+PEER_BINARY=${PEER_BINARY:-}
+if [ -n "$PEER_BINARY" ]; then PEER=${PEER:-before}; else PEER=Hummingbird; fi
 SERVER_PIDS=()
 
 # SIGTERM, then SIGKILL after 3 s: Hummingbird's graceful shutdown waits for open SSE responses, which never end.
@@ -22,24 +28,41 @@ stop_servers() {
 trap stop_servers EXIT
 
 build_servers() { # extra products of the Benchmarks package to build
-    (cd "$ROOT_DIR" && swift build -c release --product feedback-host)
-    (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
+    [ -n "$FH_BINARY" ] || (cd "$ROOT_DIR" && swift build -c release --product feedback-host)
+    [ -n "$PEER_BINARY" ] || (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
     for product in "$@"; do (cd "$BENCH_DIR" && swift build -c release --product "$product"); done
     BENCH_BIN=$(cd "$BENCH_DIR" && swift build -c release --show-bin-path)
 }
 
-start_servers() { # extra feedback-host flags
+# Starts a feedback-host binary on a free port and sets STARTED_PID and STARTED_PORT.
+start_feedback_host() { # binary log-name flags...
+    local binary=$1 name=$2
+    shift 2
     # In memory (--data-dir none), like the peer: the journal has its own benchmark (make -C Benchmarks journal).
-    taskset -c "$SERVER_CPU" "$ROOT_DIR/.build/release/feedback-host" --host 127.0.0.1 --port 0 --data-dir none \
-        --log-level warning "$@" >"$SERVER_LOGS/feedback-host.out" 2>"$SERVER_LOGS/feedback-host.err" &
-    FH_PID=$!
-    SERVER_PIDS+=("$FH_PID")
+    taskset -c "$SERVER_CPU" "$binary" --host 127.0.0.1 --port 0 --data-dir none \
+        --log-level warning "$@" >"$SERVER_LOGS/$name.out" 2>"$SERVER_LOGS/$name.err" &
+    STARTED_PID=$!
+    SERVER_PIDS+=("$STARTED_PID")
+    STARTED_PORT=
     for _ in $(seq 100); do
-        FH_PORT=$(head -1 "$SERVER_LOGS/feedback-host.out" | sed -n 's|^listening on http://[^ ]*:\([0-9]*\)$|\1|p')
-        [ -n "$FH_PORT" ] && break
+        STARTED_PORT=$(head -1 "$SERVER_LOGS/$name.out" | sed -n 's|^listening on http://[^ ]*:\([0-9]*\)$|\1|p')
+        [ -n "$STARTED_PORT" ] && break
         sleep 0.1
     done
-    [ -n "$FH_PORT" ] || { echo "feedback-host did not start; logs in $SERVER_LOGS" >&2; exit 1; }
+    [ -n "$STARTED_PORT" ] || { echo "$binary did not start; logs in $SERVER_LOGS" >&2; exit 1; }
+}
+
+start_servers() { # extra feedback-host flags
+    start_feedback_host "${FH_BINARY:-$ROOT_DIR/.build/release/feedback-host}" feedback-host "$@"
+    FH_PID=$STARTED_PID
+    FH_PORT=$STARTED_PORT
+    if [ -n "$PEER_BINARY" ]; then
+        start_feedback_host "$PEER_BINARY" peer "$@"
+        HB_PID=$STARTED_PID
+        HB_PORT=$STARTED_PORT
+        echo "feedback-host pid $FH_PID port $FH_PORT; $PEER ($PEER_BINARY) pid $HB_PID port $HB_PORT (CPU $SERVER_CPU)"
+        return
+    fi
 
     if curl -s -o /dev/null "http://127.0.0.1:$HB_PORT/"; then
         echo "port $HB_PORT is already in use (set HB_PORT)" >&2

@@ -46,17 +46,7 @@ public final class CurlFetcher: UpstreamFetching, Sendable {
     /// An HTTP error status is a response, not an error. Throws ``UpstreamError``.
     public func fetch(_ request: UpstreamRequest) async throws -> UpstreamResponse {
         let transfer = Transfer(request: request, mode: .buffered(maxBodyBytes: configuration.maxBodyBytes))
-        let driver = self.driver
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                driver.queue.async {
-                    transfer.fetchContinuation = continuation
-                    driver.start(transfer)
-                }
-            }
-        } onCancel: {
-            driver.queue.async { driver.cancel(transfer) }
-        }
+        return try await run(transfer) { $0.fetchContinuation = $1 }
     }
 
     /// Sends the request and returns once the response head arrived; read the body from the stream's
@@ -67,18 +57,27 @@ public final class CurlFetcher: UpstreamFetching, Sendable {
     /// Cancelling this call, or the task reading the body, cancels the transfer. Throws ``UpstreamError``.
     public func stream(_ request: UpstreamRequest) async throws -> UpstreamStream {
         let transfer = Transfer(request: request, mode: .streaming(bufferBytes: configuration.streamBufferBytes))
+        let head = try await run(transfer) { $0.headContinuation = $1 }
+        return UpstreamStream(head: head, source: StreamSource(driver: driver, transfer: transfer))
+    }
+
+    /// Starts `transfer` on the driver's queue with the continuation `attach` hands it, and waits for what the
+    /// transfer resumes it with; cancelling the caller cancels the transfer.
+    private func run<Value>(
+        _ transfer: Transfer,
+        attach: @escaping @Sendable (Transfer, CheckedContinuation<Value, any Error>) -> Void
+    ) async throws -> Value {
         let driver = self.driver
-        let head = try await withTaskCancellationHandler {
+        return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
                 driver.queue.async {
-                    transfer.headContinuation = continuation
+                    attach(transfer, continuation)
                     driver.start(transfer)
                 }
             }
         } onCancel: {
             driver.queue.async { driver.cancel(transfer) }
         }
-        return UpstreamStream(head: head, source: StreamSource(driver: driver, transfer: transfer))
     }
 
     /// Stops the client: in-flight requests fail with ``UpstreamError/Code/shutdown``, connections close, and the

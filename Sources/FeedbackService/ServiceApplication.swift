@@ -134,6 +134,10 @@ public final class ServiceApplication: Sendable {
                 host: host,
                 port: reader.int(.port),
                 maxConnections: reader.int(.maxConnections),
+                descriptorReserve: reader.int(.httpDescriptorReserve),
+                bodyTimeout: .milliseconds(reader.int(.httpBodyTimeout)),
+                minBodyRate: reader.int(.httpBodyMinRate),
+                bodyRateGrace: .milliseconds(reader.int(.httpBodyGrace)),
                 writeTimeout: .milliseconds(reader.int(.streamStall)),
                 streamHighWaterMark: reader.int(.streamHighWater),
                 // Off by default: a deflate stream per subscriber costs ~12 KiB and one compression per event per

@@ -48,6 +48,7 @@ public final class Server: Sendable {
         }
         let port = Int(UInt16(bigEndian: address.sin_port))
 
+        core.clampToDescriptorLimit()
         let count = max(1, configuration.shardCount ?? Int(cepoll_usable_cpu_count()))
         do throws(HTTPServerError) {
             core.shards = try (0..<count).map { (i) throws(HTTPServerError) in try Shard(index: i, server: core) }
@@ -58,6 +59,7 @@ public final class Server: Sendable {
         let shortest = min(
             configuration.headerTimeout,
             configuration.bodyTimeout,
+            configuration.minBodyRate > 0 ? configuration.bodyRateGrace : configuration.bodyTimeout,
             configuration.idleTimeout,
             configuration.writeTimeout
         )
@@ -66,11 +68,16 @@ public final class Server: Sendable {
         let first = core.shards[0]
         first.queue.sync {
             first.listenFD = fd
+            first.takeSpareDescriptor()
             first.watch(fd, events: EPOLLIN.rawValue, op: EPOLL_CTL_ADD)
         }
         core.logger.info("listening", metadata: ["http.host": "\(configuration.host)", "http.port": "\(port)"])
         return port
     }
+
+    /// The connection cap in force: `maxConnections` as configured, or lower to fit the descriptor limit (after
+    /// `start()`).
+    public var maxConnections: Int { core.maxConnections }
 
     /// The number of open connections.
     public var connectionCount: Int { core.active.load(ordering: .relaxed) }

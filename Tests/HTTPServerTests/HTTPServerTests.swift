@@ -139,7 +139,9 @@ func testRouter() -> Router {
     }
 
     @Test(arguments: [
-        "\u{0}\u{0}\u{0}\u{0}", "\u{16}\u{3}\u{1}\u{0}\u{a5}", "GET /healthz HTTP/1.1\r\nHost: x, y\r\n\r\n",
+        "\u{0}\u{0}\u{0}\u{0}", String(repeating: "\u{0}", count: 4096), "\u{16}\u{3}\u{1}\u{0}\u{a5}",
+        "GET /healthz HTTP/1.1\r\nHost: x, y\r\n\r\n", "GET /healthz HTTP/1.1\r\nHost: x y\r\n\r\n",
+        "GET /healthz HTTP/1.1\r\nHost: x<y>\r\n\r\n",
     ])
     func answersGarbageAndBadHostsWith400AtOnceAndCloses(_ bytes: String) async throws {
         // The client's read timeout (5 s) is far below the header timeout: a server waiting for a line end fails.

@@ -101,6 +101,24 @@ private func route(_ head: RequestHead) -> RequestDecoder.BodyPolicy {
         }
     }
 
+    @Test(arguments: ["a, b", "a,b", "a b", "a\tb", "a<b>", "a/b", "user@a", "a\"b"])
+    func refusesAHostThatIsAListOrHoldsASpaceOrABadByte(_ value: String) {
+        let result = decode("GET / HTTP/1.1\r\nHost: \(value)\r\n\r\nGET / HTTP/1.1\r\nHost: h\r\n\r\n", policy: route)
+        #expect(result.error?.status == 400, "\(value)")
+        #expect(result.requests.isEmpty)
+    }
+
+    @Test func refusesNULBytesAtTheFirstOneNotAtTheHeadDeadline() {
+        let nuls = String(repeating: "\u{0}", count: 4096)
+        #expect(decode(nuls, policy: route).error?.status == 400)
+        // One byte is enough for the verdict: the server answers without waiting for more.
+        var decoder = RequestDecoder()
+        let error = [UInt8(0)].withUnsafeBufferPointer { buffer in
+            #expect(throws: HTTPServerError.self) { try decoder.decode(buffer) }
+        }
+        #expect(error?.status == 400)
+    }
+
     @Test func aHeadWithoutABodyIsAWholeMessage() throws {
         var decoder = RequestDecoder()
         let bytes = Array("GET / HTTP/1.1\r\nHost: h\r\n\r\n".utf8)

@@ -13,7 +13,31 @@ extension Setting {
         "max.connections",
         .integer(1...1_000_000),
         default: "10000",
-        "open connections at most; past it a new one gets 503 and is closed"
+        "open connections at most (lowered to fit the descriptor limit); past it a new one gets 503 and is closed"
+    )
+    static let httpBodyTimeout = Setting(
+        "http.body.timeout.ms",
+        .integer(1...3_600_000),
+        default: "30000",
+        "a request body must be complete this long after its head, however it trickles; else 408 and a close"
+    )
+    static let httpBodyMinRate = Setting(
+        "http.body.min.rate",
+        .integer(0...1_000_000_000),
+        default: "1024",
+        "bytes per second a request body must average once its grace period is over, else 408 and a close; 0: none"
+    )
+    static let httpBodyGrace = Setting(
+        "http.body.grace.ms",
+        .integer(0...3_600_000),
+        default: "5000",
+        "how long a request body may take before its minimum rate applies"
+    )
+    static let httpDescriptorReserve = Setting(
+        "http.fd.reserve",
+        .integer(0...1_000_000),
+        default: "64",
+        "file descriptors kept for all but client connections; max.connections is lowered to the limit less this"
     )
     static let maxSessions = Setting(
         "max.sessions",
@@ -169,8 +193,8 @@ extension Setting {
 
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
-        host, port, maxConnections, maxSessions, sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes,
-        maxEventsPerBatch, inboxSize, sessionTTL,
+        host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
+        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe,

@@ -123,7 +123,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
 
     /// The journal's completion of the oldest unconfirmed append.
     private func settled(_ result: Result<Void, JournalError>) {
-        typealias Outcome = (ready: [@Sendable (JournalError?) -> Void], failure: JournalError?, first: Bool)
+        typealias Outcome = (ready: [@Sendable (JournalError?) -> Void], failure: JournalError?)
         let outcome = held.withLock { held -> Outcome in
             switch result {
             case .success:
@@ -131,16 +131,18 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
                 let through = held.journaled
                 let ready = held.waiters.filter { $0.through <= through }.map(\.notify)
                 if !ready.isEmpty { held.waiters.removeAll { $0.through <= through } }
-                return (ready, nil, false)
+                return (ready, nil)
             case .failure(let error):
-                let first = held.failure == nil
-                if first { held.failure = error }
+                if held.failure == nil {
+                    // Fenced before the failure is visible (a `whenJournaled` on another thread answers from it at
+                    // once) and before any waiter answers, so that a client told 503 finds the session fenced.
+                    persistence.fence(sessionID, error)
+                    held.failure = error
+                }
                 defer { held.waiters = [] }
-                return (held.waiters.map(\.notify), held.failure, first)
+                return (held.waiters.map(\.notify), held.failure)
             }
         }
-        // Fenced before any waiter answers, so that a client told 503 finds the session fenced.
-        if outcome.first, let failure = outcome.failure { persistence.fence(sessionID, failure) }
         for notify in outcome.ready { notify(outcome.failure) }
     }
 

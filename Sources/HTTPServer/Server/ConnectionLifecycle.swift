@@ -1,7 +1,9 @@
 /// The lifecycle of one connection as a value-type state machine: which phase it is in, which deadlines apply
 /// (reading, and writing to a client that does not read), whether it may stay open, whether the peer's input ended
-/// and whether our write side is shut. Its methods take events and return the `Action` the shell must perform;
-/// `Shard.perform` switches on every one. The shell keeps no flag of its own about any of this.
+/// and whether our write side is shut. A body has a total deadline from the end of its head and, after a grace
+/// period, a minimum average rate; missing either is answered 408 and closed (`Action.timeOut`). Its methods take
+/// events and return the `Action` the shell must perform; `Shard.perform` switches on every one. The shell keeps no
+/// flag of its own about any of this.
 ///
 /// Owned by one `Connection` and mutated only on that connection's shard queue; tests drive it directly.
 struct ConnectionLifecycle: Sendable, Equatable {
@@ -32,15 +34,24 @@ struct ConnectionLifecycle: Sendable, Equatable {
         case shutdownWrite
         /// End the streaming response (graceful shutdown), then close after flushing.
         case endStream
+        /// The body came too slowly (total deadline or minimum rate): queue a 408 answer unless the request was
+        /// answered already (an early 404/405 whose body is discarded), then send it; the connection is closing
+        /// as after a failed request (`outputFlushed` says how it ends).
+        case timeOut
     }
 
     struct Timeouts: Sendable, Equatable {
         var header: UInt64
+        /// From the end of a head to the end of its body, however the bytes trickle.
         var body: UInt64
         var idle: UInt64
         var linger: UInt64
         /// How long queued output may wait on a client that does not read.
         var write: UInt64
+        /// Bytes per second a body must average from the end of its head, once `bodyGrace` has passed; 0: none.
+        var minBodyRate: UInt64 = 0
+        /// How long a body may take before `minBodyRate` applies.
+        var bodyGrace: UInt64 = 0
     }
 
     private(set) var phase: Phase = .idle
@@ -56,6 +67,10 @@ struct ConnectionLifecycle: Sendable, Equatable {
     /// Whether the client may still be sending when the response is out: then the write side is shut first
     /// and input discarded until EOF, so that a reset does not destroy the response.
     private(set) var lingers = false
+    /// When the head of the request whose body is being read ended (monotonic nanoseconds).
+    private(set) var bodyStart: UInt64 = 0
+    /// Bytes received since that head ended (its body, and whatever the client pipelined after it).
+    private(set) var bodyBytes: UInt64 = 0
     let timeouts: Timeouts
 
     init(timeouts: Timeouts, now: UInt64) {
@@ -69,20 +84,25 @@ struct ConnectionLifecycle: Sendable, Equatable {
     /// Whether bytes read now are thrown away (the connection is closing).
     var discardsInput: Bool { phase == .closing }
 
-    mutating func bytesReceived(now: UInt64) {
+    /// `count` bytes arrived. The first byte of a head starts the header deadline; a body's bytes count towards its
+    /// rate, but never move its deadline (a client dripping a byte at a time must not hold the connection).
+    mutating func bytesReceived(_ count: Int, now: UInt64) {
         if phase == .idle {
             phase = .readingHead
             deadline = now &+ timeouts.header
         } else if phase == .readingBody {
-            deadline = now &+ timeouts.body
+            bodyBytes &+= UInt64(max(0, count))
         }
     }
 
-    mutating func headParsed(now: UInt64, hasBody: Bool, keepAlive requestKeepAlive: Bool) {
+    /// A head was decoded; `bufferedBytes` of input that arrived with it follow it (the start of its body).
+    mutating func headParsed(now: UInt64, hasBody: Bool, keepAlive requestKeepAlive: Bool, bufferedBytes: Int = 0) {
         keepAlive = keepAlive && requestKeepAlive
         if hasBody {
             phase = .readingBody
             deadline = now &+ timeouts.body
+            bodyStart = now
+            bodyBytes = UInt64(max(0, bufferedBytes))
         } else {
             phase = .responding
             deadline = .max
@@ -119,12 +139,16 @@ struct ConnectionLifecycle: Sendable, Equatable {
         return startClosing(now: now)
     }
 
-    private mutating func startClosing(now: UInt64) -> Action {
+    private mutating func startClosing(now: UInt64, linger: UInt64? = nil) -> Action {
         keepAlive = false
         phase = .closing
-        deadline = now &+ timeouts.linger
+        deadline = now &+ (linger ?? timeouts.linger)
         return .closeAfterFlush
     }
+
+    /// The longest a connection lingers after a 408: long enough for the answer to be read, short enough that a
+    /// client still dripping bytes does not hold its slot for the whole linger time.
+    static let timeOutLinger: UInt64 = 1_000_000_000
 
     /// The peer shut its write side (a read returned 0). While closing, the connection ends once its output is
     /// out; otherwise buffered requests are served first and `served` decides.
@@ -168,10 +192,24 @@ struct ConnectionLifecycle: Sendable, Equatable {
     }
 
     /// A deadline may have passed: a read deadline (not while a handler or a stream works), or the write deadline.
-    func tick(now: UInt64) -> Action {
+    /// A body past its deadline or below its minimum rate is answered 408: the connection starts closing.
+    mutating func tick(now: UInt64) -> Action {
+        if phase == .readingBody, now >= deadline || bodyTooSlow(now: now) {
+            lingers = true
+            _ = startClosing(now: now, linger: min(timeouts.linger, Self.timeOutLinger))
+            return .timeOut
+        }
         if now >= deadline, phase != .responding, phase != .streaming { return .close(.clientGone) }
         if now >= stallDeadline { return .close(.writeStalled) }
         return .none
+    }
+
+    /// Whether the body, past its grace period, averages fewer than `minBodyRate` bytes per second since its head.
+    func bodyTooSlow(now: UInt64) -> Bool {
+        guard timeouts.minBodyRate > 0, now > bodyStart else { return false }
+        let elapsed = now - bodyStart
+        guard elapsed >= timeouts.bodyGrace else { return false }
+        return Double(bodyBytes) * 1e9 < Double(timeouts.minBodyRate) * Double(elapsed)
     }
 
     /// Graceful shutdown (quiescing): idle connections close now, requests in flight finish and close, streams are

@@ -6,16 +6,28 @@ public struct HTTPServerConfiguration: Sendable {
     public var host: String
     /// The port; 0 lets the kernel pick one (`start()` returns it).
     public var port: Int
-    /// Connections served at once; one more is answered 503 and closed.
+    /// Connections served at once; one more is answered 503 and closed. `start()` lowers it to what the descriptor
+    /// limit (`RLIMIT_NOFILE`) leaves after `descriptorReserve`, with a warning.
     public var maxConnections: Int
+    /// Descriptors kept for everything but client connections (standard streams, the listener, epoll sets,
+    /// Dispatch's own, the journal's files, upstream fetches, the spare descriptor for `EMFILE`).
+    public var descriptorReserve: Int
+    /// Whether `start()` first raises the soft descriptor limit to the hard one (as Go's runtime does since 1.19).
+    public var raisesDescriptorLimit: Bool
     /// Shards (serial queues with an epoll set each); nil means one per usable CPU.
     public var shardCount: Int?
     /// Request-line and header limits.
     public var limits: RequestParser.Limits
     /// Longest time from a request's first byte to the end of its head.
     public var headerTimeout: Duration
-    /// Longest time between two reads of a request body.
+    /// Longest time from the end of a request's head to the end of its body, however the bytes trickle: past it the
+    /// request is answered 408 and the connection closed.
     public var bodyTimeout: Duration
+    /// Bytes per second a body must average from the end of its head once `bodyRateGrace` has passed, else 408 and
+    /// a close; 0 checks no rate.
+    public var minBodyRate: Int
+    /// How long a body may take before `minBodyRate` applies.
+    public var bodyRateGrace: Duration
     /// Longest time an idle keep-alive connection stays open.
     public var idleTimeout: Duration
     /// Longest time a response may wait on a client that does not read.
@@ -39,10 +51,14 @@ public struct HTTPServerConfiguration: Sendable {
         host: String = "127.0.0.1",
         port: Int = 8080,
         maxConnections: Int = 10_000,
+        descriptorReserve: Int = 64,
+        raisesDescriptorLimit: Bool = true,
         shardCount: Int? = nil,
         limits: RequestParser.Limits = RequestParser.Limits(),
         headerTimeout: Duration = .seconds(10),
         bodyTimeout: Duration = .seconds(30),
+        minBodyRate: Int = 1024,
+        bodyRateGrace: Duration = .seconds(5),
         idleTimeout: Duration = .seconds(60),
         writeTimeout: Duration = .seconds(30),
         maxDiscardBytes: Int = 64 * 1024,
@@ -55,10 +71,14 @@ public struct HTTPServerConfiguration: Sendable {
         self.host = host
         self.port = port
         self.maxConnections = maxConnections
+        self.descriptorReserve = descriptorReserve
+        self.raisesDescriptorLimit = raisesDescriptorLimit
         self.shardCount = shardCount
         self.limits = limits
         self.headerTimeout = headerTimeout
         self.bodyTimeout = bodyTimeout
+        self.minBodyRate = minBodyRate
+        self.bodyRateGrace = bodyRateGrace
         self.idleTimeout = idleTimeout
         self.writeTimeout = writeTimeout
         self.maxDiscardBytes = maxDiscardBytes

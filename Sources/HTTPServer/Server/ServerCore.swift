@@ -18,6 +18,9 @@ final class ServerCore: @unchecked Sendable {
     let timeouts: ConnectionLifecycle.Timeouts
     /// Input a connection may buffer while it cannot parse (a handler or a stream is working).
     let maxBufferedInput: Int
+    /// The connection cap: `configuration.maxConnections`, lowered by `Server.start()` to what the descriptor limit
+    /// allows (set before the listener is watched, then only read).
+    var maxConnections: Int
     var shards: [Shard] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
@@ -60,14 +63,17 @@ final class ServerCore: @unchecked Sendable {
             body: configuration.bodyTimeout.nanoseconds,
             idle: configuration.idleTimeout.nanoseconds,
             linger: min(configuration.headerTimeout.nanoseconds, 5_000_000_000),
-            write: configuration.writeTimeout.nanoseconds
+            write: configuration.writeTimeout.nanoseconds,
+            minBodyRate: UInt64(max(0, configuration.minBodyRate)),
+            bodyGrace: configuration.bodyRateGrace.nanoseconds
         )
         self.maxBufferedInput = configuration.limits.maxHeaderBytes + router.defaultMaxBodySize
+        self.maxConnections = configuration.maxConnections
     }
 
     /// A socket was accepted (on shard 0's queue): check the cap, then hand it to a shard round-robin.
     func accepted(_ fd: Int32) {
-        if active.add(1, ordering: .relaxed).newValue > configuration.maxConnections {
+        if active.add(1, ordering: .relaxed).newValue > maxConnections {
             rejectOverCapacity(fd)
             return
         }
@@ -85,11 +91,37 @@ final class ServerCore: @unchecked Sendable {
 
     /// Answers 503 and closes, instead of leaving the client in the backlog.
     func rejectOverCapacity(_ fd: Int32) {
+        refuse(fd)
+        active.subtract(1, ordering: .relaxed)
+    }
+
+    /// Answers 503 on a socket never counted as a connection, and closes it.
+    func refuse(_ fd: Int32) {
         metrics.connectionRejected()
         Self.overCapacity.withUnsafeBytes { p in _ = send(fd, p.baseAddress, p.count, Int32(MSG_NOSIGNAL)) }
         shutdown(fd, Int32(SHUT_WR))
         close(fd)
-        active.subtract(1, ordering: .relaxed)
+    }
+
+    /// Lowers the connection cap to what `RLIMIT_NOFILE` leaves after the reserve (raising the soft limit to the
+    /// hard one first when configured), with a warning when it lowers it. Called once by `Server.start()`.
+    func clampToDescriptorLimit() {
+        let limit = configuration.raisesDescriptorLimit ? DescriptorLimit.raiseSoftToHard() : DescriptorLimit.current()
+        guard let limit else { return }
+        maxConnections = limit.connectionCap(
+            configured: configuration.maxConnections,
+            reserve: configuration.descriptorReserve
+        )
+        guard maxConnections < configuration.maxConnections else { return }
+        logger.warning(
+            "max.connections lowered to fit the descriptor limit",
+            metadata: [
+                "http.max_connections": "\(maxConnections)",
+                "http.max_connections.configured": "\(configuration.maxConnections)",
+                "rlimit.nofile": "\(limit.soft)",
+                "http.descriptor_reserve": "\(configuration.descriptorReserve)",
+            ]
+        )
     }
 
     func connectionClosed() {

@@ -1,3 +1,4 @@
+import Glibc
 import Metrics
 
 /// The server's swift-metrics handles, created once from one factory and shared by every shard.
@@ -10,6 +11,9 @@ struct ServerMetrics: Sendable {
     private let connections: Meter
     private let rejected: Counter
     private let sent: Counter
+    /// `accept` failures by errno name, the usual ones first and `other` last.
+    private let acceptErrors: [Counter]
+    static let acceptErrnos: [Int32] = [EMFILE, ENFILE, ENOBUFS, ENOMEM]
 
     /// Creates the handles under `label` with `factory` (the global `MetricsSystem.factory` unless a test or an
     /// embedder chose another).
@@ -21,6 +25,9 @@ struct ServerMetrics: Sendable {
         connections = Meter(label: "\(label)_connections", factory: factory)
         rejected = Counter(label: "\(label)_connections_rejected_total", factory: factory)
         sent = Counter(label: "\(label)_bytes_sent_total", factory: factory)
+        acceptErrors = (Self.acceptErrnos.map(Self.errnoName) + ["other"]).map {
+            Counter(label: "\(label)_accept_errors_total", dimensions: [("errno", $0)], factory: factory)
+        }
     }
 
     func record(status: Int, since start: UInt64, now: UInt64) {
@@ -32,6 +39,21 @@ struct ServerMetrics: Sendable {
     func connectionOpened() { connections.increment() }
     func connectionClosed() { connections.decrement() }
     func connectionRejected() { rejected.increment() }
+    /// `accept` failed with `errno` (out of descriptors or memory; a connection aborted before it is not counted).
+    func acceptFailed(errno code: Int32) {
+        acceptErrors[Self.acceptErrnos.firstIndex(of: code) ?? Self.acceptErrnos.count].increment()
+    }
+
+    static func errnoName(_ code: Int32) -> String {
+        switch code {
+        case EMFILE: "EMFILE"
+        case ENFILE: "ENFILE"
+        case ENOBUFS: "ENOBUFS"
+        case ENOMEM: "ENOMEM"
+        default: "other"
+        }
+    }
+
     /// Bytes the kernel took from a connection's output: heads, bodies and stream data after compression.
     func bytesSent(_ count: Int) { sent.increment(by: Int64(count)) }
 }

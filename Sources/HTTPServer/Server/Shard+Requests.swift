@@ -6,10 +6,12 @@ extension Shard {
     /// Reads what the socket has, then decodes and answers as many buffered requests as the lifecycle allows.
     func readable(_ connection: Connection) {
         var eof = false
+        var received = 0
         // At most four buffers per event: level-triggered epoll brings a fast sender back, and others get a turn.
         for _ in 0..<4 {
             let n = recv(connection.fd, readBuffer.baseAddress, readBuffer.count, 0)
             if n > 0 {
+                received += n
                 if !connection.lifecycle.discardsInput {
                     connection.input.append(contentsOf: UnsafeRawBufferPointer(start: readBuffer.baseAddress, count: n))
                 }
@@ -32,7 +34,7 @@ extension Shard {
             closeConnection(connection)
             return
         }
-        if connection.bufferedInput > 0 { connection.lifecycle.bytesReceived(now: now) }
+        if connection.bufferedInput > 0 { connection.lifecycle.bytesReceived(received, now: now) }
         if eof { perform(connection.lifecycle.inputEnded(), on: connection) }
         serve(connection)
     }
@@ -105,7 +107,12 @@ extension Shard {
     private func begin(_ head: RequestHead, on connection: Connection) throws(HTTPServerError) {
         connection.requestStart = now
         let hasBody = head.framing != .none
-        connection.lifecycle.headParsed(now: now, hasBody: hasBody, keepAlive: head.keepAlive)
+        connection.lifecycle.headParsed(
+            now: now,
+            hasBody: hasBody,
+            keepAlive: head.keepAlive,
+            bufferedBytes: connection.bufferedInput
+        )
         var early: Response
         switch server.router.match(head.method, head.path) {
         case .found(let route, let parameters):
@@ -221,6 +228,26 @@ extension Shard {
 
     /// A request could not be decoded or exceeded a limit: answer with its status and close.
     func fail(_ connection: Connection, _ error: HTTPServerError) {
+        queueFailure(error, on: connection)
+        perform(connection.lifecycle.requestFailed(now: now), on: connection)
+    }
+
+    /// The body of the request being read came too slowly (the lifecycle is closing already): answer 408 unless the
+    /// request was answered before its body (404/405), then send.
+    func timeOut(_ connection: Connection) {
+        if let pending = connection.pendingBody, pending.route != nil {
+            queueFailure(HTTPServerError(.requestTimeout, Self.slowBodyDetail), on: connection)
+        }
+        connection.pendingBody = nil
+        connection.input.removeAll()
+        connection.inputStart = 0
+        flush(connection)
+    }
+
+    static let slowBodyDetail = "The request body did not arrive in time; send it faster, or all at once."
+
+    /// Queues the problem answer to a request that failed; the connection will not be kept alive.
+    private func queueFailure(_ error: HTTPServerError, on connection: Connection) {
         connection.pendingBody = nil
         connection.input.removeAll()
         connection.inputStart = 0
@@ -239,7 +266,6 @@ extension Shard {
         server.metrics.record(status: response.status, since: connection.requestStart, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
         server.logAccess(method: nil, path: nil, status: response.status, connection: connection.id)
-        perform(connection.lifecycle.requestFailed(now: now), on: connection)
     }
 
     /// Performs what the connection's lifecycle machine decided; every action has its effect here.
@@ -255,6 +281,8 @@ extension Shard {
             shutdown(connection.fd, Int32(SHUT_WR))
         case .endStream:
             endStreamForShutdown(connection)
+        case .timeOut:
+            timeOut(connection)
         }
     }
 

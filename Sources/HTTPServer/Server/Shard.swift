@@ -21,6 +21,13 @@ final class Shard: @unchecked Sendable {
     let readBuffer: UnsafeMutableRawBufferPointer
     let events: UnsafeMutablePointer<epoll_event>
     var listenFD: Int32 = -1
+    /// Shard 0 only: a descriptor on `/dev/null` held so that, out of descriptors, one more connection can be
+    /// accepted and refused (see `acceptConnections`); -1 when none is held.
+    var spareFD: Int32 = -1
+    /// Shard 0 only: the last `accept` failed for want of descriptors (the warning is logged once per episode).
+    var outOfDescriptors = false
+    /// Shard 0 only: the listener is out of the epoll set for a moment (`pauseAccepting`).
+    var acceptPaused = false
     var now: UInt64 = DispatchTime.now().uptimeNanoseconds
     var date = HTTPDate()
     /// Graceful shutdown began: new connections are refused, and the server hears when the last one closed.
@@ -103,14 +110,6 @@ final class Shard: @unchecked Sendable {
         }
     }
 
-    private func acceptConnections() {
-        for _ in 0..<64 {
-            let fd = accept4(listenFD, nil, nil, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
-            guard fd >= 0 else { return }
-            server.accepted(fd)
-        }
-    }
-
     /// Registers an accepted socket with this shard (on the shard's queue).
     func adopt(_ fd: Int32, id: UInt64) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -176,6 +175,7 @@ final class Shard: @unchecked Sendable {
             close(listenFD)
             listenFD = -1
         }
+        releaseSpareDescriptor()
         for connection in live { perform(connection.lifecycle.shutdownRequested(), on: connection) }
         if live.isEmpty { server.shardQuiesced(self) }
     }
@@ -184,6 +184,7 @@ final class Shard: @unchecked Sendable {
     func stop() {
         dispatchPrecondition(condition: .onQueue(queue))
         for connection in live { closeConnection(connection, reason: .serverShutdown) }
+        releaseSpareDescriptor()
         timer?.cancel()
         source?.cancel()
         timer = nil

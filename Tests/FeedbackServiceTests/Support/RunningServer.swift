@@ -18,9 +18,10 @@ final class RunningServer: @unchecked Sendable {
     }
 
     /// Starts the binary; its standard error goes to `errorLog` when given, else nowhere. Without `--data-dir`
-    /// in `arguments` it journals into a fresh temporary directory, removed by `stop`.
-    init(arguments: [String] = [], errorLog: URL? = nil) throws {
-        process.executableURL = Self.binary
+    /// in `arguments` it journals into a fresh temporary directory, removed by `stop`. `launcher` (e.g.
+    /// `["/usr/bin/prlimit", "--nofile=48:48", "--"]`) runs the binary through a program that then execs it.
+    init(arguments: [String] = [], errorLog: URL? = nil, launcher: [String] = []) throws {
+        process.executableURL = launcher.first.map { URL(fileURLWithPath: $0) } ?? Self.binary
         var arguments = arguments
         if arguments.contains("--data-dir") {
             ownDataDirectory = nil
@@ -29,7 +30,8 @@ final class RunningServer: @unchecked Sendable {
             ownDataDirectory = directory
             arguments += ["--data-dir", directory]
         }
-        process.arguments = ["--host", "127.0.0.1", "--port", "0"] + arguments
+        let prefix = launcher.isEmpty ? [] : Array(launcher.dropFirst()) + [Self.binary.path]
+        process.arguments = prefix + ["--host", "127.0.0.1", "--port", "0"] + arguments
         process.standardOutput = output
         if let errorLog {
             _ = FileManager.default.createFile(atPath: errorLog.path, contents: nil)
