@@ -15,8 +15,8 @@ struct SessionBudgetTests {
         let application: ServiceApplication
         let api: SessionAPIClient
 
-        /// Starts the service with the `notes`, `counter` and `growing` systems and `flags`, journaling into `directory` when
-        /// given (else in memory only).
+        /// Starts the service with the `notes`, `counter` and `growing` systems and `flags`, journaling into
+        /// `dataDirectory` when given (else in memory only).
         static func start(_ flags: [String], dataDirectory: String? = nil) throws -> Server {
             let reader = ServiceApplication.defaultReader(
                 arguments: [

@@ -89,7 +89,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
         if crossed, let account {
             logger.warning(
-                "an effect's events grew the session's state past session.state.max.bytes; kept, client events that leave it as large are refused",
+                Logger.Message(
+                    stringLiteral: "an effect's events grew the session's state past session.state.max.bytes; it is "
+                        + "kept, and client events that leave it as large are refused"
+                ),
                 metadata: ["bytes": "\(snapshot.state.count)", "limit": "\(account.budget.stateLimit)"]
             )
         }
