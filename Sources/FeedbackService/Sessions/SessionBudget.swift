@@ -16,7 +16,7 @@ import Synchronization
 /// last bytes. The gauge `feedbackhost_sessions_bytes` follows every change.
 final class SessionBudget: Sendable {
     /// What one session costs beside its state, in bytes: an empty `counter` session's share of the process's
-    /// resident memory, 1.3 KB without a journal and 2.0 KB with one (20,000 sessions, this build, Linux).
+    /// resident memory, 1.3 KB without a journal and 2.0 KB with one (10,000 sessions, debug build, Linux).
     static let sessionOverheadBytes = 2048
 
     /// What a state weighs: its encoded size (what the per-state limit is about) and the bytes it is counted at.
