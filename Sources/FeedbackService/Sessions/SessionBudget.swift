@@ -31,10 +31,10 @@ final class SessionBudget: Sendable {
 
     /// Weighs a state from its compact JSON in one pass: twice its size (the cached encoding, and the decoded
     /// state's own bytes), plus 96 bytes per object member (a dictionary slot, its key and value) and 24 per other
-    /// array element or member (a value's slot), counted by `:` and `,` (those inside strings too, which overcounts a little
-    /// and needs no parse). Measured against resident memory: a
-    /// state of one long string 119 KB (counted 116 KB), of 800 four-member objects 468 KB (counted 501 KB), of
-    /// 9,000 integers 277 KB (counted 324 KB), each about 57 KB encoded.
+    /// array element or member (a value's slot), counted by `:` and `,` (those inside strings too, which overcounts
+    /// a little and needs no parse). Measured against resident memory: a state of one long string 119 KB (counted
+    /// 116 KB), of 800 four-member objects 468 KB (counted 501 KB), of 9,000 integers 277 KB (counted 324 KB), each
+    /// about 57 KB encoded.
     static func weigh(_ encoded: [UInt8]) -> Weight {
         var members = 0
         var elements = 0
