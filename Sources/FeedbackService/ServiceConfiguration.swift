@@ -4,6 +4,12 @@ public struct ServiceConfiguration: Sendable {
     public static let idempotencyKeysPerSession = 256
     /// Sessions the server holds at most; past it, creating one is 503.
     public var maxSessions: Int
+    /// The memory all sessions may hold together, in bytes (`sessions.max.bytes`); past it, a create or an event that
+    /// grows a state is 507. See ``SessionBudget``.
+    public var maxSessionBytes: Int
+    /// The largest encoded state one session may hold, in bytes (`session.state.max.bytes`); an event that would
+    /// pass it is 422, a starting state past it too.
+    public var maxStateBytes: Int
     /// The largest event body accepted, in bytes (413 above).
     public var maxEventBodyBytes: Int
     /// Events one POST may carry.
@@ -20,6 +26,8 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         maxSessions: Int = 100_000,
+        maxSessionBytes: Int = 512 * 1024 * 1024,
+        maxStateBytes: Int = 1024 * 1024,
         maxEventBodyBytes: Int = 64 * 1024,
         maxEventsPerBatch: Int = 100,
         inboxCapacity: Int = 1000,
@@ -31,6 +39,8 @@ public struct ServiceConfiguration: Sendable {
         self.sessionIdleTTL = sessionIdleTTL
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions
+        self.maxSessionBytes = maxSessionBytes
+        self.maxStateBytes = maxStateBytes
         self.maxEventBodyBytes = maxEventBodyBytes
         self.maxEventsPerBatch = maxEventsPerBatch
         self.cors = cors

@@ -3,6 +3,10 @@ import Metrics
 /// The service's own metrics, created once from the factory the application renders on `/metrics`.
 struct ServiceMetrics: Sendable {
     let sessions: Meter
+    /// The bytes every session holds, as their ``SessionBudget`` counts them.
+    let sessionBytes: Meter
+    /// `sessions.max.bytes`, for alerts on the ratio of the two.
+    let sessionBytesLimit: Gauge
     let sessionsCreated: Counter
     let sessionsEnded: Counter
     let sessionsExpired: Counter
@@ -14,6 +18,8 @@ struct ServiceMetrics: Sendable {
 
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
+        sessionBytes = Meter(label: "feedbackhost_sessions_bytes", dimensions: [], factory: factory)
+        sessionBytesLimit = Gauge(label: "feedbackhost_sessions_bytes_limit", dimensions: [], factory: factory)
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
         sessionsEnded = Counter(
             label: "feedbackhost_sessions_ended_total",

@@ -16,6 +16,8 @@ public final class SessionService: Sendable {
     /// Each new or restored session's environment: its system's, plus the service's reduce timer.
     let environment: @Sendable (SessionID) -> SessionEnvironment
     let metrics: ServiceMetrics
+    /// The memory all sessions hold together (`sessions.max.bytes`), and the per-state limit.
+    let budget: SessionBudget
     let streams: StreamRegistry
     /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
     let persistence: SessionPersistence?
@@ -45,7 +47,16 @@ public final class SessionService: Sendable {
         store = SessionStore(capacity: configuration.maxSessions)
         let metrics = ServiceMetrics(factory: metricsFactory)
         self.metrics = metrics
-        self.environment = { id in SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration) }
+        let budget = SessionBudget(
+            limit: configuration.maxSessionBytes,
+            stateLimit: configuration.maxStateBytes,
+            gauge: metrics.sessionBytes
+        )
+        self.budget = budget
+        metrics.sessionBytesLimit.record(Double(configuration.maxSessionBytes))
+        self.environment = { id in
+            SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration, budget: budget)
+        }
         streams = StreamRegistry(
             configuration: configuration.streams,
             metrics: StreamMetrics(factory: metricsFactory)
@@ -63,6 +74,9 @@ public final class SessionService: Sendable {
 
     /// The number of live sessions.
     public var sessionCount: Int { store.count }
+
+    /// The bytes all sessions hold, as the budget counts them (`feedbackhost_sessions_bytes`).
+    public var sessionBytes: Int { budget.bytes }
 
     /// Adds the service's routes to `router`.
     public func register(in router: inout Router) {

@@ -45,6 +45,18 @@ extension Setting {
         default: "100000",
         "live sessions at most; past it a create gets 503"
     )
+    static let sessionsMaxBytes = Setting(
+        "sessions.max.bytes",
+        .integer(65_536...Int.max),
+        default: "536870912",
+        "the memory all sessions may hold together, in bytes; past it a create or a growing event gets 507"
+    )
+    static let sessionStateMaxBytes = Setting(
+        "session.state.max.bytes",
+        .integer(1024...1024 * 1024 * 1024),
+        default: "1048576",
+        "the largest state one session may hold, encoded, in bytes; an event that would pass it gets 422"
+    )
     static let maxEventBodyBytes = Setting(
         "max.event.body.bytes",
         .integer(1...64 * 1024 * 1024),
@@ -182,7 +194,7 @@ extension Setting {
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
-        maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
+        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe,
