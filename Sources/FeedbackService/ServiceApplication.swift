@@ -112,6 +112,7 @@ public final class ServiceApplication: Sendable {
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(
                 clock: clock,
+                wallClock: .system,
                 upstream: upstream,
                 logger: sessionLogger,
                 localBaseURL: localBaseURL.value

@@ -153,7 +153,7 @@ public final class SessionService: Sendable {
     }
 
     /// Ends sessions idle for longer than the configured TTL, checking every quarter of it, until the task that
-    /// runs this is cancelled.
+    /// runs this is cancelled. A session with an open stream is not idle.
     public func expireIdleSessions() async {
         let ttl = configuration.sessionIdleTTL
         let ttlNanoseconds =
@@ -167,7 +167,9 @@ public final class SessionService: Sendable {
             }
             let now = DispatchTime.now().uptimeNanoseconds
             guard now > ttlNanoseconds else { continue }
-            for session in store.removeIdle(before: now - ttlNanoseconds) {
+            // A watched session is never idle: its stream hub stays in the registry while a stream is open (and
+            // for the linger after the last one), and touches the session when it leaves.
+            for session in store.removeIdle(before: now - ttlNanoseconds, sparing: streams.isFollowing) {
                 session.stop()
                 streams.end(session.id, reason: .expired)
                 persistence?.removed(session.id)

@@ -48,6 +48,45 @@ struct StreamLingerTests {
         await running.stop()
     }
 
+    /// An open stream keeps its session past `session.ttl.ms`: a watched session and an unwatched one are created
+    /// together; the unwatched one expires, the watched one is still served and its stream still open. Once the
+    /// stream closes, the idle time starts at the end of the linger, and the session expires after it.
+    @Test func anOpenStreamKeepsItsSessionPastTheIdleTTL() async throws {
+        let running = try await StreamTestServer.start(["--session-ttl-ms", "300", "--stream-linger-ms", "100"])
+        let watched = try await running.api.create()
+        let unwatched = try await running.api.create()
+        let reader = try running.reader("/v1/sessions/\(watched)/stream")
+        #expect(try await reader.nextEvent().type == "snapshot")
+        var expired = 0.0
+        for _ in 0..<400 where expired < 1 {
+            try await Task.sleep(for: .milliseconds(25))
+            expired = try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#)
+        }
+        #expect(expired == 1)
+        #expect(try await running.api.send("GET", "/v1/sessions/\(unwatched)").status == 404)
+        // Stays watched over several more TTLs (no request touches it meanwhile; metrics are not the session).
+        try await Task.sleep(for: .milliseconds(900))
+        #expect(try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#) == 1)
+        try await running.api.post(watched, #"{"type":"increment"}"#)
+        #expect(jsonObject(try await reader.nextEvent().data)["rev"] as? Int == 1)
+
+        await reader.disconnect()
+        for _ in 0..<400 where expired < 2 {
+            try await Task.sleep(for: .milliseconds(25))
+            expired = try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#)
+        }
+        #expect(expired == 2)
+        #expect(try await running.api.send("GET", "/v1/sessions/\(watched)").status == 404)
+        await running.stop()
+    }
+
+    /// The value of a Prometheus sample line, or 0 when absent.
+    private func metric(_ running: StreamTestServer, _ sample: String) async throws -> Double {
+        let text = try await running.api.send("GET", "/metrics").bodyText
+        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
     @Test func aClientThatReconnectsWithinTheLingerResumesWithAPatch() async throws {
         // The default linger (30 s) outlasts this test many times over.
         let running = try await StreamTestServer.start()

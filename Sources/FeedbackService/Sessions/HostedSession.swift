@@ -31,6 +31,9 @@ public protocol HostedSession: AnyObject, Sendable {
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// When a client last used the session, in `DispatchTime` uptime nanoseconds.
     var lastActive: UInt64 { get }
+    /// Counts now as a use of the session: a stream's last subscriber leaving does, so the idle time of a session
+    /// that was watched starts when nobody watches it any more.
+    func touch()
     /// Calls `body` with the current state, then with each new one, in order, on the thread that reduced it
     /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
     /// cancelled or the loop stops.

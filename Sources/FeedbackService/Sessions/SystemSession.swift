@@ -35,7 +35,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
-    private func touch() {
+    func touch() {
         lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
