@@ -95,7 +95,7 @@ public final class ServiceApplication: Sendable {
             maxEventsPerBatch: reader.int(.maxEventsPerBatch),
             inboxCapacity: reader.int(.inboxSize),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
-            sessionIdleTTL: .milliseconds(reader.int(.sessionTTL)),
+            sessionIdle: .milliseconds(reader.int(.sessionIdle)),
             streams: streamConfiguration(reader)
         )
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)

@@ -18,8 +18,9 @@ public struct ServiceConfiguration: Sendable {
     public var inboxCapacity: Int
     /// Which origins browsers may call from.
     public var cors: CORSPolicy
-    /// A session nobody reads or posts to for this long ends and is freed.
-    public var sessionIdleTTL: Duration
+    /// A session nobody reads, posts to or watches for this long is passivated (with a journal: it leaves memory
+    /// and the next request for it activates it) or ends (without one).
+    public var sessionIdle: Duration
     /// Limits and timings of the session streams.
     public var streams: StreamConfiguration
 
@@ -32,11 +33,11 @@ public struct ServiceConfiguration: Sendable {
         maxEventsPerBatch: Int = 100,
         inboxCapacity: Int = 1000,
         cors: CORSPolicy = CORSPolicy(),
-        sessionIdleTTL: Duration = .seconds(3600),
+        sessionIdle: Duration = .seconds(900),
         streams: StreamConfiguration = StreamConfiguration()
     ) {
         self.streams = streams
-        self.sessionIdleTTL = sessionIdleTTL
+        self.sessionIdle = sessionIdle
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions
         self.maxSessionBytes = maxSessionBytes

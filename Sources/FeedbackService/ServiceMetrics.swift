@@ -13,6 +13,12 @@ struct ServiceMetrics: Sendable {
     let eventsApplied: Counter
     let eventsRejected: Counter
     let sessionsRestored: Counter
+    /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
+    let sessionsPassivated: Counter
+    /// Passive sessions brought back into memory by a request.
+    let sessionsActivated: Counter
+    /// How long an activation took: the journal read, the decode and fold, the loop's start.
+    let activationDuration: Timer
     /// Every reduce of every session's loop.
     let reduceDuration: Timer
 
@@ -42,6 +48,17 @@ struct ServiceMetrics: Sendable {
             factory: factory
         )
         sessionsRestored = Counter(label: "feedbackhost_sessions_restored_total", dimensions: [], factory: factory)
+        sessionsPassivated = Counter(
+            label: "feedbackhost_session_passivations_total",
+            dimensions: [("reason", "idle")],
+            factory: factory
+        )
+        sessionsActivated = Counter(label: "feedbackhost_session_activations_total", dimensions: [], factory: factory)
+        activationDuration = Timer(
+            label: "feedbackhost_session_activation_duration_seconds",
+            dimensions: [],
+            factory: factory
+        )
         reduceDuration = Timer(label: "feedbackhost_reduce_duration_seconds", dimensions: [], factory: factory)
     }
 }

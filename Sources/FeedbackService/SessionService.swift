@@ -25,6 +25,9 @@ public final class SessionService: Sendable {
     /// fingerprints restored after a restart still compare.
     let fingerprints: SipHash
     private let draining = Atomic<Bool>(false)
+    /// Passivations and activations take turns under it, so a session is never read back from the journal while
+    /// its passivated copy could still append: see `activate` and `expireIdleSessions`.
+    let activation = Mutex(())
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
     public init(
@@ -152,27 +155,37 @@ public final class SessionService: Sendable {
         }
     }
 
-    /// Ends sessions idle for longer than the configured TTL, checking every quarter of it, until the task that
-    /// runs this is cancelled. A session with an open stream is not idle.
+    /// Passivates (with a journal) or ends (without) the sessions idle for longer than `session.idle.ms`, checking
+    /// every quarter of it, until the task that runs this is cancelled. A session with an open stream is not idle.
     public func expireIdleSessions() async {
-        let ttl = configuration.sessionIdleTTL
-        let ttlNanoseconds =
-            UInt64(ttl.components.seconds) * 1_000_000_000
-            + UInt64(ttl.components.attoseconds / 1_000_000_000)
+        let idle = configuration.sessionIdle
+        let idleNanoseconds =
+            UInt64(idle.components.seconds) * 1_000_000_000
+            + UInt64(idle.components.attoseconds / 1_000_000_000)
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: max(ttl / 4, .milliseconds(10)))
+                try await Task.sleep(for: max(idle / 4, .milliseconds(10)))
             } catch {
                 return
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now > ttlNanoseconds else { continue }
+            guard now > idleNanoseconds else { continue }
             // A watched session is never idle: its stream hub stays in the registry while a stream is open (and
             // for the linger after the last one), and touches the session when it leaves.
-            for session in store.removeIdle(before: now - ttlNanoseconds, sparing: streams.isFollowing) {
+            if persistence != nil {
+                // Under the activation lock: an activation of one of them waits until its copy here is sealed.
+                activation.withLock { _ in
+                    for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
+                        session.passivate()
+                        metrics.sessions.decrement()
+                        metrics.sessionsPassivated.increment()
+                    }
+                }
+                continue
+            }
+            for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
                 session.stop()
                 streams.end(session.id, reason: .expired)
-                persistence?.removed(session.id)
                 metrics.sessions.decrement()
                 metrics.sessionsExpired.increment()
             }

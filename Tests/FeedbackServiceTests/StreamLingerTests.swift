@@ -48,35 +48,42 @@ struct StreamLingerTests {
         await running.stop()
     }
 
-    /// An open stream keeps its session past `session.ttl.ms`: a watched session and an unwatched one are created
-    /// together; the unwatched one expires, the watched one is still served and its stream still open. Once the
-    /// stream closes, the idle time starts at the end of the linger, and the session expires after it.
-    @Test func anOpenStreamKeepsItsSessionPastTheIdleTTL() async throws {
-        let running = try await StreamTestServer.start(["--session-ttl-ms", "300", "--stream-linger-ms", "100"])
+    /// An open stream keeps its session in memory past `session.idle.ms`: a watched session and an unwatched one
+    /// are created together; the unwatched one is passivated, the watched one stays active and its stream open.
+    /// Once the stream closes, the idle time starts at the end of the linger, and the session is passivated after
+    /// it; the next request brings it back from the journal as it was.
+    @Test func anOpenStreamKeepsItsSessionActivePastTheIdleTime() async throws {
+        let running = try await StreamTestServer.start(["--session-idle-ms", "300", "--stream-linger-ms", "100"])
+        let passivations = #"feedbackhost_session_passivations_total{reason="idle"}"#
         let watched = try await running.api.create()
         let unwatched = try await running.api.create()
         let reader = try running.reader("/v1/sessions/\(watched)/stream")
         #expect(try await reader.nextEvent().type == "snapshot")
-        var expired = 0.0
-        for _ in 0..<400 where expired < 1 {
+        var passivated = 0.0
+        for _ in 0..<400 where passivated < 1 {
             try await Task.sleep(for: .milliseconds(25))
-            expired = try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#)
+            passivated = try await metric(running, passivations)
         }
-        #expect(expired == 1)
-        #expect(try await running.api.send("GET", "/v1/sessions/\(unwatched)").status == 404)
-        // Stays watched over several more TTLs (no request touches it meanwhile; metrics are not the session).
+        #expect(passivated == 1)
+        #expect(try await metric(running, "feedbackhost_sessions") == 1)
+        // Stays active over several more idle times (no request touches it meanwhile; metrics are not the session).
         try await Task.sleep(for: .milliseconds(900))
-        #expect(try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#) == 1)
+        #expect(try await metric(running, passivations) == 1)
         try await running.api.post(watched, #"{"type":"increment"}"#)
         #expect(jsonObject(try await reader.nextEvent().data)["rev"] as? Int == 1)
 
         await reader.disconnect()
-        for _ in 0..<400 where expired < 2 {
+        for _ in 0..<400 where passivated < 2 {
             try await Task.sleep(for: .milliseconds(25))
-            expired = try await metric(running, #"feedbackhost_sessions_ended_total{reason="expired"}"#)
+            passivated = try await metric(running, passivations)
         }
-        #expect(expired == 2)
-        #expect(try await running.api.send("GET", "/v1/sessions/\(watched)").status == 404)
+        #expect(passivated == 2)
+        #expect(try await metric(running, "feedbackhost_sessions") == 0)
+        let back = try await running.api.send("GET", "/v1/sessions/\(watched)")
+        #expect(back.status == 200)
+        #expect(jsonObject(back.bodyText)["rev"] as? Int == 1)
+        #expect(try await running.api.send("GET", "/v1/sessions/\(unwatched)").status == 200)
+        #expect(try await metric(running, "feedbackhost_session_activations_total") == 2)
         await running.stop()
     }
 

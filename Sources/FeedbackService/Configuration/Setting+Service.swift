@@ -75,11 +75,12 @@ extension Setting {
         default: "1000",
         "client events a session holds before they are reduced; past it a POST gets 429"
     )
-    static let sessionTTL = Setting(
-        "session.ttl.ms",
+    static let sessionIdle = Setting(
+        "session.idle.ms",
         .integer(1...Int.max),
-        default: "3600000",
-        "a session nobody posts to or reads for this long ends (expired)"
+        default: "900000",
+        "a session nobody posts to, reads or watches for this long is passivated (kept in the journal only; "
+            + "the next request activates it); without a journal it ends (expired)"
     )
     static let corsOrigins = Setting(
         "cors.origins",
@@ -194,7 +195,7 @@ extension Setting {
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
-        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
+        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe,

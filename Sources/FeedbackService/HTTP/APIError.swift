@@ -28,6 +28,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case storageFull = "storage-full"
         case sessionsMemoryFull = "sessions-memory-full"
         case stateTooLarge = "state-too-large"
+        case sessionPassivated = "session-passivated"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -42,7 +43,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .unsupportedMediaType: 415
             case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge: 422
             case .inboxFull: 429
-            case .atCapacity, .draining: 503
+            case .atCapacity, .draining, .sessionPassivated: 503
             case .sessionBroken: 500
             case .journalUnavailable: 503
             case .storageFull, .sessionsMemoryFull: 507
@@ -74,6 +75,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .storageFull: "Insufficient storage"
             case .sessionsMemoryFull: "Session memory budget full"
             case .stateTooLarge: "State too large"
+            case .sessionPassivated: "Session passivated during the request"
             }
         }
     }

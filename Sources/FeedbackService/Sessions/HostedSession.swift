@@ -40,6 +40,11 @@ public protocol HostedSession: AnyObject, Sendable {
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
+    /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next
+    /// activation reads the journal, which holds every record appended before this call), its loop stops, and a
+    /// request that was still being applied is answered 503 `session-passivated` (nothing of it kept) so that
+    /// its retry activates the session.
+    func passivate()
 }
 
 extension HostedSession {

@@ -29,6 +29,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     )
     private let recorder: SessionRecorder<System>?
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// Set once by `passivate`, before the loop stops.
+    private let passivated = Atomic<Bool>(false)
     /// Client events accepted but not yet reduced.
     private let inbox = Atomic<Int>(0)
     let inboxCapacity: Int
@@ -142,6 +144,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             inbox.subtract(count, ordering: .relaxed)
             guard let step else {
                 recorder?.batchEnded(completed: false)
+                if passivated.load(ordering: .acquiring) { return completion(.failure(Self.passivatedProblem(id))) }
                 return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
             }
             // The trial's encoding is this step's when the batch was queued right behind the state it was tried on.
@@ -193,7 +196,14 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void) {
         guard let recorder else { return notify(nil) }
-        recorder.whenJournaled { error in notify(error.map(SessionPersistence.notJournaled)) }
+        recorder.whenJournaled { [id] error in
+            notify(
+                error.map {
+                    $0 == SessionRecorder<System>.sealed
+                        ? Self.passivatedProblem(id) : SessionPersistence.notJournaled($0)
+                }
+            )
+        }
     }
 
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
@@ -206,6 +216,22 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     func stop() {
         loop.stop()
         account?.close()
+    }
+
+    func passivate() {
+        passivated.store(true, ordering: .releasing)
+        recorder?.seal()
+        stop()
+    }
+
+    /// What a request caught by the passivation of its session is answered.
+    static func passivatedProblem(_ id: SessionID) -> APIError {
+        APIError(
+            .sessionPassivated,
+            "session \(id) left memory (it had been idle) while this request was applied; nothing of the request was "
+                + "kept: retry it, and the session is brought back from the journal",
+            retryAfter: 1
+        )
     }
 
     deinit {
