@@ -37,6 +37,7 @@ public final class ServiceApplication: Sendable {
     public let shutdownDelay: Duration
     let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
+    private let waker = Mutex<Task<Void, Never>?>(nil)
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
     private let localBaseURL: LocalBaseURL
 
@@ -58,12 +59,13 @@ public final class ServiceApplication: Sendable {
         self.logger = logger
     }
 
-    /// Starts serving and expiring idle sessions; returns the port.
+    /// Starts serving, passivating idle sessions and waking passive ones whose timers are due; returns the port.
     public func start() throws(HTTPServerError) -> Int {
         let port = try server.start()
         localBaseURL.set(port: port)
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
+        waker.withLock { $0 = Task { await service.wakeSessionsWithDueTimers(on: .system) } }
         return port
     }
 
@@ -194,6 +196,7 @@ public final class ServiceApplication: Sendable {
         let start = ContinuousClock.now
         service.beginDraining()
         expiry.withLock { $0?.cancel() }
+        waker.withLock { $0?.cancel() }
         // Readiness fails but everything else is served for a while, so that a balancer polling /readyz stops
         // sending new work before the listener closes.
         if shutdownDelay > .zero { try? await Task.sleep(for: min(shutdownDelay, deadline / 4)) }

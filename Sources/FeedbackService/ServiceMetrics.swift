@@ -17,6 +17,12 @@ struct ServiceMetrics: Sendable {
     let sessionsPassivated: Counter
     /// Passive sessions brought back into memory by a request.
     let sessionsActivated: Counter
+    /// Passive sessions brought back into memory because a durable timer of theirs came due.
+    let sessionsWoken: Counter
+    /// How late a passive session's timer was when the waker brought it back (its deadline to its activation).
+    let timerLateness: Timer
+    /// Sessions with a pending durable-timer deadline (the journal's index).
+    let timersPending: Gauge
     /// How long an activation took: the journal read, the decode and fold, the loop's start.
     let activationDuration: Timer
     /// Every reduce of every session's loop.
@@ -53,7 +59,18 @@ struct ServiceMetrics: Sendable {
             dimensions: [("reason", "idle")],
             factory: factory
         )
-        sessionsActivated = Counter(label: "feedbackhost_session_activations_total", dimensions: [], factory: factory)
+        sessionsActivated = Counter(
+            label: "feedbackhost_session_activations_total",
+            dimensions: [("reason", "request")],
+            factory: factory
+        )
+        sessionsWoken = Counter(
+            label: "feedbackhost_session_activations_total",
+            dimensions: [("reason", "timer")],
+            factory: factory
+        )
+        timerLateness = Timer(label: "feedbackhost_timer_lateness_seconds", dimensions: [], factory: factory)
+        timersPending = Gauge(label: "feedbackhost_timers_pending", dimensions: [], factory: factory)
         activationDuration = Timer(
             label: "feedbackhost_session_activation_duration_seconds",
             dimensions: [],

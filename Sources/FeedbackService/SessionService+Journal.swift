@@ -32,7 +32,7 @@ extension SessionService {
     /// Activations take turns with each other and with passivations (`activation`), so a session is made once, and
     /// only after its passivated copy was sealed: the journal read, which runs on the writer queue after every append
     /// queued before it, then holds everything that copy journaled.
-    func activeSession(_ id: SessionID) throws(APIError) -> (any HostedSession)? {
+    func activeSession(_ id: SessionID, forTimer: Bool = false) throws(APIError) -> (any HostedSession)? {
         if let session = store[id] { return session }
         guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -57,7 +57,7 @@ extension SessionService {
                 return .success(existing)
             }
             metrics.sessions.increment()
-            metrics.sessionsActivated.increment()
+            (forTimer ? metrics.sessionsWoken : metrics.sessionsActivated).increment()
             return .success(session)
         }
         metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))

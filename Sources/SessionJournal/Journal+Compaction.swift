@@ -33,6 +33,7 @@ extension Journal {
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
                 let answers = try store.compactAnswers()
+                _ = try store.compactDeadlines()
                 try connection.execute("COMMIT")
                 let pages = try connection.integer("PRAGMA page_count")
                 let free = try connection.integer("PRAGMA freelist_count")

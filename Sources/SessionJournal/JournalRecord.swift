@@ -42,4 +42,7 @@ public enum JournalRecord: Sendable, Equatable {
     /// The answer to a request with an idempotency key; append it with the request's events, in one `append`,
     /// so both are durable or neither. The journal keeps the last `JournalConfiguration.answersPerSession`.
     case answered(KeyedAnswer)
+    /// The session's next durable-timer deadline (milliseconds since 1970), or nil for none: what wakes a passive
+    /// session when its timer is due.
+    case deadline(sessionID: String, at: Int64?)
 }

@@ -10,16 +10,19 @@
 /// - `answers` (since version 3): the answers to keyed (idempotent) requests, a log indexed by session; deleted
 ///   with their session (and when its id is created again), trimmed to the last `answersPerSession` of each.
 /// - `meta` (since version 3): the journal's own settings, such as the fingerprint key made with the file.
+/// - `deadlines` (since version 4): each session's next durable-timer deadline (milliseconds since 1970), indexed by
+///   time, so that the server can wake a passive session when its timer is due without reading every session.
+///   Derived from the sessions' states (the recorder writes it when it changes), so it carries no checksum.
 ///
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
 ///
-/// Versions: a file of version 2 (no `answers`, no `meta`) gets both and becomes version 3 in one transaction
-/// when opened; a new file starts at 3. Any other version is refused.
+/// Versions: a file of version 2 (no `answers`, no `meta`) or 3 (no `deadlines`) gets what it lacks and becomes
+/// version 4 in one transaction when opened; a new file starts at 4. Any other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 3
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 is migrated.
-    static let readable: Set<Int64> = [0, 2, 3]
+    static let version: Int64 = 4
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 and 3 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4]
 
     /// Creates whatever is missing and sets the version: run in one transaction, it both creates and migrates.
     static let create = """
@@ -37,6 +40,8 @@ enum JournalSchema {
             crc INTEGER NOT NULL);
         CREATE INDEX IF NOT EXISTS answers_by_session ON answers(session, seq);
         CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS deadlines(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS deadlines_by_time ON deadlines(at);
         PRAGMA user_version = \(version);
         """
 
@@ -47,6 +52,7 @@ enum JournalSchema {
         ("snapshots", 4, "session"),
         ("answers", 8, "seq"),
         ("meta", 2, "name"),
+        ("deadlines", 2, "session"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -73,6 +79,16 @@ enum JournalSchema {
             WHERE newer > ?1)
         """
     static let readAnswers = "SELECT session, key, fingerprint, epoch, rev, state, crc FROM answers ORDER BY seq"
+
+    static let upsertDeadline = "INSERT OR REPLACE INTO deadlines(session, at) VALUES(?1, ?2)"
+    static let deleteDeadline = "DELETE FROM deadlines WHERE session = ?1"
+    /// The sessions whose deadline is at or before ?1, earliest first, at most ?2.
+    static let dueDeadlines = "SELECT session, at FROM deadlines WHERE at <= ?1 ORDER BY at LIMIT ?2"
+    /// The earliest deadline after ?1.
+    static let nextDeadline = "SELECT min(at) FROM deadlines WHERE at > ?1"
+    static let countDeadlines = "SELECT count(*) FROM deadlines"
+    /// Deadlines of sessions the journal no longer holds (compaction).
+    static let compactDeadlines = "DELETE FROM deadlines WHERE session NOT IN (SELECT id FROM sessions)"
 
     static let fingerprintKeyName = "fingerprint.key"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"

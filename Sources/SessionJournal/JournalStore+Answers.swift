@@ -10,7 +10,7 @@ extension JournalStore {
         guard JournalSchema.readable.contains(found) else {
             throw JournalError(
                 .sqlite,
-                "\(connection.path) has schema version \(found); this build opens versions 2 and 3: move it aside"
+                "\(connection.path) has schema version \(found); this build opens versions 2 to 4: move it aside"
             )
         }
         try connection.execute("BEGIN IMMEDIATE")

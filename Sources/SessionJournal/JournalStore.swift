@@ -18,6 +18,8 @@ final class JournalStore {
     private let insertAnswer: SQLiteStatement
     private let deleteAnswers: SQLiteStatement
     private let trimAnswers: SQLiteStatement
+    private let upsertDeadline: SQLiteStatement
+    private let deleteDeadline: SQLiteStatement
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
     let answersPerSession: Int
     /// Rows in `answers` per session as far as this store knows (filled by recovery, counted up by inserts): a
@@ -70,6 +72,8 @@ final class JournalStore {
         insertAnswer = try connection.prepare(JournalSchema.insertAnswer)
         deleteAnswers = try connection.prepare(JournalSchema.deleteAnswers)
         trimAnswers = try connection.prepare(JournalSchema.trimAnswers)
+        upsertDeadline = try connection.prepare(JournalSchema.upsertDeadline)
+        deleteDeadline = try connection.prepare(JournalSchema.deleteDeadline)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -134,6 +138,8 @@ final class JournalStore {
             insertSession.bind(7, RecordChecksum.creation(creation, generation: generation))
             try insertSession.run()
             try forgetAnswers(of: creation.id)
+            deleteDeadline.bind(1, creation.id)
+            try deleteDeadline.run()
         case .event(let id, let revision, let event, let origin):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -154,6 +160,15 @@ final class JournalStore {
             deleteSession.bind(1, id)
             try deleteSession.run()
             try forgetAnswers(of: id)
+            deleteDeadline.bind(1, id)
+            try deleteDeadline.run()
+        case .deadline(let id, let at?):
+            upsertDeadline.bind(1, id)
+            upsertDeadline.bind(2, at)
+            try upsertDeadline.run()
+        case .deadline(let id, nil):
+            deleteDeadline.bind(1, id)
+            try deleteDeadline.run()
         case .answered(let answer):
             insertAnswer.bind(1, answer.sessionID)
             insertAnswer.bind(2, answer.key)
@@ -228,7 +243,7 @@ final class JournalStore {
     func close() {
         for statement in [
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
-            commitStatement, insertAnswer, deleteAnswers, trimAnswers,
+            commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
         ] {
             statement.finalize()
         }

@@ -31,6 +31,16 @@ public protocol FeedbackSystem: Sendable {
 
     /// The feedbacks that run the system's effects, given what the host provides.
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>]
+
+    /// The earliest durable-timer deadline `state` waits for, nil for none (the default). The host indexes it
+    /// with the journal and wakes a session that left memory when it comes, so that its timer fires on time.
+    /// Read it from the state only (it is called after every reduce).
+    func nextDeadline(of state: State) -> WallTime?
+}
+
+extension FeedbackSystem {
+    /// No durable timers.
+    public func nextDeadline(of state: State) -> WallTime? { nil }
 }
 
 /// What the host gives a system's feedbacks: time (a clock, and the wall time durable timers keep), upstream HTTP, a logger with the session's id, and the server's

@@ -99,6 +99,11 @@ public struct CatchSystem: FeedbackSystem {
         }
     }
 
+    /// The throw-back while the machine holds the ball.
+    public func nextDeadline(of state: State) -> WallTime? {
+        state.holder == .machine ? state.throwBackAt : nil
+    }
+
     /// Two durable-timer feedbacks: a caught ball gets its throw-back deadline (now plus the delay), and a
     /// deadline is waited for, then the ball goes back. A deadline missed while the server was down fires at once.
     public func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {

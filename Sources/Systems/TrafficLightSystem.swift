@@ -117,6 +117,11 @@ public struct TrafficLightSystem: FeedbackSystem {
         }
     }
 
+    /// The end of the lit phase while the light runs.
+    public func nextDeadline(of state: State) -> WallTime? {
+        state.running ? state.deadline : nil
+    }
+
     /// The phase a running light waits out, with its deadline: a new deadline, or a stop, cancels the wait.
     private struct PhaseTimer: Equatable, Sendable {
         let phase: State.Phase

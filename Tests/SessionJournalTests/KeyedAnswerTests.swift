@@ -149,7 +149,7 @@ import Testing
         #expect(session.answers.isEmpty)
         #expect(
             try journal.withStore { store throws(JournalError) in try store.connection.integer("PRAGMA user_version") }
-                == 3
+                == JournalSchema.version
         )
         try journal.appendAndWait([JournalFixtures.event(id, 4), .answered(Self.answer(id, "k", revision: 4))])
         let key = journal.fingerprintKey

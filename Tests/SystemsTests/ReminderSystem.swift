@@ -75,6 +75,9 @@ struct ReminderSystem: FeedbackSystem {
         }
     }
 
+    /// The pending reminder's deadline: the server wakes the session for it even when it left memory.
+    func nextDeadline(of state: State) -> WallTime? { state.pending?.due }
+
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {
         let wallClock = environment.wallClock
         return [

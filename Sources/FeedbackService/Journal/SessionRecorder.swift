@@ -48,6 +48,10 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     private let sessionID: SessionID
     private let persistence: SessionPersistence
     private let clientTypes: Set<String>
+    /// The system's `nextDeadline(of:)`.
+    private let deadline: @Sendable (System.State) -> WallTime?
+    /// The deadline last journaled; touched only in `record`, like `creation`.
+    private var journaledDeadline: WallTime?
     private var creation: SessionCreation?
     private let startRevision: UInt64
     private let held = Mutex(Held())
@@ -58,6 +62,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     init(
         id: SessionID,
         clientTypes: Set<String>,
+        deadline: @escaping @Sendable (System.State) -> WallTime? = { _ in nil },
         persistence: SessionPersistence,
         creation: SessionCreation?,
         revision: UInt64
@@ -66,6 +71,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         sessionID = id
         self.persistence = persistence
         self.clientTypes = clientTypes
+        self.deadline = deadline
         self.creation = creation
         startRevision = revision
     }
@@ -83,6 +89,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             if let creation { records.append(.created(creation)) }
             creation = nil
             if step.revision != startRevision { records.append(snapshot(step)) }
+            records += deadlineRecord(step.state)
             if !records.isEmpty { hold(records) }
             return
         }
@@ -97,7 +104,17 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         let text = String(decoding: bytes, as: UTF8.self)
         var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
+        records += deadlineRecord(step.state)
         hold(records)
+    }
+
+    /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
+    /// first: the index holds a restored session's, which its state holds too).
+    private func deadlineRecord(_ state: System.State) -> [JournalRecord] {
+        let next = deadline(state)
+        guard next != journaledDeadline else { return [] }
+        journaledDeadline = next
+        return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
     }
 
     /// Appends `records` now, or holds them while a batch is open.

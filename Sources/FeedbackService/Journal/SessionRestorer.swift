@@ -48,6 +48,7 @@ enum SessionRestorer {
         let recorder = SessionRecorder<System>(
             id: id,
             clientTypes: clientTypes,
+            deadline: system.nextDeadline(of:),
             persistence: persistence,
             creation: nil,
             revision: recovered.revision

@@ -52,6 +52,7 @@ public struct HostedSystem: Sendable {
                 SessionRecorder<System>(
                     id: id,
                     clientTypes: clientTypes,
+                    deadline: system.nextDeadline(of:),
                     persistence: persistence,
                     creation: SessionCreation(
                         id: id.description,

@@ -1,0 +1,56 @@
+import Dispatch
+import SessionJournal
+public import SystemKit
+
+/// Durable timers of passive sessions: the journal indexes each session's next deadline (`JournalRecord.deadline`,
+/// written by its recorder when the deadline changes); this wakes a session that left memory when its deadline
+/// comes, so its timer fires on time and nobody has to ask for it.
+extension SessionService {
+    /// Until the task that runs it is cancelled: sleeps until the earliest deadline of any session (at most a
+    /// second), then activates every passive session whose deadline has come, earliest first. An active session's
+    /// own timer fires by itself and is left alone. A deadline that passed while the server was down is due at
+    /// once. The lateness of each wake-up goes to `feedbackhost_timer_lateness_seconds`.
+    public func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
+        guard let persistence else { return }
+        var counted = DispatchTime(uptimeNanoseconds: 0)
+        while !Task.isCancelled {
+            let now = wallClock.now().millisecondsSince1970
+            var next: Int64?
+            do throws(JournalError) {
+                for entry in try persistence.journal.deadlines(through: now, limit: Self.wakeBatch) {
+                    guard let id = SessionID(entry.sessionID), store[id] == nil else { continue }
+                    wake(id, due: entry.at, persistence: persistence, wallClock: wallClock)
+                }
+                next = try persistence.journal.deadline(after: now)
+                if DispatchTime.now().uptimeNanoseconds > counted.uptimeNanoseconds + 1_000_000_000 {
+                    counted = DispatchTime.now()
+                    metrics.timersPending.record(try persistence.journal.deadlineCount())
+                }
+            } catch {
+                persistence.logger.warning("journal: due timers cannot be read", metadata: ["error": "\(error)"])
+            }
+            let wait = next.map { min(max($0 - wallClock.now().millisecondsSince1970, 0), 1000) } ?? 1000
+            do {
+                try await Task.sleep(for: .milliseconds(wait))
+            } catch {
+                return
+            }
+        }
+    }
+
+    /// Passive sessions woken per look at the index, at most.
+    static let wakeBatch = 1000
+
+    private func wake(_ id: SessionID, due: Int64, persistence: SessionPersistence, wallClock: WallClock) {
+        do throws(APIError) {
+            guard try activeSession(id, forTimer: true) != nil else { return }
+            let late = max(wallClock.now().millisecondsSince1970 - due, 0)
+            metrics.timerLateness.recordNanoseconds(late * 1_000_000)
+        } catch {
+            persistence.logger.warning(
+                "session not woken for its timer",
+                metadata: ["session.id": "\(id)", "error": "\(error.message)"]
+            )
+        }
+    }
+}

@@ -1,0 +1,67 @@
+/// The deadline index: each session's next durable-timer deadline, for waking passive sessions.
+extension JournalStore {
+    /// The sessions whose deadline is at or before `time`, earliest first, at most `limit`.
+    func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        let statement = try connection.prepare(JournalSchema.dueDeadlines)
+        defer { statement.finalize() }
+        statement.bind(1, time)
+        statement.bind(2, Int64(limit))
+        var due: [JournalDeadline] = []
+        while try statement.step() {
+            due.append(JournalDeadline(sessionID: statement.text(0), at: statement.int64(1)))
+        }
+        return due
+    }
+
+    /// The earliest deadline after `time`, nil when there is none.
+    func deadline(after time: Int64) throws(JournalError) -> Int64? {
+        let statement = try connection.prepare(JournalSchema.nextDeadline)
+        defer { statement.finalize() }
+        statement.bind(1, time)
+        guard try statement.step(), !statement.isNull(0) else { return nil }
+        return statement.int64(0)
+    }
+
+    /// How many sessions have a deadline.
+    func deadlineCount() throws(JournalError) -> Int {
+        Int(try connection.integer(JournalSchema.countDeadlines))
+    }
+
+    /// Deletes the deadlines of sessions that are gone; returns how many.
+    func compactDeadlines() throws(JournalError) -> Int {
+        try connection.execute(JournalSchema.compactDeadlines)
+        return Int(try connection.integer("SELECT changes()"))
+    }
+}
+
+/// A session's next durable-timer deadline, as the journal's index holds it.
+public struct JournalDeadline: Sendable, Equatable {
+    /// The session's id.
+    public var sessionID: String
+    /// Milliseconds since 1970.
+    public var at: Int64
+
+    /// Creates an entry.
+    public init(sessionID: String, at: Int64) {
+        self.sessionID = sessionID
+        self.at = at
+    }
+}
+
+extension Journal {
+    /// The sessions whose deadline is at or before `time` (milliseconds since 1970), earliest first, at most
+    /// `limit`. Runs on the writer queue between commits, after every append queued before it.
+    public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        try withStore { store throws(JournalError) in try store.deadlines(through: time, limit: limit) }
+    }
+
+    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none.
+    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
+        try withStore { store throws(JournalError) in try store.deadline(after: time) }
+    }
+
+    /// How many sessions have a pending deadline.
+    public func deadlineCount() throws(JournalError) -> Int {
+        try withStore { store throws(JournalError) in try store.deadlineCount() }
+    }
+}

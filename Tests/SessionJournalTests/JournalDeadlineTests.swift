@@ -1,0 +1,42 @@
+import Testing
+
+@testable import SessionJournal
+
+/// The deadline index: what wakes a passive session when its durable timer is due.
+@Suite struct JournalDeadlineTests {
+    @Test func deadlinesAreIndexedByTimeReplacedClearedAndGoWithTheirSession() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (a, b, c) = (JournalFixtures.id(1), JournalFixtures.id(2), JournalFixtures.id(3))
+        let journal = try JournalFixtures.open(directory)
+        try journal.appendAndWait([a, b, c].map { .created(JournalFixtures.creation($0)) })
+        try journal.appendAndWait([
+            .deadline(sessionID: a, at: 300), .deadline(sessionID: b, at: 100), .deadline(sessionID: c, at: 200),
+        ])
+        #expect(try journal.deadlines(through: 250, limit: 10).map(\.sessionID) == [b, c])
+        #expect(try journal.deadlines(through: 250, limit: 1) == [JournalDeadline(sessionID: b, at: 100)])
+        #expect(try journal.deadline(after: 100) == 200)
+        #expect(try journal.deadline(after: 300) == nil)
+        #expect(try journal.deadlineCount() == 3)
+
+        // A new deadline replaces the old; none clears it; a removed or re-created session loses it.
+        try journal.appendAndWait([.deadline(sessionID: b, at: 400), .deadline(sessionID: c, at: nil)])
+        try journal.appendAndWait([.removed(sessionID: a)])
+        #expect(try journal.deadlines(through: 1000, limit: 10) == [JournalDeadline(sessionID: b, at: 400)])
+        try journal.appendAndWait([.created(JournalFixtures.creation(b))])
+        #expect(try journal.deadlineCount() == 0)
+        journal.close()
+    }
+
+    @Test func deadlinesSurviveAReopen() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let id = JournalFixtures.id(1)
+        let journal = try JournalFixtures.open(directory)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id)), .deadline(sessionID: id, at: 42)])
+        journal.close()
+        let reopened = try JournalFixtures.open(directory)
+        defer { reopened.close() }
+        #expect(try reopened.deadlines(through: 42, limit: 10) == [JournalDeadline(sessionID: id, at: 42)])
+    }
+}
