@@ -87,7 +87,7 @@ public final class ServiceApplication: Sendable {
             vfs: journalVFS
         )
         let cors = reader.list(.corsOrigins)
-        let configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             maxSessions: reader.int(.maxSessions),
             maxEventBodyBytes: reader.int(.maxEventBodyBytes),
             maxEventsPerBatch: reader.int(.maxEventsPerBatch),
@@ -96,6 +96,7 @@ public final class ServiceApplication: Sendable {
             sessionIdleTTL: .milliseconds(reader.int(.sessionTTL)),
             streams: streamConfiguration(reader)
         )
+        configuration.auth = authConfiguration(reader, logger: logger)
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let host = reader.string(.host)
