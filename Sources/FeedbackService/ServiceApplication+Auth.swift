@@ -30,7 +30,9 @@ extension ServiceApplication {
             problems.append(error.description)
         }
         if keys.isEmpty, serverSecret == nil {
-            problems.append("--auth jwt needs keys: --auth-keys FILE,..., FEEDBACKHOST_AUTH_HS256_SECRET or --auth-key-file")
+            problems.append(
+                "--auth jwt needs keys: --auth-keys FILE,..., FEEDBACKHOST_AUTH_HS256_SECRET or --auth-key-file"
+            )
         }
         for problem in problems { logger.error("auth: every token is refused", metadata: ["problem": "\(problem)"]) }
         return AuthConfiguration(

@@ -102,7 +102,8 @@ extension SessionService {
     /// has a key.
     func withTokens(_ created: (Response, any HostedSession)) -> (Response, any HostedSession) {
         var (response, session) = created
-        guard response.status == 201, let authorizer, case .bytes(var body) = response.body, body.last == UInt8(ascii: "}"),
+        guard response.status == 201, let authorizer, case .bytes(var body) = response.body,
+            body.last == UInt8(ascii: "}"),
             let tokens = authorizer.mintedTokens(for: session.id, epoch: session.snapshot().cursor.epoch)
         else { return created }
         body.removeLast()
@@ -125,7 +126,11 @@ extension SessionService {
                     respond(to: request) { () throws(APIError) in
                         let session = try session(for: request)
                         if request.method == .delete { _ = authorizer.revocations.revoke(session.id) }
-                        guard let tokens = authorizer.mintedTokens(for: session.id, epoch: session.snapshot().cursor.epoch)
+                        guard
+                            let tokens = authorizer.mintedTokens(
+                                for: session.id,
+                                epoch: session.snapshot().cursor.epoch
+                            )
                         else {
                             throw APIError(
                                 .sessionNotFound,

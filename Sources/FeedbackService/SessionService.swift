@@ -86,27 +86,22 @@ public final class SessionService: Sendable {
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
         // Every session route passes the token check of `guarded` first (with auth off, it adds nothing).
         let maxBody = configuration.maxEventBodyBytes
-        router.route(.post, "/v1/sessions", maxBodySize: maxBody, handler: guarded(.creation) {
-            [self] request, _, responder in
+        let create = guarded(.creation) { [self] request, _, responder in
             answerOnceDurable(request, responder) { () throws(APIError) in try withTokens(createSession(request)) }
-        })
-        router.route(.get, "/v1/sessions/{id}", handler: guarded(.session(.read)) { [self] request, _ in
+        }
+        let get = guarded(.session(.read)) { [self] request, _ in
             respond(to: request) { () throws(APIError) in try getSession(request) }
-        })
-        router.route(.put, "/v1/sessions/{id}", maxBodySize: maxBody, handler: guarded(.creation) {
-            [self] request, _, responder in
+        }
+        let put = guarded(.creation) { [self] request, _, responder in
             answerOnceDurable(request, responder) { () throws(APIError) in try withTokens(putSession(request)) }
-        })
-        router.route(.delete, "/v1/sessions/{id}", handler: guarded(.session(.admin)) {
-            [self] request, _ in
+        }
+        let delete = guarded(.session(.admin)) { [self] request, _ in
             respond(to: request) { () throws(APIError) in try deleteSession(request) }
-        })
-        router.route(.get, "/v1/sessions/{id}/stream", handler: guarded(.session(.read), streamRoute: true) {
-            [self] request, grant in
+        }
+        let stream = guarded(.session(.read), streamRoute: true) { [self] request, grant in
             respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }
-        })
-        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: guarded(.session(.post)) {
-            [self] request, _, responder in
+        }
+        let post = guarded(.session(.post)) { [self] request, _, responder in
             postEvents(request) { [self] result in
                 switch result {
                 case .success(let snapshot):
@@ -118,7 +113,13 @@ public final class SessionService: Sendable {
                     responder.respond(withCORS(Self.problem(error), request))
                 }
             }
-        })
+        }
+        router.route(.post, "/v1/sessions", maxBodySize: maxBody, handler: create)
+        router.route(.get, "/v1/sessions/{id}", handler: get)
+        router.route(.put, "/v1/sessions/{id}", maxBodySize: maxBody, handler: put)
+        router.route(.delete, "/v1/sessions/{id}", handler: delete)
+        router.route(.get, "/v1/sessions/{id}/stream", handler: stream)
+        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
         registerTokenRoutes(in: &router)
     }
 

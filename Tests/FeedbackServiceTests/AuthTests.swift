@@ -73,7 +73,12 @@ struct AuthTests {
                 #expect(response.headers["www-authenticate"]?.hasPrefix("Bearer realm=") == true)
             }
             for weaker in ["read", "post", "admin"].prefix(while: { $0 != route.needs }) {
-                let response = try await server.send(route.method, route.path, token: a.tokens[weaker], body: route.body)
+                let response = try await server.send(
+                    route.method,
+                    route.path,
+                    token: a.tokens[weaker],
+                    body: route.body
+                )
                 #expect(response.status == 403, "\(route.method) \(route.path) with a \(weaker) token")
                 #expect(response.headers["www-authenticate"]?.contains(#"scope="\#(route.needs)""#) == true)
             }
@@ -88,7 +93,12 @@ struct AuthTests {
         }
         // Nothing changed: the session is there at revision 0, its tokens still work.
         #expect(try await rev(server, a) == 0)
-        let posted = try await server.send("POST", "/v1/sessions/\(a.id)/events", token: a.tokens["post"], body: #"{"type":"increment"}"#)
+        let posted = try await server.send(
+            "POST",
+            "/v1/sessions/\(a.id)/events",
+            token: a.tokens["post"],
+            body: #"{"type":"increment"}"#
+        )
         #expect(posted.status == 200)
         let used = bad.compactMap(\.token) + a.tokens.values + b.tokens.values
         await server.stop()

@@ -17,7 +17,9 @@ struct AuthTokenTests {
         let id = "3q2-7wAAAAAAAAAAAAAAAA"
         let forID = try await server.sign(sid: id, scope: "create")
         #expect(try await server.send("POST", "/v1/sessions", token: forID, body: body).status == 403)
-        #expect(try await server.send("PUT", "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA", token: forID, body: body).status == 403)
+        #expect(
+            try await server.send("PUT", "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA", token: forID, body: body).status == 403
+        )
         let created = try await server.send("PUT", "/v1/sessions/\(id)", token: forID, body: body)
         #expect(created.status == 201)
         #expect((jsonObject(created.bodyText)["tokens"] as? [String: String])?.count == 3)

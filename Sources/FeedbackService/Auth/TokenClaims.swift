@@ -58,7 +58,8 @@ struct TokenClaims: JWTPayload, Equatable {
         if let list = try? container.decodeIfPresent([String].self, forKey: .scope) {
             scope = list
         } else {
-            scope = try container.decodeIfPresent(String.self, forKey: .scope)?.split(separator: " ").map(String.init) ?? []
+            scope =
+                try container.decodeIfPresent(String.self, forKey: .scope)?.split(separator: " ").map(String.init) ?? []
         }
         sep = try container.decodeIfPresent(UInt64.self, forKey: .sep)
         gen = try container.decodeIfPresent(UInt64.self, forKey: .gen)

@@ -26,10 +26,11 @@ struct TokenMinter: Sendable {
     }
 
     static func kid(of secret: [UInt8]) -> String {
-        "fh-" + SHA256.hash(data: secret).prefix(8).map { byte in
-            let hex = String(byte, radix: 16)
-            return byte < 16 ? "0" + hex : hex
-        }.joined()
+        "fh-"
+            + SHA256.hash(data: secret).prefix(8).map { byte in
+                let hex = String(byte, radix: 16)
+                return byte < 16 ? "0" + hex : hex
+            }.joined()
     }
 
     /// A token of `scope` for a session, and when it expires (seconds since 1970).

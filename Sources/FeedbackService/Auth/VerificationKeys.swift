@@ -68,7 +68,11 @@ struct VerificationKeys: Sendable {
         for key in keys {
             switch key {
             case .hmac(let secret, let kid):
-                await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+                await collection.add(
+                    hmac: HMACKey(from: secret),
+                    digestAlgorithm: .sha256,
+                    kid: JWKIdentifier(string: kid)
+                )
             case .es256(let key, let kid):
                 await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
             case .rs256(let key, let kid):

@@ -1,13 +1,13 @@
 import Dispatch
 import FeedbackJSON
+import FeedbackLoop
+import HTTPServer
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
 import Foundation
 #endif
-import FeedbackLoop
-import HTTPServer
 
 extension StreamHub {
     /// Starts the heartbeat timer unless it runs.

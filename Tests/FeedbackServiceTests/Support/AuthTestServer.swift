@@ -36,7 +36,9 @@ struct AuthTestServer {
         let es256 = ES256PrivateKey()
         try Data(hs256Secret.utf8).write(to: folder.appendingPathComponent("hs.key"))
         try Data(es256.publicKey.pemRepresentation.utf8).write(to: folder.appendingPathComponent("es.pem"))
-        try Data("the-server-key-for-minting-tokens-in-tests\n".utf8).write(to: folder.appendingPathComponent("server.key"))
+        try Data("the-server-key-for-minting-tokens-in-tests\n".utf8).write(
+            to: folder.appendingPathComponent("server.key")
+        )
         let signers = JWTKeyCollection()
         await signers.add(hmac: HMACKey(from: hs256Secret), digestAlgorithm: .sha256, kid: "hs")
         await signers.add(ecdsa: es256, kid: "es")
