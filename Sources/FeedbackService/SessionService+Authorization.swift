@@ -102,8 +102,16 @@ extension SessionService {
 
     /// A new session's answer with its minted tokens (201 only: repeating a PUT gives no tokens), when the server
     /// has a key.
-    func withTokens(_ created: (Response, any HostedSession)) -> (Response, any HostedSession) {
+    /// `authorized` is false for an open creation that came without a token: should it have met an existing session
+    /// (two PUTs racing), the answer is 401, not that session's state.
+    func withTokens(
+        _ created: (Response, any HostedSession),
+        authorized: Bool = true
+    ) -> (Response, any HostedSession) {
         var (response, session) = created
+        if authorizer != nil, !authorized, response.status != 201 {
+            return (Self.problem(Authorizer.missing(streamRoute: false)), session)
+        }
         guard response.status == 201, let authorizer, case .bytes(var body) = response.body,
             body.last == UInt8(ascii: "}"),
             let tokens = authorizer.mintedTokens(for: session.id, epoch: session.snapshot().cursor.epoch)
@@ -127,7 +135,10 @@ extension SessionService {
                 handler: guarded(.session(.admin)) { [self] (request: Request, _: Grant?) -> Response in
                     respond(to: request) { () throws(APIError) in
                         let session = try session(for: request)
-                        if request.method == .delete { _ = authorizer.revocations.revoke(session.id) }
+                        if request.method == .delete {
+                            _ = authorizer.revocations.revoke(session.id)
+                            streams.reauth(session.id)
+                        }
                         guard
                             let tokens = authorizer.mintedTokens(
                                 for: session.id,

@@ -92,8 +92,10 @@ public final class SessionService: Sendable {
         let get = guarded(.session(.read)) { [self] request, _ in
             respond(to: request) { () throws(APIError) in try getSession(request) }
         }
-        let put = guarded(.creation) { [self] request, _, responder in
-            answerOnceDurable(request, responder) { () throws(APIError) in try withTokens(putSession(request)) }
+        let put = guarded(.creation) { [self] request, grant, responder in
+            answerOnceDurable(request, responder) { () throws(APIError) in
+                try withTokens(putSession(request), authorized: grant != nil)
+            }
         }
         let delete = guarded(.session(.admin)) { [self] request, _ in
             respond(to: request) { () throws(APIError) in try deleteSession(request) }

@@ -1,4 +1,5 @@
 import Foundation
+import JWTKit
 import Testing
 
 /// `--auth jwt`: who may create sessions, backend JWTs signed with HS256 and ES256, server-minted tokens and their
@@ -71,8 +72,19 @@ struct AuthTokenTests {
         let created = jsonObject(try await server.send("POST", "/v1/sessions", body: #"{"system":"counter"}"#).bodyText)
         let id = try #require(created["id"] as? String)
         let old = try #require(created["tokens"] as? [String: String])
+        let stream = try server.reader("/v1/sessions/\(id)/stream", headers: ["Authorization: Bearer \(old["read"]!)"])
+        #expect(try await stream.nextEvent().type == "snapshot")
         let revoked = try await server.send("DELETE", "/v1/sessions/\(id)/tokens", token: old["admin"])
         #expect(revoked.status == 200)
+        // Its open streams are told to come back with a token, and the old one no longer opens them.
+        #expect(try await stream.nextEvent().type == "reauth")
+        await stream.disconnect()
+        let reopened = try server.reader(
+            "/v1/sessions/\(id)/stream",
+            headers: ["Authorization: Bearer \(old["read"]!)"]
+        )
+        #expect(try await reopened.head().status == 401)
+        await reopened.disconnect()
         let fresh = try #require(jsonObject(revoked.bodyText)["tokens"] as? [String: String])
         let refused = try await server.send("GET", "/v1/sessions/\(id)", token: old["read"])
         #expect(refused.status == 401)
@@ -111,5 +123,43 @@ struct AuthTokenTests {
         let log = server.loggedText
         #expect(!log.contains(shortLived) && !log.contains(fresh) && !log.contains(admin))
         await server.stop()
+    }
+
+    @Test func keysFromAJWKSAndAnRS256PublicKeyAreAccepted() async throws {
+        let es256 = ES256PrivateKey()
+        let point = try #require(es256.publicKey.parameters)
+        let jwks =
+            #"{"keys":[{"kty":"EC","crv":"P-256","kid":"jw","alg":"ES256","x":"\#(point.x)","y":"\#(point.y)"}]}"#
+        let rsaPEM = try await offPool {
+            try Self.openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", "rsa_keygen_bits:2048"])
+        }
+        let rsa = try Insecure.RSA.PrivateKey(pem: rsaPEM)
+        let server = try await AuthTestServer.start(
+            keyFiles: ["keys.json": jwks, "rs.pem": rsa.publicKey.pemRepresentation]
+        )
+        await server.signers.add(ecdsa: es256, kid: "jw")
+        await server.signers.add(rsa: rsa, digestAlgorithm: .sha256, kid: "rs")
+        for kid in ["jw", "rs"] {
+            let create = try await server.sign(kid: kid, system: "counter", scope: "create")
+            let created = try await server.send("POST", "/v1/sessions", token: create, body: #"{"system":"counter"}"#)
+            #expect(created.status == 201, "\(kid)")
+            let id = try #require(jsonObject(created.bodyText)["id"] as? String)
+            let read = try await server.sign(kid: kid, sid: id, scope: "read")
+            #expect(try await server.send("GET", "/v1/sessions/\(id)", token: read).status == 200, "\(kid)")
+        }
+        await server.stop()
+    }
+
+    /// `openssl ARGS`'s standard output.
+    static func openssl(_ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return String(decoding: output, as: UTF8.self)
     }
 }

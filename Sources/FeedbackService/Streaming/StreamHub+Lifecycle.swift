@@ -71,12 +71,24 @@ extension StreamHub {
         queue.asyncAfter(deadline: .now() + .nanoseconds(Int(delay * 1_000_000_000))) {
             [weak self, weak subscriber] in
             guard let self, let subscriber, !subscriber.closed else { return }
-            subscriber.stream.write(StreamFrame.reauth)
-            subscriber.stream.finish()
-            detach(subscriber)
-            registry.metrics.sent(events: 1, bytes: StreamFrame.reauth.count)
-            registry.metrics.closed(.tokenExpired)
+            reauth(subscriber)
         }
+    }
+
+    /// Every stream gets `event: reauth` and closes (the session's tokens were revoked).
+    func reauthAll() {
+        queue.async { [self] in
+            for subscriber in subscribers { reauth(subscriber) }
+        }
+    }
+
+    private func reauth(_ subscriber: StreamSubscriber) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        subscriber.stream.write(StreamFrame.reauth)
+        subscriber.stream.finish()
+        detach(subscriber)
+        registry.metrics.sent(events: 1, bytes: StreamFrame.reauth.count)
+        registry.metrics.closed(.tokenExpired)
     }
 
     /// A stream admitted here just before the hub retired: the session's current hub takes it.

@@ -30,7 +30,8 @@ struct AuthTestServer {
 
     static let hs256Secret = "a-backend-secret-of-at-least-32-bytes-for-tests"
 
-    static func start(_ flags: [String] = []) async throws -> AuthTestServer {
+    /// `keyFiles`: more of the backend's key files (name: contents), added to `--auth-keys`.
+    static func start(_ flags: [String] = [], keyFiles: [String: String] = [:]) async throws -> AuthTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let es256 = ES256PrivateKey()
@@ -39,6 +40,11 @@ struct AuthTestServer {
         try Data("the-server-key-for-minting-tokens-in-tests\n".utf8).write(
             to: folder.appendingPathComponent("server.key")
         )
+        var keyPaths = ["hs.key", "es.pem"].map { folder.appendingPathComponent($0).path }
+        for (name, contents) in keyFiles {
+            try Data(contents.utf8).write(to: folder.appendingPathComponent(name))
+            keyPaths.append(folder.appendingPathComponent(name).path)
+        }
         let signers = JWTKeyCollection()
         await signers.add(hmac: HMACKey(from: hs256Secret), digestAlgorithm: .sha256, kid: "hs")
         await signers.add(ecdsa: es256, kid: "es")
@@ -48,8 +54,7 @@ struct AuthTestServer {
         let reader = ServiceApplication.defaultReader(
             arguments: [
                 "feedback-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", "none", "--stream-drain-ms", "200",
-                "--auth", "jwt", "--auth-keys",
-                folder.appendingPathComponent("hs.key").path + "," + folder.appendingPathComponent("es.pem").path,
+                "--auth", "jwt", "--auth-keys", keyPaths.joined(separator: ","),
                 "--auth-key-file", folder.appendingPathComponent("server.key").path,
             ] + flags,
             environment: [:]
