@@ -34,11 +34,18 @@ extension ServiceApplication {
                 "--auth jwt needs keys: --auth-keys FILE,..., FEEDBACKHOST_AUTH_HS256_SECRET or --auth-key-file"
             )
         }
+        let creation = AuthConfiguration.Creation(rawValue: reader.string(.authCreate)) ?? .token
+        if creation == .token, keys.isEmpty, serverSecret != nil {
+            logger.warning(
+                "auth: --auth-create token, but only the server's own key: no one can create a session",
+                metadata: ["fix": "give the backend's keys (--auth-keys), or --auth-create open"]
+            )
+        }
         for problem in problems { logger.error("auth: every token is refused", metadata: ["problem": "\(problem)"]) }
         return AuthConfiguration(
             keys: keys,
             serverSecret: serverSecret,
-            creation: AuthConfiguration.Creation(rawValue: reader.string(.authCreate)) ?? .token,
+            creation: creation,
             mintedLifetime: .seconds(reader.int(.authTokenTTL)),
             cacheCapacity: reader.int(.authCacheSize),
             loadProblem: problems.first

@@ -98,7 +98,11 @@ public final class SessionService: Sendable {
             }
         }
         let delete = guarded(.session(.admin)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in try deleteSession(request) }
+            respond(to: request) { () throws(APIError) in
+                let response = try deleteSession(request)
+                if let id = SessionID(request.parameter("id") ?? "") { authorizer?.revocations.forget(id) }
+                return response
+            }
         }
         let stream = guarded(.session(.read), streamRoute: true) { [self] request, grant in
             respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }

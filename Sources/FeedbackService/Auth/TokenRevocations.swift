@@ -4,7 +4,8 @@ import Synchronization
 /// session's tokens moves it on, so every token minted before no longer checks out. A session never revoked is at
 /// generation 0 and has no entry.
 ///
-/// Kept in memory only: a restart forgets revocations (tokens of a session whose tokens were revoked check out
+/// Revoking also sends `reauth` to the session's open streams (`StreamRegistry.reauth`). Kept in memory only, not
+/// journaled: a restart forgets revocations (tokens of a session whose tokens were revoked check out
 /// again until they expire, or until the server key is rotated). Thread-safe: one `Mutex`.
 final class TokenRevocations: Sendable {
     private let generations = Mutex<[SessionID: UInt64]>([:])
@@ -23,7 +24,7 @@ final class TokenRevocations: Sendable {
         }
     }
 
-    /// Forgets a session that ended (its tokens die with its epoch anyway).
+    /// Forgets a deleted session's generation (its tokens die with its epoch anyway).
     func forget(_ id: SessionID) {
         _ = generations.withLock { $0.removeValue(forKey: id) }
     }
