@@ -25,6 +25,9 @@ struct AuthTests {
         return jsonObject(response.bodyText)["rev"] as? Int
     }
 
+    /// An id no test creates.
+    static let unusedID = "3q2-7wAAAAAAAAAAAAAAAA"
+
     /// A token whose signature's first character is changed.
     static func forged(_ token: String) -> String {
         var parts = token.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
@@ -64,6 +67,8 @@ struct AuthTests {
             ("DELETE", "/v1/sessions/\(a.id)", nil, "admin"),
             ("POST", "/v1/sessions/\(a.id)/tokens", nil, "admin"),
             ("DELETE", "/v1/sessions/\(a.id)/tokens", nil, "admin"),
+            ("POST", "/v1/sessions", #"{"system":"counter"}"#, "create"),
+            ("PUT", "/v1/sessions/\(Self.unusedID)", #"{"system":"counter"}"#, "create"),
         ]
         for route in routes {
             for token in bad {
@@ -93,6 +98,9 @@ struct AuthTests {
         }
         // Nothing changed: the session is there at revision 0, its tokens still work.
         #expect(try await rev(server, a) == 0)
+        let unused = try await server.sign(sid: Self.unusedID, scope: "admin")
+        #expect(try await server.send("GET", "/v1/sessions/\(Self.unusedID)", token: unused).status == 404)
+        #expect(server.application.service.sessionCount == 2)
         let posted = try await server.send(
             "POST",
             "/v1/sessions/\(a.id)/events",
