@@ -34,6 +34,7 @@ extension ServiceApplication {
                 "--auth jwt needs keys: --auth-keys FILE,..., FEEDBACKHOST_AUTH_HS256_SECRET or --auth-key-file"
             )
         }
+        let dataDirectory = reader.string(.dataDirectory)
         let creation = AuthConfiguration.Creation(rawValue: reader.string(.authCreate)) ?? .token
         if creation == .token, keys.isEmpty, serverSecret != nil {
             logger.warning(
@@ -48,6 +49,7 @@ extension ServiceApplication {
             creation: creation,
             mintedLifetime: .seconds(reader.int(.authTokenTTL)),
             cacheCapacity: reader.int(.authCacheSize),
+            revocationFile: dataDirectory == "none" ? nil : dataDirectory + "/token-revocations.json",
             loadProblem: problems.first
         )
     }

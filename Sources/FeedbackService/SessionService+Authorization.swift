@@ -136,8 +136,13 @@ extension SessionService {
                     respond(to: request) { () throws(APIError) in
                         let session = try session(for: request)
                         if request.method == .delete {
-                            _ = authorizer.revocations.revoke(session.id)
+                            // The revocation holds in memory even when its file could not be written.
+                            var unsaved: APIError?
+                            do throws(APIError) { try authorizer.revocations.revoke(session.id) } catch {
+                                unsaved = error
+                            }
                             streams.reauth(session.id)
+                            if let unsaved { throw unsaved }
                         }
                         guard
                             let tokens = authorizer.mintedTokens(

@@ -125,6 +125,22 @@ struct AuthTokenTests {
         await server.stop()
     }
 
+    @Test func revocationsSurviveARestartWithADataDirectory() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("auth-data-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let first = try await AuthTestServer.start(["--auth-create", "open"], dataDirectory: data.path)
+        let created = jsonObject(try await first.send("POST", "/v1/sessions", body: #"{"system":"counter"}"#).bodyText)
+        let id = try #require(created["id"] as? String)
+        let old = try #require(created["tokens"] as? [String: String])
+        let revoked = try await first.send("DELETE", "/v1/sessions/\(id)/tokens", token: old["admin"])
+        let fresh = try #require(jsonObject(revoked.bodyText)["tokens"] as? [String: String])
+        await first.stop()
+        let second = try await AuthTestServer.start(["--auth-create", "open"], dataDirectory: data.path)
+        #expect(try await second.send("GET", "/v1/sessions/\(id)", token: old["read"]).status == 401)
+        #expect(try await second.send("GET", "/v1/sessions/\(id)", token: fresh["read"]).status == 200)
+        await second.stop()
+    }
+
     @Test func keysFromAJWKSAndAnRS256PublicKeyAreAccepted() async throws {
         let es256 = ES256PrivateKey()
         let point = try #require(es256.publicKey.parameters)

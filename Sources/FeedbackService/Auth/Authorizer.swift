@@ -19,7 +19,7 @@ final class Authorizer: Sendable {
 
     let verifier: TokenVerifier
     let minter: TokenMinter?
-    let revocations = TokenRevocations()
+    let revocations: TokenRevocations
     let creation: AuthConfiguration.Creation
 
     init(configuration: AuthConfiguration) {
@@ -35,6 +35,7 @@ final class Authorizer: Sendable {
         verifier = TokenVerifier(keys: keys, cacheCapacity: configuration.cacheCapacity)
         self.minter = minter
         creation = configuration.creation
+        revocations = TokenRevocations(file: configuration.revocationFile)
     }
 
     /// The 401 for a request without a token.

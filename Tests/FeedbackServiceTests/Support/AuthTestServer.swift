@@ -31,7 +31,12 @@ struct AuthTestServer {
     static let hs256Secret = "a-backend-secret-of-at-least-32-bytes-for-tests"
 
     /// `keyFiles`: more of the backend's key files (name: contents), added to `--auth-keys`.
-    static func start(_ flags: [String] = [], keyFiles: [String: String] = [:]) async throws -> AuthTestServer {
+    /// `dataDirectory`: the journal's (and the revocations') folder; none by default.
+    static func start(
+        _ flags: [String] = [],
+        keyFiles: [String: String] = [:],
+        dataDirectory: String = "none"
+    ) async throws -> AuthTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let es256 = ES256PrivateKey()
@@ -53,7 +58,8 @@ struct AuthTestServer {
         logger.logLevel = .trace
         let reader = ServiceApplication.defaultReader(
             arguments: [
-                "feedback-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", "none", "--stream-drain-ms", "200",
+                "feedback-host", "--host", "127.0.0.1", "--port", "0", "--data-dir", dataDirectory, "--stream-drain-ms",
+                "200",
                 "--auth", "jwt", "--auth-keys", keyPaths.joined(separator: ","),
                 "--auth-key-file", folder.appendingPathComponent("server.key").path,
             ] + flags,
