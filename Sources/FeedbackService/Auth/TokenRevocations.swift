@@ -32,21 +32,16 @@ final class TokenRevocations: Sendable {
 
     /// Revokes every token of `id`; throws when the revocation holds but could not be written to the file.
     func revoke(_ id: SessionID) throws(APIError) {
-        try update { generations in generations[id] = (generations[id] ?? 0) + 1 }
+        try update { generations in
+            generations[id] = (generations[id] ?? 0) + 1
+            return true
+        }
     }
 
     /// Forgets a deleted session's generation (its tokens die with its epoch anyway).
     func forget(_ id: SessionID) {
         try? update { generations in
-            if generations.removeValue(forKey: id) == nil { return false }
-            return true
-        }
-    }
-
-    private func update(_ change: (inout [SessionID: UInt64]) -> Void) throws(APIError) {
-        try update { generations in
-            change(&generations)
-            return true
+            generations.removeValue(forKey: id) != nil
         }
     }
 
