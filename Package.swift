@@ -182,6 +182,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "SystemKitTests",
+            dependencies: ["SystemKit", "FeedbackLoop"],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "HTTPServerTests",
             dependencies: [
                 "HTTPServer",

@@ -1,70 +1,85 @@
 #!/usr/bin/env bash
 # Which of our source files a posted event's request runs through, socket to answer (issue 15's "at most 20 source
-# files"): a debug build with DWARF 4 (valgrind 3.19 reads no DWARF 5) runs under callgrind with collection off;
-# collection is switched on for exactly one POST /v1/sessions/{id}/events on a warm keep-alive connection and off
-# after its answer; the files under Sources/ that executed any instruction in that window are listed with their
-# share of the instructions. Run from the repository root or Benchmarks/.
+# files"). A debug build with LLVM's source-based coverage serves the same counter session twice: once with WARM
+# posts on one keep-alive connection, once with WARM + EXTRA; each run ends with SIGTERM (a graceful stop writes the
+# profile). A file belongs to the request's path when some region of it ran at least EXTRA times more in the second
+# run: the extra posts ran it, not a timer (timers tick a few times a second, and both runs last about as long).
+# Files are listed with the largest such difference per post. (callgrind cannot run the server: valgrind 3.19
+# crashes inside libdispatch's signal thread, which swift-service-lifecycle's signal handling starts.)
 # Usage: Benchmarks/scripts/request-path.sh [--data-dir none]   (default: the shipped journal in a temporary dir)
+#        WARM=50 EXTRA=200
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SCRATCH="$ROOT/.build-dwarf4"
+SCRATCH="$ROOT/.build-coverage"
+WARM=${WARM:-50}
+EXTRA=${EXTRA:-200}
 cd "$ROOT"
 swift build --scratch-path "$SCRATCH" --product feedback-host \
-    -Xswiftc -dwarf-version=4 -Xcc -gdwarf-4 >/dev/null
+    -Xswiftc -profile-generate -Xswiftc -profile-coverage-mapping >/dev/null
 BIN="$SCRATCH/debug/feedback-host"
 WORK=$(mktemp -d)
-PORT=${PORT:-18199}
-DATA=("--data-dir" "$WORK/data")
-[ "${1:-}" = "--data-dir" ] && DATA=("--data-dir" "$2")
-valgrind --tool=callgrind --collect-atstart=no --callgrind-out-file="$WORK/callgrind.out" \
-    "$BIN" --host 127.0.0.1 --port "$PORT" "${DATA[@]}" --log-level warning >"$WORK/server.out" 2>"$WORK/server.err" &
-PID=$!
-trap 'kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; rm -rf "$WORK"' EXIT
-# Under callgrind a debug server takes a while to start (minutes on a loaded machine).
-for _ in $(seq 1500); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
-curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null || { echo "the server did not start:" >&2; cat "$WORK/server.err" >&2; exit 1; }
-ID=$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-    "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')
-# One client process, one keep-alive connection: warm-up posts, then the measured one between two toggles.
-python3 - "$PORT" "$ID" "$PID" <<'PY'
-import http.client, subprocess, sys
-port, session, pid = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+PID=
+trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null; rm -rf "$WORK"' EXIT
+
+run() { # name posts
+    local data=("--data-dir" "$WORK/data-$1")
+    [ "${DATA_DIR:-}" = none ] && data=("--data-dir" "none")
+    LLVM_PROFILE_FILE="$WORK/$1.profraw" "$BIN" --host 127.0.0.1 --port 0 "${data[@]}" \
+        >"$WORK/$1.out" 2>"$WORK/$1.err" &
+    PID=$!
+    local port=
+    for _ in $(seq 300); do
+        port=$(sed -n 's|^listening on http://[^ ]*:\([0-9]*\)$|\1|p' "$WORK/$1.out" | head -1)
+        [ -n "$port" ] && break
+        sleep 0.1
+    done
+    [ -n "$port" ] || { echo "the server did not start:" >&2; cat "$WORK/$1.err" >&2; exit 1; }
+    python3 - "$port" "$2" <<'PY'
+import http.client, json, sys
+port, posts = int(sys.argv[1]), int(sys.argv[2])
 connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-def post():
+connection.request("POST", "/v1/sessions", body=b'{"system":"counter"}', headers={"Content-Type": "application/json"})
+response = connection.getresponse()
+session = json.loads(response.read())["id"]
+assert response.status == 201, response.status
+for _ in range(posts):
     connection.request("POST", f"/v1/sessions/{session}/events", body=b'{"type":"increment"}',
                        headers={"Content-Type": "application/json"})
     response = connection.getresponse()
     response.read()
     assert response.status == 200, response.status
-for _ in range(20):
-    post()
-subprocess.run(["callgrind_control", "-i", "on", pid], check=True, capture_output=True)
-post()
-subprocess.run(["callgrind_control", "-i", "off", pid], check=True, capture_output=True)
 PY
-callgrind_control -d "$PID" >/dev/null
-sleep 1
-python3 - "$WORK" "$ROOT/Sources/" <<'PY'
-import collections, glob, re, sys
-work, sources = sys.argv[1], sys.argv[2]
-cost = collections.Counter()
-for path in glob.glob(work + "/callgrind.out*"):
-    files = {}
-    current = None
-    for line in open(path, errors="replace"):
-        m = re.match(r"^(fl|fi|fe)=\((\d+)\)(?: (.*))?$", line)
-        if m:
-            if m.group(3):
-                files[m.group(2)] = m.group(3).strip()
-            current = files.get(m.group(2))
+    kill -TERM "$PID"
+    wait "$PID" || true
+    PID=
+    /opt/swift/usr/bin/llvm-profdata merge -o "$WORK/$1.profdata" "$WORK/$1.profraw"
+    /opt/swift/usr/bin/llvm-cov export -format=text -instr-profile="$WORK/$1.profdata" "$BIN" >"$WORK/$1.json"
+}
+[ "${1:-}" = "--data-dir" ] && DATA_DIR=$2
+run warm "$WARM"
+run more $((WARM + EXTRA))
+python3 - "$WORK/warm.json" "$WORK/more.json" "$ROOT/Sources/" "$EXTRA" <<'PY'
+import json, sys
+warm_path, more_path, sources, extra = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4])
+def regions(path):
+    counts = {}
+    for file in json.load(open(path))["data"][0]["files"]:
+        if not file["filename"].startswith(sources):
             continue
-        if re.match(r"^(fn|cfn|cfi|cfl|calls|ob|cob)=", line):
-            continue
-        m = re.match(r"^[+-]?\d+ (\d+)", line)
-        if m and current and current.startswith(sources):
-            cost[current[len(sources):]] += int(m.group(1))
-total = sum(cost.values()) or 1
-for name, instructions in cost.most_common():
-    print(f"{instructions * 100 / total:6.2f}%  {name}")
-print(f"{len(cost)} source files of ours ran for this request")
+        name = file["filename"][len(sources):]
+        for segment in file["segments"]:
+            line, column, count, has_count = segment[0], segment[1], segment[2], segment[3]
+            if has_count:
+                key = (name, line, column)
+                counts[key] = max(counts.get(key, 0), count)
+    return counts
+warm, more = regions(warm_path), regions(more_path)
+per_post = {}
+for key, count in more.items():
+    difference = count - warm.get(key, 0)
+    if difference >= extra:
+        per_post[key[0]] = max(per_post.get(key[0], 0), difference / extra)
+for name, times in sorted(per_post.items(), key=lambda item: (-item[1], item[0])):
+    print(f"{times:8.1f} per post  {name}")
+print(f"{len(per_post)} source files of ours ran for each posted event")
 PY

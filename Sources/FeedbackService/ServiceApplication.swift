@@ -12,7 +12,7 @@ import SystemKit
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `max.sessions`, `sessions.max.bytes`, `session.state.max.bytes`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
 /// `shutdown.deadline.ms`, `shutdown.delay.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
 /// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.linger.ms`,
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
@@ -89,11 +89,13 @@ public final class ServiceApplication: Sendable {
         let cors = reader.list(.corsOrigins)
         var configuration = ServiceConfiguration(
             maxSessions: reader.int(.maxSessions),
+            maxSessionBytes: reader.int(.sessionsMaxBytes),
+            maxStateBytes: reader.int(.sessionStateMaxBytes),
             maxEventBodyBytes: reader.int(.maxEventBodyBytes),
             maxEventsPerBatch: reader.int(.maxEventsPerBatch),
             inboxCapacity: reader.int(.inboxSize),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
-            sessionIdleTTL: .milliseconds(reader.int(.sessionTTL)),
+            sessionIdle: .milliseconds(reader.int(.sessionIdle)),
             streams: streamConfiguration(reader)
         )
         configuration.auth = authConfiguration(reader, logger: logger)
@@ -111,6 +113,7 @@ public final class ServiceApplication: Sendable {
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(
                 clock: clock,
+                wallClock: .system,
                 upstream: upstream,
                 logger: sessionLogger,
                 localBaseURL: localBaseURL.value

@@ -4,6 +4,12 @@ public struct ServiceConfiguration: Sendable {
     public static let idempotencyKeysPerSession = 256
     /// Sessions the server holds at most; past it, creating one is 503.
     public var maxSessions: Int
+    /// The memory all sessions may hold together, in bytes (`sessions.max.bytes`); past it, a create or an event that
+    /// grows a state is 507. See ``SessionBudget``.
+    public var maxSessionBytes: Int
+    /// The largest encoded state one session may hold, in bytes (`session.state.max.bytes`); an event that would
+    /// pass it is 422, a starting state past it too.
+    public var maxStateBytes: Int
     /// The largest event body accepted, in bytes (413 above).
     public var maxEventBodyBytes: Int
     /// Events one POST may carry.
@@ -12,8 +18,9 @@ public struct ServiceConfiguration: Sendable {
     public var inboxCapacity: Int
     /// Which origins browsers may call from.
     public var cors: CORSPolicy
-    /// A session nobody reads or posts to for this long ends and is freed.
-    public var sessionIdleTTL: Duration
+    /// A session nobody reads, posts to or watches for this long is passivated (with a journal: it leaves memory
+    /// and the next request for it activates it) or ends (without one).
+    public var sessionIdle: Duration
     /// Limits and timings of the session streams.
     public var streams: StreamConfiguration
     /// Tokens per session and scope (`--auth jwt`); nil: off, anyone who knows an id may do anything with it.
@@ -22,17 +29,21 @@ public struct ServiceConfiguration: Sendable {
     /// Creates a configuration.
     public init(
         maxSessions: Int = 100_000,
+        maxSessionBytes: Int = 512 * 1024 * 1024,
+        maxStateBytes: Int = 1024 * 1024,
         maxEventBodyBytes: Int = 64 * 1024,
         maxEventsPerBatch: Int = 100,
         inboxCapacity: Int = 1000,
         cors: CORSPolicy = CORSPolicy(),
-        sessionIdleTTL: Duration = .seconds(3600),
+        sessionIdle: Duration = .seconds(900),
         streams: StreamConfiguration = StreamConfiguration()
     ) {
         self.streams = streams
-        self.sessionIdleTTL = sessionIdleTTL
+        self.sessionIdle = sessionIdle
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions
+        self.maxSessionBytes = maxSessionBytes
+        self.maxStateBytes = maxStateBytes
         self.maxEventBodyBytes = maxEventBodyBytes
         self.maxEventsPerBatch = maxEventsPerBatch
         self.cors = cors

@@ -3,17 +3,29 @@ import Metrics
 /// The service's own metrics, created once from the factory the application renders on `/metrics`.
 struct ServiceMetrics: Sendable {
     let sessions: Meter
+    /// The bytes every session holds, as their ``SessionBudget`` counts them.
+    let sessionBytes: Meter
+    /// `sessions.max.bytes`, for alerts on the ratio of the two.
+    let sessionBytesLimit: Gauge
     let sessionsCreated: Counter
     let sessionsEnded: Counter
     let sessionsExpired: Counter
     let eventsApplied: Counter
     let eventsRejected: Counter
     let sessionsRestored: Counter
+    /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
+    let sessionsPassivated: Counter
+    /// Passive sessions brought back into memory by a request.
+    let sessionsActivated: Counter
+    /// How long an activation took: the journal read, the decode and fold, the loop's start.
+    let activationDuration: Timer
     /// Every reduce of every session's loop.
     let reduceDuration: Timer
 
     init(factory: any MetricsFactory) {
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
+        sessionBytes = Meter(label: "feedbackhost_sessions_bytes", dimensions: [], factory: factory)
+        sessionBytesLimit = Gauge(label: "feedbackhost_sessions_bytes_limit", dimensions: [], factory: factory)
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
         sessionsEnded = Counter(
             label: "feedbackhost_sessions_ended_total",
@@ -36,6 +48,17 @@ struct ServiceMetrics: Sendable {
             factory: factory
         )
         sessionsRestored = Counter(label: "feedbackhost_sessions_restored_total", dimensions: [], factory: factory)
+        sessionsPassivated = Counter(
+            label: "feedbackhost_session_passivations_total",
+            dimensions: [("reason", "idle")],
+            factory: factory
+        )
+        sessionsActivated = Counter(label: "feedbackhost_session_activations_total", dimensions: [], factory: factory)
+        activationDuration = Timer(
+            label: "feedbackhost_session_activation_duration_seconds",
+            dimensions: [],
+            factory: factory
+        )
         reduceDuration = Timer(label: "feedbackhost_reduce_duration_seconds", dimensions: [], factory: factory)
     }
 }

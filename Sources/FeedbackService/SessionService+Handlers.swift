@@ -48,7 +48,7 @@ extension SessionService {
                 "there is no system \"\(name)\"; available: \(systemOrder.joined(separator: ", "))"
             )
         }
-        if chosenByClient, let existing = store[id] {
+        if chosenByClient, let existing = try activeSession(id) {
             return try existingSession(existing, system: name, startingState: members["state"] != nil)
         }
         if let refusal = persistence?.writeRefusal() { throw refusal }
@@ -125,7 +125,8 @@ extension SessionService {
         if let fenced = persistence?.fenceProblem(id) { throw fenced }
         // A removal the journal cannot write would bring the session back at the next start.
         if let refusal = persistence?.writeRefusal() { throw refusal }
-        guard let session = store.remove(id) else {
+        // A passive session is brought back first, so that its loop's end and its removal are journaled as usual.
+        guard let session = try activeSession(id).flatMap({ store.remove($0.id) }) else {
             if persistence?.discardBroken(id) == true { return Response(status: 204) }
             throw Self.notFound(id)
         }
@@ -239,7 +240,7 @@ extension SessionService {
 
     func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
-        guard let session = store[id] else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
+        guard let session = try activeSession(id) else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
         if let fenced = persistence?.fenceProblem(id) { throw fenced }
         return session
     }

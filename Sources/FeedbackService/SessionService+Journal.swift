@@ -24,6 +24,46 @@ extension SessionService {
         }
     }
 
+    /// The session `id` in memory, or, when it is passive (only in the journal), the session brought back from the
+    /// journal: its latest snapshot and the events after it are read and folded, its loop starts from that state
+    /// (so do its feedbacks), with the revision, epoch and idempotency answers it had. Nil when the journal holds no
+    /// such session, or it could not be restored (then it is marked broken). Without a journal: the store's.
+    ///
+    /// Activations take turns with each other and with passivations (`activation`), so a session is made once, and
+    /// only after its passivated copy was sealed: the journal read, which runs on the writer queue after every append
+    /// queued before it, then holds everything that copy journaled.
+    func activeSession(_ id: SessionID) throws(APIError) -> (any HostedSession)? {
+        if let session = store[id] { return session }
+        guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
+        let start = DispatchTime.now().uptimeNanoseconds
+        let outcome = activation.withLock { _ -> Result<(any HostedSession)?, APIError> in
+            if let session = store[id] { return .success(session) }
+            let recovered: [RecoveredSession]
+            do throws(JournalError) {
+                recovered = try persistence.journal.recover(only: [id.description])
+            } catch {
+                return .failure(SessionPersistence.notRead(error))
+            }
+            guard let first = recovered.first, let session = restoredSession(first, persistence: persistence) else {
+                return .success(nil)
+            }
+            let refused = store.insert(restored: [session])
+            if !refused.full.isEmpty {
+                session.stop()
+                return .failure(store.full)
+            }
+            if let existing = refused.existing.first {
+                session.stop()
+                return .success(existing)
+            }
+            metrics.sessions.increment()
+            metrics.sessionsActivated.increment()
+            return .success(session)
+        }
+        metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+        return try outcome.get()
+    }
+
     /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal
     /// holds nothing (its creation was never written) is removed; any other is restored at the journal's revision
     /// under a new epoch and journaled afresh, and its fence is lifted once that is durable. Its events that the

@@ -16,6 +16,8 @@ public final class SessionService: Sendable {
     /// Each new or restored session's environment: its system's, plus the service's reduce timer.
     let environment: @Sendable (SessionID) -> SessionEnvironment
     let metrics: ServiceMetrics
+    /// The memory all sessions hold together (`sessions.max.bytes`), and the per-state limit.
+    let budget: SessionBudget
     let streams: StreamRegistry
     /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
     let persistence: SessionPersistence?
@@ -25,6 +27,9 @@ public final class SessionService: Sendable {
     /// The token checks of `--auth jwt`; nil when auth is off.
     let authorizer: Authorizer?
     private let draining = Atomic<Bool>(false)
+    /// Passivations and activations take turns under it, so a session is never read back from the journal while
+    /// its passivated copy could still append: see `activate` and `expireIdleSessions`.
+    let activation = Mutex(())
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
     public init(
@@ -48,7 +53,16 @@ public final class SessionService: Sendable {
         store = SessionStore(capacity: configuration.maxSessions)
         let metrics = ServiceMetrics(factory: metricsFactory)
         self.metrics = metrics
-        self.environment = { id in SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration) }
+        let budget = SessionBudget(
+            limit: configuration.maxSessionBytes,
+            stateLimit: configuration.maxStateBytes,
+            gauge: metrics.sessionBytes
+        )
+        self.budget = budget
+        metrics.sessionBytesLimit.record(Double(configuration.maxSessionBytes))
+        self.environment = { id in
+            SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration, budget: budget)
+        }
         streams = StreamRegistry(
             configuration: configuration.streams,
             metrics: StreamMetrics(factory: metricsFactory)
@@ -66,6 +80,9 @@ public final class SessionService: Sendable {
 
     /// The number of live sessions.
     public var sessionCount: Int { store.count }
+
+    /// The bytes all sessions hold, as the budget counts them (`feedbackhost_sessions_bytes`).
+    public var sessionBytes: Int { budget.bytes }
 
     /// Adds the service's routes to `router`.
     public func register(in router: inout Router) {
@@ -153,25 +170,37 @@ public final class SessionService: Sendable {
         }
     }
 
-    /// Ends sessions idle for longer than the configured TTL, checking every quarter of it, until the task that
-    /// runs this is cancelled.
+    /// Passivates (with a journal) or ends (without) the sessions idle for longer than `session.idle.ms`, checking
+    /// every quarter of it, until the task that runs this is cancelled. A session with an open stream is not idle.
     public func expireIdleSessions() async {
-        let ttl = configuration.sessionIdleTTL
-        let ttlNanoseconds =
-            UInt64(ttl.components.seconds) * 1_000_000_000
-            + UInt64(ttl.components.attoseconds / 1_000_000_000)
+        let idle = configuration.sessionIdle
+        let idleNanoseconds =
+            UInt64(idle.components.seconds) * 1_000_000_000
+            + UInt64(idle.components.attoseconds / 1_000_000_000)
         while !Task.isCancelled {
             do {
-                try await Task.sleep(for: max(ttl / 4, .milliseconds(10)))
+                try await Task.sleep(for: max(idle / 4, .milliseconds(10)))
             } catch {
                 return
             }
             let now = DispatchTime.now().uptimeNanoseconds
-            guard now > ttlNanoseconds else { continue }
-            for session in store.removeIdle(before: now - ttlNanoseconds) {
+            guard now > idleNanoseconds else { continue }
+            // A watched session is never idle: its stream hub stays in the registry while a stream is open (and
+            // for the linger after the last one), and touches the session when it leaves.
+            if persistence != nil {
+                // Under the activation lock: an activation of one of them waits until its copy here is sealed.
+                activation.withLock { _ in
+                    for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
+                        session.passivate()
+                        metrics.sessions.decrement()
+                        metrics.sessionsPassivated.increment()
+                    }
+                }
+                continue
+            }
+            for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
                 session.stop()
                 streams.end(session.id, reason: .expired)
-                persistence?.removed(session.id)
                 metrics.sessions.decrement()
                 metrics.sessionsExpired.increment()
             }

@@ -33,11 +33,13 @@ public protocol FeedbackSystem: Sendable {
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>]
 }
 
-/// What the host gives a system's feedbacks: time, upstream HTTP, a logger with the session's id, and the server's
+/// What the host gives a system's feedbacks: time (a clock, and the wall time durable timers keep), upstream HTTP, a logger with the session's id, and the server's
 /// own address. A value type: safe to pass anywhere.
 public struct SystemEnvironment: Sendable {
     /// The clock effects sleep on: the real clock in the server, a `TestClock` in tests.
     public var clock: any Clock<Duration>
+    /// The wall-clock time durable timers read and wait for: a deadline kept in the state survives a restart.
+    public var wallClock: WallClock
     /// Upstream HTTP for fetching feedbacks.
     public var upstream: any UpstreamFetching
     /// A logger carrying the session's metadata.
@@ -46,14 +48,17 @@ public struct SystemEnvironment: Sendable {
     /// server itself serves (the demo catalog); nil when no server listens (a loop in a test).
     public var localBaseURL: String?
 
-    /// Creates an environment.
+    /// Creates an environment. Without a `wallClock`, the wall time starts at the real time now and moves with
+    /// `clock` (so a `TestClock` moves both).
     public init(
         clock: any Clock<Duration>,
+        wallClock: WallClock? = nil,
         upstream: any UpstreamFetching,
         logger: Logger,
         localBaseURL: String? = nil
     ) {
         self.clock = clock
+        self.wallClock = wallClock ?? .following(clock, from: .now())
         self.upstream = upstream
         self.logger = logger
         self.localBaseURL = localBaseURL

@@ -219,8 +219,9 @@ struct SessionAPITests {
         #expect(refused.status == 403)
     }
 
-    @Test func idleSessionsExpireAfterTheirTTL() throws {
-        let server = try RunningServer(arguments: ["--session-ttl-ms", "200"])
+    /// Without a journal there is nothing to passivate into: an idle session ends.
+    @Test func idleSessionsWithoutAJournalExpire() throws {
+        let server = try RunningServer(arguments: ["--session-idle-ms", "200", "--data-dir", "none"])
         defer { server.stop() }
         let id = try createCounter(server)
         // Watch the metrics, not the session: reading the session would keep it alive.

@@ -144,6 +144,19 @@ struct SessionRecorderBatchTests {
         #expect(try await fixture.journaled()?.events.map(\.revision) == [1, 2])
     }
 
+    /// Passivation seals the recorder: what it appended before is journaled, a step after the seal appends
+    /// nothing, and the wait that needed that step fails with `sealed`.
+    @Test func aSealedRecorderAppendsNothingMoreAndItsWaitsSaySo() async throws {
+        let fixture = try Fixture()
+        defer { fixture.close() }
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        fixture.recorder.seal()
+        #expect(await fixture.whenJournaled() == nil)
+        _ = await fixture.loop.send(contentsOf: [.increment])
+        #expect(await fixture.whenJournaled() == SessionRecorder<CounterSystem>.sealed)
+        #expect(try await fixture.journaled()?.events.map(\.revision) == [1])
+    }
+
     /// A failed append is final for its session: every wait from then on fails, nothing of the session is appended
     /// any more (not even once the journal commits again), and the session is fenced.
     @Test func aFailedAppendIsStickyAndFencesTheSession() async throws {

@@ -18,19 +18,6 @@ struct StreamLifecycleTests {
         await running.stop()
     }
 
-    @Test func expiredSessionEndsItsStreams() async throws {
-        let running = try await StreamTestServer.start(["--session-ttl-ms", "300"])
-        let id = try await running.api.create()
-        let reader = try running.reader("/v1/sessions/\(id)/stream")
-        _ = try await reader.nextEvent()
-        let ended = try await reader.nextEvent(timeout: .seconds(20))
-        #expect(ended.type == "ended")
-        #expect(ended.data == #"{"reason":"expired"}"#)
-        #expect(try await reader.next() == .closed)
-        #expect(try await running.api.send("GET", "/v1/sessions/\(id)").status == 404)
-        await running.stop()
-    }
-
     /// Reads a refused stream: 200, a comment, a retry, then the end.
     private func expectShed(_ reader: SSEReader) async throws {
         #expect(try await reader.head().status == 200)

@@ -17,7 +17,7 @@ struct CounterLimitsTests {
 
     @Test func trafficLightChangesSaturate() {
         var state = TrafficLightSystem.State(phase: .yellow, running: true, changes: .max)
-        TrafficLightSystem.reduce(&state, .advance)
+        TrafficLightSystem.reduce(&state, .advance(next: nil))
         #expect(state.changes == .max)
     }
 

@@ -16,7 +16,8 @@ struct ReminderSystemTests {
         let clock = TestClock()
         let loop = ReminderSystem().makeLoop(from: ReminderSystem().initialState, environment: environment(clock))
         defer { loop.stop() }
-        loop.send(.remind(.init(text: "tea", seconds: 3)))
+        loop.send(.remind(text: "tea", seconds: 3))
+        #expect(loop.state.pending?.due == testOrigin + .seconds(3))
         await clock.waitForSleepers(count: 1)
         clock.advance(by: .seconds(2))
         #expect(loop.state.fired.isEmpty)
@@ -27,6 +28,27 @@ struct ReminderSystemTests {
             break
         }
         #expect(fired == ["tea"])
+    }
+
+    /// A restart (a new loop from the journaled state, an hour later by the wall clock less a second) keeps the
+    /// reminder's deadline: it fires a second later, not another hour later.
+    @Test func aRestoredReminderFiresAtItsDeadline() async throws {
+        let clock = TestClock()
+        let journaled = ReminderSystem.State(
+            pending: .init(text: "call", seconds: 3600, due: testOrigin + .seconds(3600))
+        )
+        let loop = ReminderSystem().makeLoop(
+            from: journaled,
+            revision: 2,
+            environment: environment(clock, origin: testOrigin + .seconds(3599))
+        )
+        defer { loop.stop() }
+        await clock.waitForSleepers(count: 1)
+        clock.advance(by: .milliseconds(999))
+        #expect(loop.state.fired.isEmpty)
+        clock.advance(by: .milliseconds(1))
+        let state = await firstState(of: loop) { $0.pending == nil }
+        #expect(state?.fired == ["call"])
     }
 
     @Test func registeringTheSystemServesIt() async throws {
@@ -66,7 +88,7 @@ struct ReminderSystemTests {
                 )
             )
             #expect(posted.status == 200)
-            #expect(String(decoding: posted.body, as: UTF8.self).contains(#""pending":{"seconds":60,"text":"tea"}"#))
+            #expect(String(decoding: posted.body, as: UTF8.self).contains(#""seconds":60,"text":"tea"}"#))
             let internalEvent = try await client.fetch(
                 UpstreamRequest(
                     method: "POST",

@@ -12,8 +12,17 @@ struct NoUpstream: UpstreamFetching {
     func fetch(_ request: UpstreamRequest) async throws -> UpstreamResponse { throw Called() }
 }
 
-func environment(_ clock: TestClock) -> SystemEnvironment {
-    SystemEnvironment(clock: clock, upstream: NoUpstream(), logger: Logger(label: "SystemsTests"))
+/// A wall time for tests to start at: 2026-01-01T00:00:00Z.
+let testOrigin = WallTime(millisecondsSince1970: 1_767_225_600_000)
+
+/// The environment of a system under test: `clock`, and a wall time that starts at `origin` and moves with it.
+func environment(_ clock: TestClock, origin: WallTime = testOrigin) -> SystemEnvironment {
+    SystemEnvironment(
+        clock: clock,
+        wallClock: .following(clock, from: origin),
+        upstream: NoUpstream(),
+        logger: Logger(label: "SystemsTests")
+    )
 }
 
 /// Waits for the first state of `loop` that satisfies `predicate` (the current one included).

@@ -45,6 +45,18 @@ extension Setting {
         default: "100000",
         "live sessions at most; past it a create gets 503"
     )
+    static let sessionsMaxBytes = Setting(
+        "sessions.max.bytes",
+        .integer(65_536...Int.max),
+        default: "536870912",
+        "the memory all sessions may hold together, in bytes; past it a create or a growing event gets 507"
+    )
+    static let sessionStateMaxBytes = Setting(
+        "session.state.max.bytes",
+        .integer(1024...1024 * 1024 * 1024),
+        default: "1048576",
+        "the largest state one session may hold, encoded, in bytes; an event that would pass it gets 422"
+    )
     static let maxEventBodyBytes = Setting(
         "max.event.body.bytes",
         .integer(1...64 * 1024 * 1024),
@@ -63,11 +75,12 @@ extension Setting {
         default: "1000",
         "client events a session holds before they are reduced; past it a POST gets 429"
     )
-    static let sessionTTL = Setting(
-        "session.ttl.ms",
+    static let sessionIdle = Setting(
+        "session.idle.ms",
         .integer(1...Int.max),
-        default: "3600000",
-        "a session nobody posts to or reads for this long ends (expired)"
+        default: "900000",
+        "a session nobody posts to, reads or watches for this long is passivated (kept in the journal only; "
+            + "the next request activates it); without a journal it ends (expired)"
     )
     static let corsOrigins = Setting(
         "cors.origins",
@@ -182,7 +195,7 @@ extension Setting {
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
-        maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
+        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,

@@ -26,6 +26,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionBroken = "session-broken"
         case journalUnavailable = "journal-unavailable"
         case storageFull = "storage-full"
+        case sessionsMemoryFull = "sessions-memory-full"
+        case stateTooLarge = "state-too-large"
+        case sessionPassivated = "session-passivated"
         case tokenRequired = "token-required"
         case tokenInvalid = "token-invalid"
         case insufficientScope = "insufficient-scope"
@@ -42,12 +45,12 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
-            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch: 422
+            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge: 422
             case .inboxFull: 429
-            case .atCapacity, .draining: 503
+            case .atCapacity, .draining, .sessionPassivated: 503
             case .sessionBroken: 500
             case .journalUnavailable: 503
-            case .storageFull: 507
+            case .storageFull, .sessionsMemoryFull: 507
             }
         }
 
@@ -74,6 +77,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionBroken: "Session could not be restored"
             case .journalUnavailable: "Journal unavailable"
             case .storageFull: "Insufficient storage"
+            case .sessionsMemoryFull: "Session memory budget full"
+            case .stateTooLarge: "State too large"
+            case .sessionPassivated: "Session passivated during the request"
             case .tokenRequired: "Token required"
             case .tokenInvalid: "Token not accepted"
             case .insufficientScope: "Token does not allow this"
@@ -85,7 +91,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public let code: Code
     /// What happened and what to do about it, the problem's `detail`.
     public let message: String
-    /// Seconds after which a retry may succeed, sent as `Retry-After` (429 and 503).
+    /// Seconds after which a retry may succeed, sent as `Retry-After` (429, 503 and 507).
     public let retryAfter: Int?
     /// Extra members of the problem object (`"accepted": [...]`, `"allow": [...]`).
     public let extra: [String: JSONValue]

@@ -88,6 +88,15 @@ public final class SessionPersistence: Sendable {
         )
     }
 
+    /// The answer to a request whose passive session could not be read back from the journal.
+    static func notRead(_ error: JournalError) -> APIError {
+        APIError(
+            .journalUnavailable,
+            "the session could not be read back from the journal (\(error.message)); retry in a moment",
+            retryAfter: 1
+        )
+    }
+
     /// A 507 for a full disk (an operator frees space), a 503 otherwise; both with `Retry-After`.
     private static func notWritten(_ error: JournalError, what: String) -> APIError {
         if error.code == .full {

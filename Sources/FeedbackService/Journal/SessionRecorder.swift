@@ -38,6 +38,8 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         var journaled: UInt64 = 0
         /// The first failed append's error; once set, nothing more is appended.
         var failure: JournalError?
+        /// Set by `seal`: an append from then on is dropped, and fails the session's waits with `sealed`.
+        var sealed = false
         /// Waiting answers, each with the append count it needs confirmed.
         var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
     }
@@ -114,9 +116,13 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         held.withLock { append(records, &$0) }
     }
 
-    /// Under `held`: one numbered append, unless an earlier one failed.
+    /// Under `held`: one numbered append, unless an earlier one failed or the recorder is sealed.
     private func append(_ records: [JournalRecord], _ held: inout Held) {
         guard held.failure == nil else { return }
+        guard !held.sealed else {
+            held.failure = Self.sealed
+            return
+        }
         held.appended += 1
         persistence.journal.append(records) { [self] result in settled(result) }
     }
@@ -156,6 +162,18 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             return nil
         }
         if let now { notify(now) }
+    }
+
+    /// The failure of records dropped by a sealed recorder: the session was passivated before they were appended.
+    static var sealed: JournalError {
+        JournalError(.closed, "the session was passivated before its records were appended")
+    }
+
+    /// Passivation: appends nothing from now on. Every append made before is already queued in the journal (appends
+    /// are made under the same lock), so a journal read after this call sees all of them; records a step still
+    /// running or a batch still open would append are dropped, and the waits that needed them fail with `sealed`.
+    func seal() {
+        held.withLock { $0.sealed = true }
     }
 
     /// A POST is about to queue a batch of events.

@@ -38,6 +38,12 @@ enum SessionRestorer {
                 )
             }
         }
+        // Encoded once: the budget counts it (a restored session always is, it was acknowledged before), and it
+        // is the first cached snapshot.
+        let encodedState = SystemSession<System>.encode(state)
+        let account = environment.budget.map {
+            SessionAccount.restored(in: $0, state: SessionBudget.weigh(encodedState))
+        }
         var epoch = recovered.creation.epoch
         let recorder = SessionRecorder<System>(
             id: id,
@@ -54,7 +60,7 @@ enum SessionRestorer {
             epoch = UInt64.random(in: 1...UInt64(UInt32.max))
             var creation = recovered.creation
             creation.epoch = epoch
-            let state = String(decoding: SystemSession<System>.encode(state), as: UTF8.self)
+            let state = String(decoding: encodedState, as: UTF8.self)
             recorder.journal(
                 [.created(creation), .snapshot(sessionID: creation.id, revision: recovered.revision, state: state)]
                     + recovered.answers.map { .answered($0) }
@@ -68,7 +74,9 @@ enum SessionRestorer {
             revision: recovered.revision,
             inboxCapacity: inboxCapacity,
             environment: environment,
-            recorder: recorder
+            recorder: recorder,
+            account: account,
+            encodedState: encodedState
         )
     }
 

@@ -31,12 +31,20 @@ public protocol HostedSession: AnyObject, Sendable {
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T
     /// When a client last used the session, in `DispatchTime` uptime nanoseconds.
     var lastActive: UInt64 { get }
+    /// Counts now as a use of the session: a stream's last subscriber leaving does, so the idle time of a session
+    /// that was watched starts when nobody watches it any more.
+    func touch()
     /// Calls `body` with the current state, then with each new one, in order, on the thread that reduced it
     /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
     /// cancelled or the loop stops.
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
+    /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next
+    /// activation reads the journal, which holds every record appended before this call), its loop stops, and a
+    /// request that was still being applied is answered 503 `session-passivated` (nothing of it kept) so that
+    /// its retry activates the session.
+    func passivate()
 }
 
 extension HostedSession {

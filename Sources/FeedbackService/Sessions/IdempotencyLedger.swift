@@ -36,11 +36,20 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
     private var orderStart = 0
     /// How many keys are remembered.
     public let capacity: Int
+    private let weigh: (@Sendable (Answer) -> Int)?
+    /// What the answers kept weigh together, as `weigh` says (0 without it): the bytes a session's budget counts.
+    public private(set) var weight = 0
 
-    /// Creates an empty ledger remembering up to `capacity` keys.
-    public init(capacity: Int) {
+    /// Creates an empty ledger remembering up to `capacity` keys; `weigh` tells what an answer weighs.
+    public init(capacity: Int, weigh: (@Sendable (Answer) -> Int)? = nil) {
         precondition(capacity > 0, "an idempotency ledger remembers at least one key")
         self.capacity = capacity
+        self.weigh = weigh
+    }
+
+    private func weight(of entry: Entry?) -> Int {
+        guard let weigh, case .done(_, let answer)? = entry else { return 0 }
+        return weigh(answer)
     }
 
     /// The number of keys remembered.
@@ -61,11 +70,14 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
 
     /// Remembers an answer given before (one restored from the journal), as the newest key.
     public mutating func remember(key: String, fingerprint: UInt64, answer: Answer) {
+        let entry = Entry.done(fingerprint: fingerprint, answer: answer)
         if entries[key] == nil {
-            add(key, .done(fingerprint: fingerprint, answer: answer))
+            add(key, entry)
         } else {
-            entries[key] = .done(fingerprint: fingerprint, answer: answer)
+            weight -= weight(of: entries[key])
+            entries[key] = entry
         }
+        weight += weight(of: entry)
     }
 
     private mutating func add(_ key: String, _ entry: Entry) {
@@ -77,7 +89,9 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
     /// Records the answer for a key that `begin` let proceed.
     public mutating func complete(key: String, answer: Answer) {
         guard let entry = entries[key] else { return }
-        entries[key] = .done(fingerprint: entry.fingerprint, answer: answer)
+        let done = Entry.done(fingerprint: entry.fingerprint, answer: answer)
+        weight += weight(of: done) - weight(of: entry)
+        entries[key] = done
     }
 
     /// Forgets a key whose request failed before it changed anything, so that a retry may apply it.
@@ -90,7 +104,10 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
         while orderStart < order.count {
             let key = order[orderStart]
             orderStart += 1
-            if entries.removeValue(forKey: key) != nil { break }
+            if let removed = entries.removeValue(forKey: key) {
+                weight -= weight(of: removed)
+                break
+            }
         }
         if orderStart > capacity {
             order.removeFirst(orderStart)

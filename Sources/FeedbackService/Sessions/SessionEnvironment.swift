@@ -4,7 +4,8 @@ import Metrics
 import SystemKit
 
 /// What the service gives a session beyond what its system sees: the system's own environment, and the timer
-/// every reduce of the session's loop is measured with (`feedbackhost_reduce_duration_seconds`).
+/// every reduce of the session's loop is measured with (`feedbackhost_reduce_duration_seconds`), and the memory
+/// budget its account draws on.
 ///
 /// A value type: safe to pass anywhere.
 struct SessionEnvironment: Sendable {
@@ -12,6 +13,8 @@ struct SessionEnvironment: Sendable {
     var system: SystemEnvironment
     /// Times every reduce; nil leaves the reducer unwrapped.
     var reduceTimer: Timer? = nil
+    /// The service's memory budget, which every session's account draws on; nil counts nothing (tests).
+    var budget: SessionBudget? = nil
 
     /// Starts a loop of `system` from `state` at `revision`, its reducer timed when there is a timer.
     func makeLoop<System: FeedbackSystem>(

@@ -102,10 +102,11 @@ final class SessionStore: Sendable {
         sessions.withLock { $0.removeValue(forKey: id) }
     }
 
-    /// Removes and returns the sessions last used before `cutoff` (uptime nanoseconds).
-    func removeIdle(before cutoff: UInt64) -> [any HostedSession] {
+    /// Removes and returns the sessions last used before `cutoff` (uptime nanoseconds), except those `watched`
+    /// says someone still watches (it is called under the store's lock).
+    func removeIdle(before cutoff: UInt64, sparing watched: (SessionID) -> Bool) -> [any HostedSession] {
         sessions.withLock { sessions in
-            let idle = sessions.values.filter { $0.lastActive < cutoff }
+            let idle = sessions.values.filter { $0.lastActive < cutoff && !watched($0.id) }
             for session in idle { sessions[session.id] = nil }
             return idle
         }

@@ -2,6 +2,7 @@ import Dispatch
 import FeedbackJSON
 import FeedbackLoop
 import Foundation
+import Logging
 import SessionJournal
 import Synchronization
 import SystemKit
@@ -15,22 +16,28 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     let id: SessionID
     let system: System
     let epoch: UInt64
-    private let loop: Loop<System.State, System.Event>
-    private let encoded = Mutex<SessionSnapshot?>(nil)
+    let loop: Loop<System.State, System.Event>
+    private let encoded: Mutex<SessionSnapshot?>
+    /// What the session holds against the service's memory budget; nil when nothing is counted.
+    let account: SessionAccount?
+    private let logger: Logger
     private let idempotency = Mutex(
         IdempotencyLedger<SessionSnapshot>(
-            capacity: ServiceConfiguration.idempotencyKeysPerSession
+            capacity: ServiceConfiguration.idempotencyKeysPerSession,
+            weigh: { $0.state.count }
         )
     )
     private let recorder: SessionRecorder<System>?
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// Set once by `passivate`, before the loop stops.
+    private let passivated = Atomic<Bool>(false)
     /// Client events accepted but not yet reduced.
     private let inbox = Atomic<Int>(0)
     let inboxCapacity: Int
 
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
-    private func touch() {
+    func touch() {
         lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
@@ -44,12 +51,18 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         revision: UInt64 = 0,
         inboxCapacity: Int,
         environment: SessionEnvironment,
-        recorder: SessionRecorder<System>? = nil
+        recorder: SessionRecorder<System>? = nil,
+        account: SessionAccount? = nil,
+        encodedState: [UInt8]? = nil
     ) {
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
         self.epoch = epoch
+        self.account = account
+        logger = environment.system.logger
+        // The starting state's encoding, when the caller made one, is the first cached snapshot.
+        encoded = Mutex(encodedState.map { SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0) })
         loop = environment.makeLoop(of: system, from: state, revision: revision)
         self.recorder = recorder
         recorder?.attach(to: loop)
@@ -63,9 +76,27 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     private func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
         if let cached = encoded.withLock({ $0 }), cached.rev == rev { return cached }
-        let snapshot = SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state))
-        encoded.withLock { current in
-            if current == nil || current!.rev < rev { current = snapshot }
+        return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state)))
+    }
+
+    /// Caches `snapshot` unless a later revision is cached, and counts the cached state, of `weight` when known, in
+    /// the session's account.
+    func cache(_ snapshot: SessionSnapshot, weight: SessionBudget.Weight? = nil) -> SessionSnapshot {
+        let weight = weight ?? account.map { _ in SessionBudget.weigh(snapshot.state) }
+        let crossed = encoded.withLock { current -> Bool in
+            guard current == nil || current!.rev < snapshot.rev else { return false }
+            current = snapshot
+            guard let account, let weight else { return false }
+            return account.settleState(weight)
+        }
+        if crossed, let account {
+            logger.warning(
+                Logger.Message(
+                    stringLiteral: "an effect's events grew the session's state past session.state.max.bytes; it is "
+                        + "kept, and client events that leave it as large are refused"
+                ),
+                metadata: ["bytes": "\(snapshot.state.count)", "limit": "\(account.budget.stateLimit)"]
+            )
         }
         return snapshot
     }
@@ -109,35 +140,40 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
         let count = decoded.count
         recorder?.batchStarted()
-        let answer: Loop<System.State, System.Event>.Completion = { [self] step in
+        let answer: Answer = { [self] step, trial in
             inbox.subtract(count, ordering: .relaxed)
             guard let step else {
                 recorder?.batchEnded(completed: false)
+                if passivated.load(ordering: .acquiring) { return completion(.failure(Self.passivatedProblem(id))) }
                 return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
             }
-            let snapshot = snapshot(of: step.state, rev: step.revision)
+            // The trial's encoding is this step's when the batch was queued right behind the state it was tried on.
+            let snapshot: SessionSnapshot
+            if let trial, trial.snapshot.rev == step.revision {
+                snapshot = cache(trial.snapshot, weight: trial.weight)
+            } else {
+                snapshot = self.snapshot(of: step.state, rev: step.revision)
+            }
             recorder?.batchEnded(completed: true, answer: claim.map { keyedAnswer($0, snapshot) })
             completion(.success(snapshot))
         }
-        guard let tags = ifMatch else { return loop.send(contentsOf: decoded, completion: answer) }
-        let current = loop.currentStep.revision
-        let matched =
-            Cursor(epoch: epoch, rev: current).matches(entityTags: tags)
-            && loop.send(contentsOf: decoded, ifRevision: current, completion: answer)
-        if !matched {
-            inbox.subtract(count, ordering: .relaxed)
-            recorder?.batchEnded(completed: false)
+        let refusal: APIError
+        switch submit(decoded, ifMatch: ifMatch, answer: answer) {
+        case .queued:
+            return
+        case .refused(let error):
+            refusal = error
+        case .stale(let tags):
             let now = Cursor(epoch: epoch, rev: loop.revision)
-            completion(
-                .failure(
-                    APIError(
-                        .preconditionFailed,
-                        "If-Match \(tags) is not the session's current cursor \(now.entityTag); "
-                            + "GET the session and retry with its ETag"
-                    )
-                )
+            refusal = APIError(
+                .preconditionFailed,
+                "If-Match \(tags) is not the session's current cursor \(now.entityTag); "
+                    + "GET the session and retry with its ETag"
             )
         }
+        inbox.subtract(count, ordering: .relaxed)
+        recorder?.batchEnded(completed: false)
+        completion(.failure(refusal))
     }
 
     private func keyedAnswer(_ claim: IdempotencyClaim, _ snapshot: SessionSnapshot) -> KeyedAnswer {
@@ -160,15 +196,46 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void) {
         guard let recorder else { return notify(nil) }
-        recorder.whenJournaled { error in notify(error.map(SessionPersistence.notJournaled)) }
+        recorder.whenJournaled { [id] error in
+            notify(
+                error.map {
+                    $0 == SessionRecorder<System>.sealed
+                        ? Self.passivatedProblem(id) : SessionPersistence.notJournaled($0)
+                }
+            )
+        }
     }
 
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
-        idempotency.withLock { body(&$0) }
+        idempotency.withLock { ledger in
+            defer { account?.settleAnswers(ledger.weight) }
+            return body(&ledger)
+        }
     }
 
     func stop() {
         loop.stop()
+        account?.close()
+    }
+
+    func passivate() {
+        passivated.store(true, ordering: .releasing)
+        recorder?.seal()
+        stop()
+    }
+
+    /// What a request caught by the passivation of its session is answered.
+    static func passivatedProblem(_ id: SessionID) -> APIError {
+        APIError(
+            .sessionPassivated,
+            "session \(id) left memory (it had been idle) while this request was applied; nothing of the request was "
+                + "kept: retry it, and the session is brought back from the journal",
+            retryAfter: 1
+        )
+    }
+
+    deinit {
+        account?.close()
     }
 }
 

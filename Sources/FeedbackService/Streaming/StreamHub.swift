@@ -123,6 +123,8 @@ final class StreamHub: @unchecked Sendable {
             guard let self, lifecycle.lingerEnded(number) else { return }
             unfollow()
             registry.remove(self)
+            // The session's idle time starts now, not at its last request: it was watched until now.
+            session?.touch()
         }
     }
 

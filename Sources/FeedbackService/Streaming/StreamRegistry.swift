@@ -50,6 +50,11 @@ final class StreamRegistry: Sendable {
         }
     }
 
+    /// Whether the session has a hub: streams are open, or the last one closed less than the linger ago.
+    func isFollowing(_ id: SessionID) -> Bool {
+        hubs.withLock { $0[id] != nil }
+    }
+
     /// Ends the streams of a session that ended (deleted or expired).
     /// With no reason (shutdown) the streams just close.
     /// Sends `event: reauth` to every open stream of a session and closes them (its tokens were revoked): each

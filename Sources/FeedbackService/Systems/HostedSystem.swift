@@ -42,6 +42,12 @@ public struct HostedSystem: Sendable {
                     )
                 }
             }
+            // Encoded once: for the budget, the creation record and the first snapshot.
+            let encodedState = SystemSession<System>.encode(initialState)
+            var account: SessionAccount?
+            if let budget = environment.budget {
+                account = try SessionAccount.open(in: budget, state: SessionBudget.weigh(encodedState))
+            }
             let recorder = persistence.map { persistence in
                 SessionRecorder<System>(
                     id: id,
@@ -51,7 +57,7 @@ public struct HostedSystem: Sendable {
                         id: id.description,
                         system: system.name,
                         epoch: epoch,
-                        state: String(decoding: SystemSession<System>.encode(initialState), as: UTF8.self),
+                        state: String(decoding: encodedState, as: UTF8.self),
                         createdAt: Date().timeIntervalSince1970
                     ),
                     revision: 0
@@ -64,7 +70,9 @@ public struct HostedSystem: Sendable {
                 state: initialState,
                 inboxCapacity: inboxCapacity,
                 environment: environment,
-                recorder: recorder
+                recorder: recorder,
+                account: account,
+                encodedState: encodedState
             )
         }
         restore = { recovered, id, inboxCapacity, environment, persistence throws(APIError) in

@@ -18,6 +18,7 @@ enum HTTPStatus {
         case 408: "Request Timeout"
         case 409: "Conflict"
         case 410: "Gone"
+        case 412: "Precondition Failed"
         case 413: "Content Too Large"
         case 414: "URI Too Long"
         case 415: "Unsupported Media Type"
@@ -29,6 +30,7 @@ enum HTTPStatus {
         case 501: "Not Implemented"
         case 503: "Service Unavailable"
         case 505: "HTTP Version Not Supported"
+        case 507: "Insufficient Storage"
         default: "Status \(status)"
         }
     }
@@ -37,8 +39,8 @@ enum HTTPStatus {
     static let lines: [Int: [UInt8]] = {
         var table: [Int: [UInt8]] = [:]
         for code in [
-            100, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 415,
-            417, 422, 429, 431, 500, 501, 503, 505,
+            100, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 410, 412, 413, 414, 415,
+            417, 422, 429, 431, 500, 501, 503, 505, 507,
         ] {
             table[code] = Array("HTTP/1.1 \(code) \(reason(code))\r\n".utf8)
         }

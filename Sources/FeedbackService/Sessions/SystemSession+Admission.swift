@@ -1,0 +1,74 @@
+import FeedbackLoop
+import SystemKit
+
+/// How a post's events reach the loop: checked against the per-state limit and the memory budget first, on a copy.
+extension SystemSession {
+    /// A post's answer: the step after its last event (nil when the loop stopped first), and the trial when the
+    /// batch was tried on the state it was queued behind.
+    typealias Answer = @Sendable (Step<System.State, System.Event>?, Trial?) -> Void
+
+    /// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
+    struct Trial: Sendable {
+        let snapshot: SessionSnapshot
+        let weight: SessionBudget.Weight
+    }
+
+    /// What `submit` did with a batch.
+    enum Submission {
+        /// Queued; `answer` is (or was already) called.
+        case queued
+        /// Refused before anything was queued: the state would pass its limit, or the budget has no room.
+        case refused(APIError)
+        /// `If-Match` does not name the current cursor; nothing was queued.
+        case stale(String)
+    }
+
+    /// Queues `events` unless what they make of the state is refused. The reducer is pure, so the batch is first
+    /// reduced on a copy of the current state and the copy encoded: a state past `session.state.max.bytes`, or a
+    /// growth the budget has no room for, is refused with the session untouched, nothing journaled. Otherwise the
+    /// batch is queued only if it will be reduced right after the state it was tried on (compare-and-send under the
+    /// loop's lock), so the check holds for the state it lands on, and the trial's encoding is the answer's.
+    ///
+    /// When the state moved on meanwhile (another post's events or an effect's were queued first), a post with
+    /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
+    /// only posts racing on one session can then pass the per-state limit together, by what each adds.
+    func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
+        if account == nil && ifMatch == nil {
+            loop.send(contentsOf: events) { answer($0, nil) }
+            return .queued
+        }
+        let step = loop.currentStep
+        if let tags = ifMatch, !Cursor(epoch: epoch, rev: step.revision).matches(entityTags: tags) {
+            return .stale(tags)
+        }
+        guard let account else {
+            let queued = loop.send(contentsOf: events, ifRevision: step.revision) { answer($0, nil) }
+            return queued ? .queued : .stale(ifMatch ?? "")
+        }
+        var state = step.state
+        for event in events { System.reduce(&state, event) }
+        let encoded = Self.encode(state)
+        let weight = SessionBudget.weigh(encoded)
+        let trial = Trial(
+            snapshot: SessionSnapshot(
+                cursor: Cursor(epoch: epoch, rev: step.revision &+ UInt64(events.count)),
+                state: encoded
+            ),
+            weight: weight
+        )
+        let previous: SessionBudget.Weight
+        switch account.admitState(weight) {
+        case .failure(let refusal): return .refused(refusal)
+        case .success(let before): previous = before
+        }
+        if loop.send(contentsOf: events, ifRevision: step.revision, completion: { answer($0, trial) }) {
+            return .queued
+        }
+        guard let tags = ifMatch else {
+            loop.send(contentsOf: events) { answer($0, nil) }
+            return .queued
+        }
+        account.revertState(from: weight, to: previous)
+        return .stale(tags)
+    }
+}

@@ -1,0 +1,134 @@
+import Foundation
+import Testing
+import Upstream
+
+/// With a journal, a session idle for `session.idle.ms` leaves memory (passive) and the next request for it brings
+/// it back (active) as it was: revision, cursor epoch, idempotency answers. Against the real binary.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct PassivationTests {
+    private static let passivations = #"feedbackhost_session_passivations_total{reason="idle"}"#
+
+    /// The value of a Prometheus sample line, or 0 when absent.
+    private func metric(_ api: SessionAPIClient, _ sample: String) async throws -> Double {
+        let text = try await api.send("GET", "/metrics").bodyText
+        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    }
+
+    /// A POST of one increment with an `Idempotency-Key`.
+    private func post(_ api: SessionAPIClient, _ id: String, key: String) async throws -> UpstreamResponse {
+        try await api.client.fetch(
+            UpstreamRequest(
+                method: "POST",
+                url: "\(api.base)/v1/sessions/\(id)/events",
+                headers: ["Content-Type": "application/json", "Idempotency-Key": key],
+                body: Array(#"{"type":"increment"}"#.utf8),
+                totalTimeoutMilliseconds: 10_000
+            )
+        )
+    }
+
+    @Test func aPassivatedSessionComesBackAsItWasWithItsCursorAndIdempotencyAnswers() async throws {
+        let running = try await StreamTestServer.start(["--session-idle-ms", "100"])
+        let api = running.api
+        let id = try await api.create()
+        for _ in 1...2 { try await api.post(id, #"{"type":"increment"}"#) }
+        let keyed = try await post(api, id, key: "third")
+        #expect(keyed.status == 200)
+        let before = try await api.send("GET", "/v1/sessions/\(id)")
+        var passivated = 0.0
+        for _ in 0..<400 where passivated < 1 {
+            try await Task.sleep(for: .milliseconds(25))
+            passivated = try await metric(api, Self.passivations)
+        }
+        #expect(passivated == 1)
+        #expect(try await metric(api, "feedbackhost_sessions") == 0)
+
+        let after = try await api.send("GET", "/v1/sessions/\(id)")
+        #expect(after.status == 200)
+        #expect(after.bodyText == before.bodyText)
+        #expect(after.headers["etag"] == before.headers["etag"])
+        #expect(try await metric(api, "feedbackhost_session_activations_total") == 1)
+        // The keyed POST answered before the passivation is answered again, not applied again.
+        let retried = try await post(api, id, key: "third")
+        #expect(retried.status == 200)
+        #expect(retried.bodyText == keyed.bodyText)
+        #expect(jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)["rev"] as? Int == 3)
+        #expect(try await api.post(id, #"{"type":"increment"}"#)["rev"] as? Int == 4)
+        await running.stop()
+    }
+
+    /// Sessions passivated every few posts while their posters, readers and a stream keep using them: every post
+    /// is applied exactly once (a post caught by a passivation gets 503 and is retried with its key), the revisions
+    /// each client sees never go backwards, and after a restart every session holds exactly its acknowledged posts.
+    @Test func passivationRacingWithPostsReadsAndStreamsLosesNothing() async throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let flags = ["--session-idle-ms", "30", "--data-dir", directory.path]
+        let running = try await StreamTestServer.start(flags)
+        let api = running.api
+        var ids: [String] = []
+        for _ in 0..<6 { ids.append(try await api.create()) }
+        let stream = try running.reader("/v1/sessions/\(ids[0])/stream")
+        #expect(try await stream.nextEvent().type == "snapshot")
+
+        let acknowledged = try await withThrowingTaskGroup(of: (String, Int).self) { group in
+            for (index, id) in ids.enumerated() {
+                group.addTask {
+                    var last = 0
+                    for number in 1...25 {
+                        var answer = try await post(api, id, key: "post-\(number)")
+                        var retries = 0
+                        while answer.status == 503 && retries < 20 {
+                            retries += 1
+                            answer = try await post(api, id, key: "post-\(number)")
+                        }
+                        #expect(answer.status == 200, "session \(index) post \(number): \(answer.bodyText)")
+                        let rev = jsonObject(answer.bodyText)["rev"] as? Int ?? -1
+                        #expect(rev == last + 1, "session \(index): rev \(rev) after \(last)")
+                        last = rev
+                        // Every fifth post waits past the idle time, so the session is passivated meanwhile.
+                        try await Task.sleep(for: .milliseconds(number % 5 == 0 ? 90 : Int.random(in: 0...10)))
+                    }
+                    return (id, last)
+                }
+                group.addTask {
+                    var seen = 0
+                    for _ in 0..<30 {
+                        let read = try await api.send("GET", "/v1/sessions/\(id)")
+                        #expect(read.status == 200)
+                        let rev = jsonObject(read.bodyText)["rev"] as? Int ?? -1
+                        #expect(rev >= seen, "session \(index): a read saw rev \(rev) after \(seen)")
+                        seen = rev
+                        try await Task.sleep(for: .milliseconds(Int.random(in: 5...50)))
+                    }
+                    return (id, -1)
+                }
+            }
+            var acknowledged: [String: Int] = [:]
+            for try await (id, last) in group where last >= 0 { acknowledged[id] = last }
+            return acknowledged
+        }
+        // The watched session stayed active and its stream saw its revisions in order.
+        var streamed = 0
+        while streamed < acknowledged[ids[0]] ?? 0 {
+            let rev = jsonObject(try await stream.nextEvent().data)["rev"] as? Int ?? -1
+            #expect(rev > streamed)
+            streamed = rev
+        }
+        await stream.disconnect()
+        // The race was run: the sessions went passive and came back, over and over (about 5 times each).
+        let passivated = try await metric(api, Self.passivations)
+        let activated = try await metric(api, "feedbackhost_session_activations_total")
+        #expect(passivated >= Double(ids.count) && activated >= Double(ids.count), "\(passivated), \(activated)")
+        await running.stop()
+
+        let restarted = try await StreamTestServer.start(["--data-dir", directory.path])
+        for id in ids {
+            let state = jsonObject(try await restarted.api.send("GET", "/v1/sessions/\(id)").bodyText)
+            #expect(state["rev"] as? Int == acknowledged[id])
+            #expect((state["state"] as? [String: Any])?["count"] as? Int == acknowledged[id])
+        }
+        await restarted.stop()
+    }
+}
