@@ -86,14 +86,16 @@ extension SessionService {
         }
     }
 
+    /// The session's system and epoch, activating it when it is passive (its handler would next); nil when there
+    /// is none (the handler then answers why).
     private func live(_ id: SessionID) -> (system: String, epoch: UInt64)? {
-        guard let session = store[id] else { return nil }
+        guard let session = try? activeSession(id) else { return nil }
         return (session.systemName, session.snapshot().cursor.epoch)
     }
 
     private func putOfExistingSession(_ request: Request) -> Bool {
         guard request.method == .put, let id = SessionID(request.parameter("id") ?? "") else { return false }
-        return store[id] != nil
+        return live(id) != nil
     }
 
     private func refuse(_ error: APIError, _ request: Request, _ responder: Responder) {

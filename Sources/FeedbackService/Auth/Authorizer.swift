@@ -67,8 +67,9 @@ final class Authorizer: Sendable {
                 extra: ["scope": .string(scope.rawValue)]
             )
         }
-        if let minted = grant.minted, let session {
-            guard minted.epoch == session.epoch, minted.generation == revocations.generation(of: id) else {
+        if let minted = grant.minted {
+            let sameSession = session.map { minted.epoch == $0.epoch } ?? true
+            guard sameSession, minted.generation == revocations.generation(of: id) else {
                 throw APIError(
                     .tokenInvalid,
                     "this token of session \(id) was revoked (or the session was created anew); ask its admin for a new one"
