@@ -141,6 +141,30 @@ struct AuthTokenTests {
         await second.stop()
     }
 
+    @Test func tokensOfAPassiveSessionAreCheckedAsTheSessionComesBack() async throws {
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("auth-data-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: data) }
+        let server = try await AuthTestServer.start(
+            ["--auth-create", "open", "--session-idle-ms", "40"],
+            dataDirectory: data.path
+        )
+        let created = jsonObject(try await server.send("POST", "/v1/sessions", body: #"{"system":"counter"}"#).bodyText)
+        let id = try #require(created["id"] as? String)
+        let old = try #require(created["tokens"] as? [String: String])
+        let revoked = try await server.send("DELETE", "/v1/sessions/\(id)/tokens", token: old["admin"])
+        let fresh = try #require(jsonObject(revoked.bodyText)["tokens"] as? [String: String])
+        let system = try await server.sign(system: "counter", scope: "read")
+        for round in 1...2 {
+            while try await server.metric(#"feedbackhost_session_passivations_total{reason="idle"}"#) < Double(round) {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            #expect(try await server.send("GET", "/v1/sessions/\(id)", token: old["read"]).status == 401)
+            #expect(try await server.send("GET", "/v1/sessions/\(id)", token: system).status == 200)
+        }
+        #expect(try await server.send("GET", "/v1/sessions/\(id)", token: fresh["read"]).status == 200)
+        await server.stop()
+    }
+
     @Test func keysFromAJWKSAndAnRS256PublicKeyAreAccepted() async throws {
         let es256 = ES256PrivateKey()
         let point = try #require(es256.publicKey.parameters)

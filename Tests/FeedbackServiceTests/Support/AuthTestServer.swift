@@ -125,6 +125,15 @@ struct AuthTestServer {
         try SSEReader(port: port, path: path, headers: headers)
     }
 
+    /// The value of a Prometheus sample line (`name{labels}`), or 0 when absent.
+    func metric(_ sample: String) async throws -> Double {
+        let text = try await send("GET", "/metrics").bodyText
+        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
+            return Double(line.split(separator: " ").last ?? "") ?? 0
+        }
+        return 0
+    }
+
     /// Every line the server logged, message and metadata, as one text.
     var loggedText: String {
         log.entries.map { "\($0.level) \($0.message) \($0.metadata)" }.joined(separator: "\n")
