@@ -54,5 +54,5 @@ def render_nginx(text, port, replica_ports, workdir):
     text = re.sub(upstream_server, lambda m: f"{m.group(1)}127.0.0.1:{next(ports)}", text, flags=re.M)
     text = re.sub(r"listen \d+;", f"listen 127.0.0.1:{port};", text)
     text = text.replace("/tmp/", f"{workdir}/")
-    text = text.replace("access_log /dev/stdout;", "access_log off;")
+    text = re.sub(r"access_log /dev/stdout[^;]*;", "access_log off;", text)
     return text

@@ -89,7 +89,7 @@ public final class ServiceApplication: Sendable {
             vfs: journalVFS
         )
         let cors = reader.list(.corsOrigins)
-        let configuration = ServiceConfiguration(
+        var configuration = ServiceConfiguration(
             maxSessions: reader.int(.maxSessions),
             maxSessionBytes: reader.int(.sessionsMaxBytes),
             maxStateBytes: reader.int(.sessionStateMaxBytes),
@@ -100,6 +100,7 @@ public final class ServiceApplication: Sendable {
             sessionIdle: .milliseconds(reader.int(.sessionIdle)),
             streams: streamConfiguration(reader)
         )
+        configuration.auth = authConfiguration(reader, logger: logger)
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let clock = ContinuousClock()
         let host = reader.string(.host)

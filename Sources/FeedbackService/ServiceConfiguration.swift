@@ -23,6 +23,8 @@ public struct ServiceConfiguration: Sendable {
     public var sessionIdle: Duration
     /// Limits and timings of the session streams.
     public var streams: StreamConfiguration
+    /// Tokens per session and scope (`--auth jwt`); nil: off, anyone who knows an id may do anything with it.
+    public var auth: AuthConfiguration?
 
     /// Creates a configuration.
     public init(

@@ -4,9 +4,12 @@ extension SessionService {
     /// `GET /v1/sessions/{id}/stream`: 200 at once with a comment and `retry:`, then the session's states as
     /// server-sent events. Past a stream limit or while draining: the same 200 start, then a close, so a browser
     /// reconnects on its own after `retry`.
-    func openStream(_ request: Request) throws(APIError) -> Response {
+    /// With a token, the stream gets `event: reauth` and closes at `tokenExpiry` (seconds since 1970).
+    func openStream(_ request: Request, tokenExpiry: Double? = nil) throws(APIError) -> Response {
         let session = try session(for: request)
-        let options = try StreamRequest(request)
+        var parsed = try StreamRequest(request)
+        parsed.tokenExpiry = tokenExpiry
+        let options = parsed
         let registry = streams
         let hub = registry.hub(for: session)
         if store[session.id] !== session {

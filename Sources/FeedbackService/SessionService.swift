@@ -24,6 +24,8 @@ public final class SessionService: Sendable {
     /// Keys the fingerprints of `Idempotency-Key` bodies: with the journal's key when there is one, so that
     /// fingerprints restored after a restart still compare.
     let fingerprints: SipHash
+    /// The token checks of `--auth jwt`; nil when auth is off.
+    let authorizer: Authorizer?
     private let draining = Atomic<Bool>(false)
     /// Passivations and activations take turns under it, so a session is never read back from the journal while
     /// its passivated copy could still append: see `activate` and `expireIdleSessions`.
@@ -40,6 +42,7 @@ public final class SessionService: Sendable {
         self.persistence = persistence
         fingerprints = persistence.map { SipHash(key: $0.journal.fingerprintKey) } ?? SipHash()
         self.configuration = configuration
+        authorizer = configuration.auth.map(Authorizer.init(configuration:))
         var byName: [String: HostedSystem] = [:]
         for system in systems {
             precondition(byName[system.name] == nil, "two systems are named \(system.name)")
@@ -98,25 +101,30 @@ public final class SessionService: Sendable {
         }
         registerPreflights(in: &router)
         router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
-        router.route(.post, "/v1/sessions", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request, responder: Responder) in
-            answerOnceDurable(request, responder) { () throws(APIError) in try createSession(request) }
+        // Every session route passes the token check of `guarded` first (with auth off, it adds nothing).
+        let maxBody = configuration.maxEventBodyBytes
+        let create = guarded(.creation) { [self] request, _, responder in
+            answerOnceDurable(request, responder) { () throws(APIError) in try withTokens(createSession(request)) }
         }
-        router.get("/v1/sessions/{id}") { [self] request in
+        let get = guarded(.session(.read)) { [self] request, _ in
             respond(to: request) { () throws(APIError) in try getSession(request) }
         }
-        router.route(.put, "/v1/sessions/{id}", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request, responder: Responder) in
-            answerOnceDurable(request, responder) { () throws(APIError) in try putSession(request) }
+        let put = guarded(.creation) { [self] request, grant, responder in
+            answerOnceDurable(request, responder) { () throws(APIError) in
+                try withTokens(putSession(request), authorized: grant != nil)
+            }
         }
-        router.delete("/v1/sessions/{id}") { [self] request in
-            respond(to: request) { () throws(APIError) in try deleteSession(request) }
+        let delete = guarded(.session(.admin)) { [self] request, _ in
+            respond(to: request) { () throws(APIError) in
+                let response = try deleteSession(request)
+                if let id = SessionID(request.parameter("id") ?? "") { authorizer?.revocations.forget(id) }
+                return response
+            }
         }
-        router.get("/v1/sessions/{id}/stream") { [self] request in
-            respond(to: request) { () throws(APIError) in try openStream(request) }
+        let stream = guarded(.session(.read), streamRoute: true) { [self] request, grant in
+            respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }
         }
-        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: configuration.maxEventBodyBytes) {
-            [self] (request: Request, responder: Responder) in
+        let post = guarded(.session(.post)) { [self] request, _, responder in
             postEvents(request) { [self] result in
                 switch result {
                 case .success(let snapshot):
@@ -129,6 +137,13 @@ public final class SessionService: Sendable {
                 }
             }
         }
+        router.route(.post, "/v1/sessions", maxBodySize: maxBody, handler: create)
+        router.route(.get, "/v1/sessions/{id}", handler: get)
+        router.route(.put, "/v1/sessions/{id}", maxBodySize: maxBody, handler: put)
+        router.route(.delete, "/v1/sessions/{id}", handler: delete)
+        router.route(.get, "/v1/sessions/{id}/stream", handler: stream)
+        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
+        registerTokenRoutes(in: &router)
     }
 
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
@@ -212,7 +227,7 @@ public final class SessionService: Sendable {
 
     // MARK: - Plumbing
 
-    private func respond(to request: Request, _ body: () throws(APIError) -> Response) -> Response {
+    func respond(to request: Request, _ body: () throws(APIError) -> Response) -> Response {
         do {
             return withCORS(try body(), request)
         } catch {
@@ -231,6 +246,7 @@ public final class SessionService: Sendable {
     static func problem(_ error: APIError) -> Response {
         var headers = HTTPHeaders()
         if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
+        if let challenge = error.challenge { headers.add(name: "WWW-Authenticate", value: challenge) }
         return error.problem.response(headers: headers)
     }
 }

@@ -49,6 +49,12 @@ public enum ConfigurationCheck {
                 problems.append("unknown option \(flag)" + suggestion(flag, among: Array(byFlag.keys)))
                 continue
             }
+            if setting.environmentOnly {
+                problems.append(
+                    "\(flag) is a secret and the process list would show it: set \(setting.environmentName) instead"
+                )
+                continue
+            }
             switch (setting.kind, values.count) {
             case (.boolean, 0):
                 continue

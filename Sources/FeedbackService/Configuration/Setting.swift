@@ -30,6 +30,8 @@ public struct Setting: Sendable, Hashable {
     /// Refuses a value the kind accepts but the setting does not (e.g. `fsync`'s `interval:MS`); returns what it
     /// accepts in words, or nil when the value is fine.
     let check: @Sendable (String) -> String?
+    /// A secret: read from the environment only, refused on the command line (where `ps` shows it).
+    public let environmentOnly: Bool
 
     /// Creates a setting; `check` refuses values beyond what the kind says.
     public init(
@@ -37,8 +39,10 @@ public struct Setting: Sendable, Hashable {
         _ kind: Kind,
         default defaultValue: String,
         _ summary: String,
+        environmentOnly: Bool = false,
         check: @escaping @Sendable (String) -> String? = { _ in nil }
     ) {
+        self.environmentOnly = environmentOnly
         self.key = key
         self.kind = kind
         self.defaultValue = defaultValue

@@ -29,12 +29,16 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionsMemoryFull = "sessions-memory-full"
         case stateTooLarge = "state-too-large"
         case sessionPassivated = "session-passivated"
+        case tokenRequired = "token-required"
+        case tokenInvalid = "token-invalid"
+        case insufficientScope = "insufficient-scope"
 
         /// The HTTP status for this code.
         public var status: Int {
             switch self {
             case .malformedJSON, .invalidRequest: 400
-            case .corsRefused: 403
+            case .tokenRequired, .tokenInvalid: 401
+            case .corsRefused, .insufficientScope: 403
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists: 409
@@ -76,6 +80,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionsMemoryFull: "Session memory budget full"
             case .stateTooLarge: "State too large"
             case .sessionPassivated: "Session passivated during the request"
+            case .tokenRequired: "Token required"
+            case .tokenInvalid: "Token not accepted"
+            case .insufficientScope: "Token does not allow this"
             }
         }
     }
@@ -101,6 +108,21 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     public var status: Int { code.status }
 
     public var description: String { "\(code.status) \(code.title): \(message)" }
+
+    /// The `WWW-Authenticate` challenge of a 401 or of a 403 for a weaker scope (RFC 6750 §3); nil for the others.
+    public var challenge: String? {
+        switch code {
+        case .tokenRequired: #"Bearer realm="feedbackhost""#
+        case .tokenInvalid: #"Bearer realm="feedbackhost", error="invalid_token""#
+        case .insufficientScope:
+            if case .string(let scope)? = extra["scope"] {
+                #"Bearer realm="feedbackhost", error="insufficient_scope", scope="\#(scope)""#
+            } else {
+                #"Bearer realm="feedbackhost", error="insufficient_scope""#
+            }
+        default: nil
+        }
+    }
 
     /// The RFC 9457 problem: `type` (a URN naming the code, listed in docs/API.md), `title`, `status`, `detail`, and
     /// any extra members.

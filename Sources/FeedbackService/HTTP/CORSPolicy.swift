@@ -20,9 +20,9 @@ public struct CORSPolicy: Sendable, Equatable {
         allowedOrigins: Set<String> = [],
         allowedMethods: [String] = ["GET", "POST", "PUT", "DELETE"],
         allowedHeaders: Set<String> = [
-            "content-type", "idempotency-key", "if-match", "if-none-match", "last-event-id",
+            "content-type", "idempotency-key", "if-match", "if-none-match", "last-event-id", "authorization",
         ],
-        exposedHeaders: [String] = ["ETag", "Location", "Retry-After"],
+        exposedHeaders: [String] = ["ETag", "Location", "Retry-After", "WWW-Authenticate"],
         maxAge: Int = 600
     ) {
         self.allowedOrigins = allowedOrigins

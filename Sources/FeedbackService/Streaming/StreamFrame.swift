@@ -47,6 +47,10 @@ enum StreamFrame {
         event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
     }
 
+    /// `event: reauth`: the stream's token expired and the stream closes; reconnect with a new token (the
+    /// `Last-Event-ID` resumes as usual). No id, like `ended`.
+    static let reauth: [UInt8] = event("reauth", id: nil, data: Array(#"{"reason":"token-expired"}"#.utf8))
+
     /// Frames one event through HTTPServer's framer (the product's one), with the cursor as its id.
     static func event(_ name: String, id: Cursor?, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []

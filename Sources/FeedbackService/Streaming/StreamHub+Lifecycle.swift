@@ -3,6 +3,12 @@ import FeedbackJSON
 import FeedbackLoop
 import HTTPServer
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension StreamHub {
     /// Starts the heartbeat timer unless it runs.
     func startHeartbeats() {
@@ -53,8 +59,36 @@ extension StreamHub {
                 guard let self else { return }
                 queue.async { self.catchUp(subscriber) }
             }
+            if let expiry = request.tokenExpiry { reauthLater(subscriber, at: expiry) }
             bringUpToDate(CollectionOfOne(subscriber), waitForIdle: false)
         }
+    }
+
+    /// At the expiry of the token a stream was opened with (seconds since 1970): `event: reauth`, then the close.
+    /// One timer per stream with a token, on the hub's queue; a stream gone before does nothing then.
+    private func reauthLater(_ subscriber: StreamSubscriber, at expiry: Double) {
+        let delay = max(0, expiry - Date().timeIntervalSince1970)
+        queue.asyncAfter(deadline: .now() + .nanoseconds(Int(delay * 1_000_000_000))) {
+            [weak self, weak subscriber] in
+            guard let self, let subscriber, !subscriber.closed else { return }
+            reauth(subscriber)
+        }
+    }
+
+    /// Every stream gets `event: reauth` and closes (the session's tokens were revoked).
+    func reauthAll() {
+        queue.async { [self] in
+            for subscriber in subscribers { reauth(subscriber) }
+        }
+    }
+
+    private func reauth(_ subscriber: StreamSubscriber) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        subscriber.stream.write(StreamFrame.reauth)
+        subscriber.stream.finish()
+        detach(subscriber)
+        registry.metrics.sent(events: 1, bytes: StreamFrame.reauth.count)
+        registry.metrics.closed(.tokenExpired)
     }
 
     /// A stream admitted here just before the hub retired: the session's current hub takes it.

@@ -15,6 +15,8 @@ struct StreamMetrics: Sendable {
         case expired
         /// The server is shutting down.
         case shutdown
+        /// The stream's token expired (`event: reauth`).
+        case tokenExpired = "token_expired"
         /// Refused at once: the session's stream limit.
         case sessionLimit = "session_limit"
         /// Refused at once: the server's stream limit.

@@ -57,6 +57,12 @@ final class StreamRegistry: Sendable {
 
     /// Ends the streams of a session that ended (deleted or expired).
     /// With no reason (shutdown) the streams just close.
+    /// Sends `event: reauth` to every open stream of a session and closes them (its tokens were revoked): each
+    /// client reconnects with the token it has, and only those still valid get back in.
+    func reauth(_ id: SessionID) {
+        hubs.withLock { $0[id] }?.reauthAll()
+    }
+
     func end(_ id: SessionID, reason: StreamFrame.EndReason?) {
         hubs.withLock { $0.removeValue(forKey: id) }?.end(reason)
     }

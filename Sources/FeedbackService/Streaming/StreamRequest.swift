@@ -18,6 +18,9 @@ struct StreamRequest: Sendable {
     var select: [JSONPointer]
     /// `Last-Event-ID`, else `?lastEventId=`; nil when neither was sent.
     var lastEventID: String?
+    /// When the token the stream was opened with expires (seconds since 1970): the stream then gets `reauth` and
+    /// closes. Nil without auth.
+    var tokenExpiry: Double?
 
     /// Reads the query and headers. A bad `mode` or `select` is the client's mistake (400); a bad cursor is not
     /// (it gets a snapshot), since an error status would stop a browser's EventSource for good.

@@ -12,8 +12,9 @@
     }
   }
 
-  async function request(method, url, body, headers) {
+  async function request(method, url, body, headers, token) {
     const init = { method, headers: Object.assign({ Accept: "application/json" }, headers || {}) };
+    if (token) init.headers.Authorization = "Bearer " + token;
     if (body !== undefined) {
       init.headers["Content-Type"] = "application/json";
       init.body = JSON.stringify(body);
@@ -136,7 +137,12 @@
       this.failures = 0;
       this.gaps = 0;
       this.generation = 0;
-      this.connect(null);
+      // With `--auth jwt`: a token (a string), or a function that gives one (or a promise of one), asked again
+      // when the stream's token expires (`reauth`) or is refused.
+      this.tokenSource = typeof o.token === "function" ? o.token : null;
+      this.token = typeof o.token === "string" ? o.token : null;
+      if (this.tokenSource) this.renew(null);
+      else this.connect(null);
     }
 
     get url() { return this.base + "/v1/sessions/" + encodeURIComponent(this.id); }
@@ -144,7 +150,7 @@
     /** Posts one event or an array of events; resolves with {rev, cursor, state}, rejects with ProblemError. */
     send(events, headers) {
       const body = Array.isArray(events) ? { events } : events;
-      return request("POST", this.url + "/events", body, headers).catch((error) => {
+      return request("POST", this.url + "/events", body, headers, this.token).catch((error) => {
         this.emit("onError", error);
         throw error;
       });
@@ -166,7 +172,7 @@
     /** Ends the session on the server (DELETE) and stops watching. */
     async delete() {
       this.close();
-      await request("DELETE", this.url);
+      await request("DELETE", this.url, undefined, undefined, this.token);
     }
 
     stop() {
@@ -182,6 +188,7 @@
       if (this.mode === "patch") query.set("mode", "patch");
       for (const pointer of this.select) query.append("select", pointer);
       if (lastEventId) query.set("lastEventId", lastEventId);
+      if (this.token) query.set("access_token", this.token);
       const text = query.toString();
       const source = new EventSource(this.url + "/stream" + (text ? "?" + text : ""));
       this.source = source;
@@ -191,6 +198,7 @@
       source.addEventListener("snapshot", mine(this.onSnapshot));
       source.addEventListener("patch", mine(this.onPatch));
       source.addEventListener("ended", mine(this.onEnded));
+      source.addEventListener("reauth", mine(this.onReauth));
       source.onerror = mine(() => {
         // CONNECTING: the browser retries by itself after the server's `retry:`. CLOSED: it gave up.
         if (source.readyState === EventSource.CLOSED) this.retryLater();
@@ -224,6 +232,31 @@
       this.stop();
       this.setStatus("ended");
       this.emit("onEnded", reason);
+    }
+
+    /** The stream's token expired (or was revoked): resume with a fresh one, or end without a way to get one. */
+    onReauth() {
+      this.stop();
+      if (this.tokenSource) {
+        this.setStatus("reconnecting");
+        this.renew(this.cursor);
+      } else {
+        this.setStatus("ended");
+        this.emit("onEnded", "token-expired");
+      }
+    }
+
+    /** Asks the token source for a token, then connects (unless a stop came meanwhile). */
+    async renew(lastEventId) {
+      const generation = this.generation;
+      try {
+        this.token = await this.tokenSource(this);
+      } catch (error) {
+        this.emit("onError", error);
+        if (generation === this.generation) this.retryLater();
+        return;
+      }
+      if (generation === this.generation) this.connect(lastEventId);
     }
 
     accept(state, rev, cursor) {
@@ -263,10 +296,16 @@
       const generation = this.generation;
       const current = () => generation === this.generation;
       try {
-        await request("GET", this.url);
+        await request("GET", this.url, undefined, undefined, this.token);
       } catch (error) {
         if (!current()) return;
-        if (error.status === 404 && this.recreate) {
+        if (error.status === 401 && this.tokenSource) {
+          this.emit("onError", error);
+          this.renew(this.cursor);
+        } else if (error.status === 401 || error.status === 403) {
+          this.setStatus("ended");
+          this.emit("onEnded", error.status === 401 ? "unauthorized" : "forbidden");
+        } else if (error.status === 404 && this.recreate) {
           try {
             const id = await this.recreate(this);
             if (!current()) return;
@@ -311,14 +350,20 @@
     open: (id, options) => new Session(id, options),
     /** The systems the server runs (GET /v1/systems). */
     systems: async (base) => (await request("GET", (base || "") + "/v1/systems")).systems,
-    /** Creates a session of `system` (POST), or with a chosen id (PUT) when `options.id` is given. */
+    /**
+     * Creates a session of `system` (POST), or with a chosen id (PUT) when `options.id` is given; `options.token`
+     * is a create token (`--auth jwt`). With a server key the answer carries the session's `tokens`.
+     */
     create: (system, options) => {
       const o = options || {};
       const body = o.state === undefined ? { system } : { system, state: o.state };
       const base = (o.base || "") + "/v1/sessions";
-      return o.id ? request("PUT", base + "/" + encodeURIComponent(o.id), body) : request("POST", base, body);
+      return o.id
+        ? request("PUT", base + "/" + encodeURIComponent(o.id), body, undefined, o.token)
+        : request("POST", base, body, undefined, o.token);
     },
-    /** The session's latest snapshot (GET). */
-    snapshot: (id, base) => request("GET", (base || "") + "/v1/sessions/" + encodeURIComponent(id)),
+    /** The session's latest snapshot (GET); `token` with `--auth jwt`. */
+    snapshot: (id, base, token) =>
+      request("GET", (base || "") + "/v1/sessions/" + encodeURIComponent(id), undefined, undefined, token),
   };
 })(globalThis);

@@ -1,0 +1,146 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The policy of `--auth jwt`: which token a route needs and whether a grant meets it, the server's minting, and
+/// the sessions' revocations. Answers are `APIError`s whose messages say what to do and never quote a token.
+///
+/// Thread-safe: immutable but for the verifier's cache and the revocations, which have their own locks.
+final class Authorizer: Sendable {
+    /// What a route needs.
+    enum Requirement: Sendable {
+        /// A scope on the session of the path's `{id}`.
+        case session(AccessScope)
+        /// Creating a session (POST /v1/sessions, PUT /v1/sessions/{id}).
+        case creation
+    }
+
+    let verifier: TokenVerifier
+    let minter: TokenMinter?
+    let revocations: TokenRevocations
+    let creation: AuthConfiguration.Creation
+
+    init(configuration: AuthConfiguration) {
+        var keys = configuration.keys
+        let minter = configuration.serverSecret.map {
+            TokenMinter(secret: $0, lifetime: configuration.mintedLifetime)
+        }
+        if let secret = configuration.serverSecret, let minter {
+            // Checked when read; a short secret would have been refused there.
+            try? keys.addSecret(secret, kid: minter.kid, origin: "auth.key.file")
+        }
+        if configuration.loadProblem != nil { keys = VerificationKeys() }
+        verifier = TokenVerifier(keys: keys, cacheCapacity: configuration.cacheCapacity)
+        self.minter = minter
+        creation = configuration.creation
+        revocations = TokenRevocations(file: configuration.revocationFile)
+    }
+
+    /// The 401 for a request without a token.
+    static func missing(streamRoute: Bool) -> APIError {
+        let where_ =
+            streamRoute
+            ? "Authorization: Bearer <token>, the \(BearerToken.cookieName) cookie or ?\(BearerToken.queryName)="
+            : "Authorization: Bearer <token>"
+        return APIError(.tokenRequired, "this server requires a token: send it as \(where_)")
+    }
+
+    /// The 401 for a token that does not check out.
+    static func rejected(_ rejection: TokenRejection) -> APIError {
+        APIError(.tokenInvalid, rejection.message)
+    }
+
+    /// Whether `grant` allows a request on session `id` needing `scope`. `session` is the live session, nil when
+    /// there is none (the handler then answers 404 if the token covers the id).
+    func check(
+        _ grant: Grant,
+        scope: AccessScope,
+        id: SessionID,
+        session: (system: String, epoch: UInt64)?
+    ) throws(APIError) {
+        guard grant.covers(id, system: session?.system) else {
+            throw APIError(
+                .insufficientScope,
+                "this token is for other sessions; use a token issued for session \(id)",
+                extra: ["scope": .string(scope.rawValue)]
+            )
+        }
+        if let minted = grant.minted {
+            let sameSession = session.map { minted.epoch == $0.epoch } ?? true
+            guard sameSession, minted.generation == revocations.generation(of: id) else {
+                throw APIError(
+                    .tokenInvalid,
+                    "this token of session \(id) was revoked (or the session was created anew); ask its admin for a new one"
+                )
+            }
+        }
+        guard grant.holds(scope) else {
+            let held = grant.scope?.rawValue ?? "none"
+            throw APIError(
+                .insufficientScope,
+                "this token allows \(held) on session \(id); this request needs \(scope.rawValue)"
+                    + " (read < post < admin): use a token with that scope",
+                extra: ["scope": .string(scope.rawValue)]
+            )
+        }
+    }
+
+    /// Whether `grant` may create a session of `system` under `id` (nil: an id the server picks).
+    func checkCreation(_ grant: Grant, id: SessionID?, system: String?) throws(APIError) {
+        guard grant.mayCreate else {
+            throw APIError(
+                .insufficientScope,
+                "creating a session needs a token with the create scope, signed by this deployment's backend",
+                extra: ["scope": .string("create")]
+            )
+        }
+        guard let id else {
+            guard grant.sessionID == nil, grant.idPrefix == nil else {
+                throw APIError(
+                    .insufficientScope,
+                    "this token creates sessions only under the id or id prefix it names: use PUT /v1/sessions/{id}",
+                    extra: ["scope": .string("create")]
+                )
+            }
+            if let allowed = grant.system, let system, allowed != system {
+                throw Self.otherSystem(allowed)
+            }
+            return
+        }
+        if let allowed = grant.system, let system, allowed != system { throw Self.otherSystem(allowed) }
+        let idAllowed =
+            (grant.sessionID.map { $0 == id } ?? true) && (grant.idPrefix.map { id.description.hasPrefix($0) } ?? true)
+        guard idAllowed else {
+            throw APIError(
+                .insufficientScope,
+                "this token may not create a session with the id \(id): choose an id it names",
+                extra: ["scope": .string("create")]
+            )
+        }
+    }
+
+    private static func otherSystem(_ allowed: String) -> APIError {
+        APIError(
+            .insufficientScope,
+            "this token creates sessions of the system \(allowed) only",
+            extra: ["scope": .string("create")]
+        )
+    }
+
+    /// A token of every minted scope for a session, as the JSON members `"tokens":{...},"tokens_expire_at":T`; nil
+    /// when the server has no key.
+    func mintedTokens(for id: SessionID, epoch: UInt64) -> String? {
+        guard let minter else { return nil }
+        let generation = revocations.generation(of: id)
+        let now = Date()
+        var expiry = 0.0
+        let members = AccessScope.minted.map { scope in
+            let minted = minter.token(for: id, scope: scope, epoch: epoch, generation: generation, now: now)
+            expiry = minted.expiry
+            return #""\#(scope.rawValue)":"\#(minted.token)""#
+        }
+        return #""tokens":{\#(members.joined(separator: ","))},"tokens_expire_at":\#(Int(expiry))"#
+    }
+}

@@ -1,0 +1,46 @@
+import Crypto
+import Synchronization
+
+/// Verified tokens, keyed by the SHA-256 of the token (the token itself is not kept), each until its `exp`: a
+/// check of a token seen before costs a hash and a dictionary lookup instead of a signature verification.
+///
+/// Bounded: when `capacity` entries are held, expired ones are dropped, and if that frees nothing the cache starts
+/// over (a flood of distinct valid tokens only costs their verification again). Thread-safe: one `Mutex`.
+final class GrantCache: Sendable {
+    private let entries = Mutex<[SHA256.Digest: Grant]>([:])
+    let capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = max(capacity, 1)
+    }
+
+    static func key(_ token: String) -> SHA256.Digest {
+        SHA256.hash(data: Array(token.utf8))
+    }
+
+    /// The grant of a token verified before and not expired at `now` (seconds since 1970).
+    func grant(for key: SHA256.Digest, now: Double) -> Grant? {
+        entries.withLock { entries in
+            guard let grant = entries[key] else { return nil }
+            if grant.isExpired(at: now) {
+                entries[key] = nil
+                return nil
+            }
+            return grant
+        }
+    }
+
+    /// Keeps a verified token's grant until it expires.
+    func insert(_ grant: Grant, for key: SHA256.Digest, now: Double) {
+        entries.withLock { entries in
+            if entries.count >= capacity {
+                entries = entries.filter { !$0.value.isExpired(at: now) }
+                if entries.count >= capacity { entries.removeAll(keepingCapacity: true) }
+            }
+            entries[key] = grant
+        }
+    }
+
+    /// Tokens held.
+    var count: Int { entries.withLock { $0.count } }
+}

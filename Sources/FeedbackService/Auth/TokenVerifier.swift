@@ -1,0 +1,67 @@
+import Crypto
+import JWTKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Checks tokens: a token seen before is answered from the `GrantCache` synchronously; a new one is verified by
+/// jwt-kit (signature by the key its header names, then `exp` and `nbf`), turned into a `Grant` and cached until
+/// its expiry.
+///
+/// Thread-safe: the cache has its own lock, jwt-kit's key collection is an actor, built once on first use.
+final class TokenVerifier: Sendable {
+    private let collection: Task<JWTKeyCollection?, Never>
+    let cache: GrantCache
+
+    init(keys: VerificationKeys, cacheCapacity: Int) {
+        cache = GrantCache(capacity: cacheCapacity)
+        collection = Task { try? await keys.collection() }
+    }
+
+    /// The grant of a token verified before and not yet expired; nil when it must be verified.
+    func cachedGrant(_ token: String) -> Grant? {
+        cache.grant(for: GrantCache.key(token), now: Date().timeIntervalSince1970)
+    }
+
+    /// Verifies a token and caches its grant; the rejection says what is wrong in words that never quote it.
+    func verify(_ token: String) async -> Result<Grant, TokenRejection> {
+        guard let keys = await collection.value else {
+            return .failure(.invalid("the server's token keys could not be loaded; see its log"))
+        }
+        let claims: TokenClaims
+        do {
+            claims = try await keys.verify(token, as: TokenClaims.self)
+        } catch let error as JWTError {
+            return .failure(Self.rejection(error))
+        } catch {
+            return .failure(.invalid("the token is not a JWT signed by a key this server accepts"))
+        }
+        let grant: Grant
+        do {
+            grant = try Grant(claims: claims)
+        } catch {
+            return .failure(error)
+        }
+        let now = Date().timeIntervalSince1970
+        guard !grant.isExpired(at: now) else { return .failure(.expired("the token has expired; get a new one")) }
+        cache.insert(grant, for: GrantCache.key(token), now: now)
+        return .success(grant)
+    }
+
+    private static func rejection(_ error: JWTError) -> TokenRejection {
+        switch error.errorType {
+        case .claimVerificationFailure:
+            if error.failedClaim is NotBeforeClaim {
+                return .expired("the token is not valid yet (nbf); use it later or check the clocks")
+            }
+            return .expired("the token has expired; get a new one")
+        case .malformedToken:
+            return .invalid("the token is not a well-formed JWT (header.payload.signature in base64url)")
+        default:
+            return .invalid("the token's signature does not check out against any key this server accepts")
+        }
+    }
+}

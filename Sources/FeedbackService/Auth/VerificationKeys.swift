@@ -1,0 +1,98 @@
+import JWTKit
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The keys tokens are checked with, read and parsed once at start: the backend's HS256 secrets, its ES256 and
+/// RS256 public keys (PEM), its JWKS, and the server's own keys (current and previous). Each has a `kid`; a token's
+/// header `kid` picks its key (jwt-kit falls back to the first key added when the header names none or an unknown
+/// one, and the signature decides).
+///
+/// A value type; `collection()` builds jwt-kit's key collection from it.
+struct VerificationKeys: Sendable {
+    enum Key: Sendable {
+        case hmac(secret: [UInt8], kid: String)
+        case es256(ES256PublicKey, kid: String)
+        case rs256(Insecure.RSA.PublicKey, kid: String)
+        case jwks(JWKS)
+    }
+
+    var keys: [Key] = []
+
+    var isEmpty: Bool { keys.isEmpty }
+
+    /// Adds the keys of a file: a PEM public key (ES256 or RS256, whose kid is the file's name without its
+    /// extension), a JWKS (`{"keys": [...]}`), or else an HS256 secret (the file's bytes, one trailing newline
+    /// dropped). Throws a sentence naming the file and what is wrong.
+    mutating func addFile(_ path: String, kid: String? = nil) throws(KeyFileError) {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeyFileError("cannot read the key file \(path)")
+        }
+        let text = String(decoding: data, as: UTF8.self)
+        let name = kid ?? Self.stem(path)
+        if text.contains("-----BEGIN") {
+            if let key = try? ES256PublicKey(pem: text) {
+                keys.append(.es256(key, kid: name))
+            } else if let key = try? Insecure.RSA.PublicKey(pem: text) {
+                keys.append(.rs256(key, kid: name))
+            } else {
+                throw KeyFileError("\(path) holds no ES256 (P-256) or RS256 (2048 bits or more) public key in PEM")
+            }
+        } else if text.first == "{" {
+            guard let jwks = try? JSONDecoder().decode(JWKS.self, from: data) else {
+                throw KeyFileError("\(path) is not a JWKS ({\"keys\": [...]})")
+            }
+            keys.append(.jwks(jwks))
+        } else {
+            try addSecret(Array(data), kid: name, origin: path)
+        }
+    }
+
+    /// Adds an HS256 secret; one trailing newline is dropped.
+    mutating func addSecret(_ bytes: [UInt8], kid: String, origin: String) throws(KeyFileError) {
+        var secret = bytes
+        if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
+        if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
+        guard secret.count >= 32 else {
+            throw KeyFileError("the HS256 secret of \(origin) has \(secret.count) bytes; use 32 or more random bytes")
+        }
+        keys.append(.hmac(secret: secret, kid: kid))
+    }
+
+    /// jwt-kit's key collection holding every key.
+    func collection() async throws -> JWTKeyCollection {
+        let collection = JWTKeyCollection()
+        for key in keys {
+            switch key {
+            case .hmac(let secret, let kid):
+                await collection.add(
+                    hmac: HMACKey(from: secret),
+                    digestAlgorithm: .sha256,
+                    kid: JWKIdentifier(string: kid)
+                )
+            case .es256(let key, let kid):
+                await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+            case .rs256(let key, let kid):
+                await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+            case .jwks(let jwks):
+                try await collection.add(jwks: jwks)
+            }
+        }
+        return collection
+    }
+
+    private static func stem(_ path: String) -> String {
+        let name = path.split(separator: "/").last.map(String.init) ?? path
+        guard let dot = name.lastIndex(of: "."), dot != name.startIndex else { return name }
+        return String(name[..<dot])
+    }
+}
+
+/// A key file that cannot be used, in a sentence naming it.
+struct KeyFileError: Error, Sendable, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

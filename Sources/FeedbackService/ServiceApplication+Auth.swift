@@ -1,0 +1,69 @@
+import Configuration
+import Logging
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ServiceApplication {
+    /// The `auth` keys: nil for `--auth off`. A key that cannot be used is logged (by file name, never its
+    /// content) and leaves the server refusing every token: it fails closed.
+    static func authConfiguration(_ reader: ConfigReader, logger: Logger) -> AuthConfiguration? {
+        guard reader.string(.auth) == "jwt" else { return nil }
+        var keys = VerificationKeys()
+        var serverSecret: [UInt8]?
+        var problems: [String] = []
+        do throws(KeyFileError) {
+            for path in reader.list(.authKeys) { try keys.addFile(path) }
+            let secret = reader.string(.authSecret)
+            if !secret.isEmpty { try keys.addSecret(Array(secret.utf8), kid: "env", origin: "auth.hs256.secret") }
+            let previous = reader.string(.authPreviousKeyFile)
+            if !previous.isEmpty {
+                let bytes = try serverKey(previous)
+                try keys.addSecret(bytes, kid: TokenMinter.kid(of: bytes), origin: previous)
+            }
+            let current = reader.string(.authKeyFile)
+            if !current.isEmpty { serverSecret = try serverKey(current) }
+        } catch {
+            problems.append(error.description)
+        }
+        if keys.isEmpty, serverSecret == nil {
+            problems.append(
+                "--auth jwt needs keys: --auth-keys FILE,..., FEEDBACKHOST_AUTH_HS256_SECRET or --auth-key-file"
+            )
+        }
+        let dataDirectory = reader.string(.dataDirectory)
+        let creation = AuthConfiguration.Creation(rawValue: reader.string(.authCreate)) ?? .token
+        if creation == .token, keys.isEmpty, serverSecret != nil {
+            logger.warning(
+                "auth: --auth-create token, but only the server's own key: no one can create a session",
+                metadata: ["fix": "give the backend's keys (--auth-keys), or --auth-create open"]
+            )
+        }
+        for problem in problems { logger.error("auth: every token is refused", metadata: ["problem": "\(problem)"]) }
+        return AuthConfiguration(
+            keys: keys,
+            serverSecret: serverSecret,
+            creation: creation,
+            mintedLifetime: .seconds(reader.int(.authTokenTTL)),
+            cacheCapacity: reader.int(.authCacheSize),
+            revocationFile: dataDirectory == "none" ? nil : dataDirectory + "/token-revocations.json",
+            loadProblem: problems.first
+        )
+    }
+
+    /// A server secret file's bytes (one trailing newline dropped), at least 32 of them.
+    private static func serverKey(_ path: String) throws(KeyFileError) -> [UInt8] {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw KeyFileError("cannot read the key file \(path)")
+        }
+        var bytes = Array(data)
+        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        guard bytes.count >= 32 else {
+            throw KeyFileError("the secret of \(path) has \(bytes.count) bytes; use 32 or more random bytes")
+        }
+        return bytes
+    }
+}

@@ -1,0 +1,168 @@
+import FeedbackJSON
+import HTTPServer
+
+/// `--auth jwt`: every session route is registered through `guarded`, which finds the request's token, checks it
+/// (from the cache, on the shard queue; else verified in a Task) against what the route needs, and only then runs
+/// the handler. Without auth the handlers are registered as they are.
+extension SessionService {
+    /// A synchronous handler behind the check of `requirement`.
+    func guarded(
+        _ requirement: Authorizer.Requirement,
+        streamRoute: Bool = false,
+        _ body: @escaping @Sendable (Request, Grant?) -> Response
+    ) -> Router.Handler {
+        guard authorizer != nil else { return .sync { request in body(request, nil) } }
+        return guarded(requirement, streamRoute: streamRoute) { request, grant, responder in
+            responder.respond(body(request, grant))
+        }
+    }
+
+    /// A deferred handler behind the check of `requirement`.
+    func guarded(
+        _ requirement: Authorizer.Requirement,
+        streamRoute: Bool = false,
+        _ body: @escaping @Sendable (Request, Grant?, Responder) -> Void
+    ) -> Router.Handler {
+        guard let authorizer else { return .deferred { request, responder in body(request, nil, responder) } }
+        return .deferred { [self] request, responder in
+            if case .creation = requirement, authorizer.creation == .open, !putOfExistingSession(request) {
+                return body(request, nil, responder)
+            }
+            guard let token = BearerToken.find(in: request, streamRoute: streamRoute) else {
+                return refuse(Authorizer.missing(streamRoute: streamRoute), request, responder)
+            }
+            if let grant = authorizer.verifier.cachedGrant(token) {
+                return proceed(grant, requirement, request, responder, body)
+            }
+            Task { [self] in
+                switch await authorizer.verifier.verify(token) {
+                case .success(let grant): proceed(grant, requirement, request, responder, body)
+                case .failure(let rejection): refuse(Authorizer.rejected(rejection), request, responder)
+                }
+            }
+        }
+    }
+
+    private func proceed(
+        _ grant: Grant,
+        _ requirement: Authorizer.Requirement,
+        _ request: Request,
+        _ responder: Responder,
+        _ body: @Sendable (Request, Grant?, Responder) -> Void
+    ) {
+        do throws(APIError) {
+            try authorize(grant, requirement, request)
+        } catch {
+            return refuse(error, request, responder)
+        }
+        body(request, grant, responder)
+    }
+
+    private func authorize(
+        _ grant: Grant,
+        _ requirement: Authorizer.Requirement,
+        _ request: Request
+    ) throws(APIError) {
+        guard let authorizer else { return }
+        let id = SessionID(request.parameter("id") ?? "")
+        switch requirement {
+        case .session(let scope):
+            // An id that is not one: the handler's 404 says so.
+            guard let id else { return }
+            // Only a system-wide or a minted token needs the live session: the others are decided by the token.
+            let session = grant.system != nil || grant.minted != nil ? live(id) : nil
+            try authorizer.check(grant, scope: scope, id: id, session: session)
+        case .creation:
+            if let id, let session = live(id) {
+                // A PUT repeating a creation answers the session's state: reading it needs read.
+                if grant.mayCreate, grant.covers(id, system: session.system) { return }
+                return try authorizer.check(grant, scope: .read, id: id, session: session)
+            }
+            var system: String?
+            if case .object(let members)? = try? Self.jsonBody(request), case .string(let name)? = members["system"] {
+                system = name
+            }
+            try authorizer.checkCreation(grant, id: id, system: system)
+        }
+    }
+
+    /// The session's system and epoch, activating it when it is passive (its handler would next); nil when there
+    /// is none (the handler then answers why).
+    private func live(_ id: SessionID) -> (system: String, epoch: UInt64)? {
+        guard let session = try? activeSession(id) else { return nil }
+        return (session.systemName, session.snapshot().cursor.epoch)
+    }
+
+    private func putOfExistingSession(_ request: Request) -> Bool {
+        guard request.method == .put, let id = SessionID(request.parameter("id") ?? "") else { return false }
+        return live(id) != nil
+    }
+
+    private func refuse(_ error: APIError, _ request: Request, _ responder: Responder) {
+        responder.respond(withCORS(Self.problem(error), request))
+    }
+
+    /// A new session's answer with its minted tokens (201 only: repeating a PUT gives no tokens), when the server
+    /// has a key.
+    /// `authorized` is false for an open creation that came without a token: should it have met an existing session
+    /// (two PUTs racing), the answer is 401, not that session's state.
+    func withTokens(
+        _ created: (Response, any HostedSession),
+        authorized: Bool = true
+    ) -> (Response, any HostedSession) {
+        var (response, session) = created
+        if authorizer != nil, !authorized, response.status != 201 {
+            return (Self.problem(Authorizer.missing(streamRoute: false)), session)
+        }
+        guard response.status == 201, let authorizer, case .bytes(var body) = response.body,
+            body.last == UInt8(ascii: "}"),
+            let tokens = authorizer.mintedTokens(for: session.id, epoch: session.snapshot().cursor.epoch)
+        else { return created }
+        body.removeLast()
+        body.append(contentsOf: ",\(tokens)}".utf8)
+        response.body = .bytes(body)
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return (response, session)
+    }
+
+    /// `POST /v1/sessions/{id}/tokens` (admin): fresh tokens of every scope. `DELETE` (admin): revokes every token
+    /// the server minted for the session, then answers fresh ones. Registered only with auth on.
+    func registerTokenRoutes(in router: inout Router) {
+        guard let authorizer else { return }
+        for method in [HTTPMethod.post, .delete] {
+            router.route(
+                method,
+                "/v1/sessions/{id}/tokens",
+                maxBodySize: 0,
+                handler: guarded(.session(.admin)) { [self] (request: Request, _: Grant?) -> Response in
+                    respond(to: request) { () throws(APIError) in
+                        let session = try session(for: request)
+                        if request.method == .delete {
+                            // The revocation holds in memory even when its file could not be written.
+                            var unsaved: APIError?
+                            do throws(APIError) { try authorizer.revocations.revoke(session.id) } catch {
+                                unsaved = error
+                            }
+                            streams.reauth(session.id)
+                            if let unsaved { throw unsaved }
+                        }
+                        guard
+                            let tokens = authorizer.mintedTokens(
+                                for: session.id,
+                                epoch: session.snapshot().cursor.epoch
+                            )
+                        else {
+                            throw APIError(
+                                .sessionNotFound,
+                                "this server mints no tokens (it has no auth.key.file); tokens come from your backend"
+                            )
+                        }
+                        var response = Response.json(Array("{\"id\":\"\(session.id)\",\(tokens)}".utf8))
+                        response.headers.add(name: "Cache-Control", value: "no-store")
+                        return response
+                    }
+                }
+            )
+        }
+    }
+}
