@@ -160,6 +160,7 @@ extension Setting {
         host, port, maxConnections, maxSessions, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe,
+        journalSnapshotInterval, journalCommitDelay, journalProbe, logAccess, logAccessLevel, logAccessBufferBytes,
+        logAccessFlush,
     ]
 }

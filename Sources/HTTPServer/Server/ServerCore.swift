@@ -8,7 +8,7 @@ import Synchronization
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
 /// connection count.
 ///
-/// Immutable after `start` except `active` and `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard`
+/// Immutable after `start` (`accessLog` is set before it) except `active` and `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard`
 /// is touched only on shard 0's queue, which owns the listening socket.
 final class ServerCore: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
@@ -29,6 +29,9 @@ final class ServerCore: @unchecked Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
     let quiesce = Mutex(QuiesceState())
+    /// Where access lines go; set by `Server.init(configuration:router:logger:accessLog:)` before `start`, then only
+    /// read.
+    var accessLog: AccessLog?
     /// The whole answer to a connection over the cap: a 503 problem, written once.
     static let overCapacity: [UInt8] = {
         let problem = Problem(status: 503, detail: "Too many connections.")
@@ -107,11 +110,20 @@ final class ServerCore: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func logAccess(method: HTTPMethod?, path: String?, status: Int, connection: UInt64) {
-        guard logger.logLevel <= .info else { return }
-        logger.info(
-            "\(method?.rawValue ?? "-") \(path ?? "-") \(status)",
-            metadata: ["connection.id": "\(connection)", "http.status": "\(status)"]
+    /// One access line for an answered request, when the server has an access log: formatted here, on the shard,
+    /// into the log's buffer (see `AccessLog`). `start` is the monotonic time the head arrived (0: unknown);
+    /// `bytes` nil for a streaming answer.
+    func logAccess(method: HTTPMethod?, path: String?, status: Int, bytes: Int?, start: UInt64, connection: UInt64) {
+        guard let accessLog else { return }
+        let end = DispatchTimeNow.nanoseconds()
+        let entry = AccessLogFormatter.Entry(
+            method: method,
+            path: path,
+            status: status,
+            bytes: bytes,
+            durationMicroseconds: start == 0 || end < start ? 0 : (end - start) / 1000,
+            connection: connection
         )
+        accessLog.record(entry, router: router)
     }
 }

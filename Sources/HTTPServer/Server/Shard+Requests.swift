@@ -236,9 +236,17 @@ extension Shard {
             to: &connection.output
         )
         if case .bytes(let body) = response.body { connection.output.append(contentsOf: body) }
-        server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        let start = connection.requestStart
+        server.metrics.record(status: response.status, since: start, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
-        server.logAccess(method: nil, path: nil, status: response.status, connection: connection.id)
+        server.logAccess(
+            method: nil,
+            path: nil,
+            status: response.status,
+            bytes: Self.byteCount(response.body),
+            start: start,
+            connection: connection.id
+        )
         perform(connection.lifecycle.requestFailed(now: now), on: connection)
     }
 
