@@ -6,7 +6,8 @@
 # GET /healthz, its POST /v1/sessions/{id}/events (round-robin over the sessions), and the same two on the peer.
 # Every measurement is `wrk -t1 -cCONNECTIONS -dDURATION` pinned to LOAD_CPU; the servers are pinned to SERVER_CPU.
 # VARIANTS names feedback-host runs: `defaults` (no flag), `no-journal` (--data-dir none), `no-access-log`
-# (--log-access off), `interval` (--fsync interval:10), `quiet` (--data-dir none --log-level warning).
+# (--log-access off), `interval` (--fsync interval:10), `quiet` (--data-dir none --log-level warning); `NAME@LABEL=PATH`
+# runs the binary at PATH with NAME's flags (to compare builds in one run, e.g. `defaults@before=/tmp/fh-before`).
 # Usage: scripts/defaults-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 VARIANTS=defaults
 #                                      FH_BINARY=../.build/release/feedback-host SERVER_CPU=0 LOAD_CPU=1)
 set -euo pipefail
@@ -22,15 +23,15 @@ FH_BINARY=${FH_BINARY:-}
 if [ -z "$FH_BINARY" ]; then
     build_servers
     FH_BINARY=$ROOT_DIR/.build/release/feedback-host
-else
-    (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
+else  # a given binary: the peer is built only when missing
     BENCH_BIN=$(cd "$BENCH_DIR" && swift build -c release --show-bin-path)
+    [ -x "$BENCH_BIN/HummingbirdPeer" ] || (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
 fi
 WORK=$(mktemp -d)
 RESULTS=$WORK/results
 
 flags() {
-    case "$1" in
+    case "${1%%@*}" in
     defaults) ;;
     no-journal) echo "--data-dir none" ;;
     no-access-log) echo "--log-access off" ;;
@@ -49,8 +50,8 @@ wait_for() { # port
 create_sessions() { # port file
     : >"$2"
     for _ in $(seq "$SESSIONS"); do
-        curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-            "http://127.0.0.1:$1/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' >>"$2"
+        echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+            "http://127.0.0.1:$1/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$2"
     done
     [ "$(grep -c . "$2")" -eq "$SESSIONS" ] || { echo "creating sessions on port $1 failed" >&2; exit 1; }
 }
@@ -91,10 +92,15 @@ for round in $(seq "$ROUNDS"); do
             continue
         fi
         variant=${run#fh:}
-        dir=$WORK/$round-$variant
+        binary=$FH_BINARY
+        if [[ "$variant" == *@*=* ]]; then
+            binary=${variant#*=}
+            variant=${variant%%=*}
+        fi
+        dir=$WORK/$round-${variant//[@\/]/-}
         mkdir -p "$dir"
         # shellcheck disable=SC2046
-        (cd "$dir" && exec taskset -c "$SERVER_CPU" "$FH_BINARY" --port "$FH_PORT" $(flags "$variant") \
+        (cd "$dir" && exec taskset -c "$SERVER_CPU" "$binary" --port "$FH_PORT" $(flags "$variant") \
             >"$dir/stdout" 2>"$dir/stderr") &
         pid=$!
         wait_for "$FH_PORT"
@@ -122,6 +128,7 @@ col() { awk -v n="$1" -v k="$2" '$1 == n && $2 == k {print $3}' "$RESULTS" | med
 hb=$(col Hummingbird events)
 printf '%-26s healthz %8.0f  events %8.0f\n' Hummingbird "$(col Hummingbird healthz)" "$hb"
 for variant in $VARIANTS; do
+    variant=${variant%%=*}
     awk -v v="$variant" -v h="$(col "FeedbackHost:$variant" healthz)" -v e="$(col "FeedbackHost:$variant" events)" \
         -v hb="$hb" 'BEGIN {
         printf "%-26s healthz %8.0f  events %8.0f  events/healthz %.2f (target 0.8)  events/Hummingbird %.2f (target 2)\n",
