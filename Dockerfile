@@ -36,7 +36,6 @@ USER ${APP_UID}:${APP_UID}
 ENV FEEDBACKHOST_HOST=0.0.0.0 \
     FEEDBACKHOST_PORT=8080 \
     FEEDBACKHOST_LOG_FORMAT=json \
-    FEEDBACKHOST_LOG_ACCESS=json \
     FEEDBACKHOST_DATA_DIR=/var/lib/feedbackhost
 # The session journal (SQLite, WAL): keep it on a volume so sessions survive a restart of the container.
 VOLUME ["/var/lib/feedbackhost"]

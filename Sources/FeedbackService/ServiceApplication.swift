@@ -155,9 +155,11 @@ public final class ServiceApplication: Sendable {
         )
     }
 
-    /// The access log `log.access*` asks for, or nil when it is off or its level is below the logger's.
+    /// The access log `log.access*` asks for (`on`: in `log.format`), or nil when it is off or its level is below
+    /// the logger's.
     static func accessLog(_ reader: ConfigReader, logger: Logger) -> AccessLog? {
-        guard let format = AccessLog.Format(rawValue: reader.string(.logAccess)),
+        let access = reader.string(.logAccess)
+        guard let format = AccessLog.Format(rawValue: access == "on" ? reader.string(.logFormat) : access),
             let level = Logger.Level(rawValue: reader.string(.logAccessLevel)), level >= logger.logLevel
         else { return nil }
         return AccessLog(

@@ -32,6 +32,11 @@ import Testing
         #expect(configuration.flushInterval == .milliseconds(250))
     }
 
+    @Test func writesJSONWhenTheLogFormatIsJSONUnlessToldOtherwise() async throws {
+        #expect(try await Self.accessLog(["--log-format", "json"])?.format == .json)
+        #expect(try await Self.accessLog(["--log-format", "json", "--log-access", "text"])?.format == .text)
+    }
+
     @Test func takesItsFormatBufferAndFlushFromTheKeys() async throws {
         let configuration = try #require(
             try await Self.accessLog([

@@ -102,6 +102,12 @@ final class AccessLogCapture: Sendable {
             ]
         )
         #expect(objects.map { $0["status"] as? Int } == [404, 405, 200])
+        #expect(
+            objects.map { $0["msg"] as? String } == [
+                "GET /v1/sessions/{redacted}/nothing 404", "DELETE /v1/sessions/{id}/events/{n} 405",
+                "GET /v1/sessions/{id}/events/{n} 200",
+            ]
+        )
         #expect(objects.allSatisfy { $0["label"] as? String == "http.access" && $0["level"] as? String == "info" })
         #expect(objects.allSatisfy { $0["bytes"] is Int && $0["duration_us"] is Int && $0["ts"] is String })
     }

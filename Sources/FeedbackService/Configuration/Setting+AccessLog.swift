@@ -1,12 +1,19 @@
-/// The access log's settings, listed in `Setting.service` (see `AccessLog` in HTTPServer and "Logging" in
+/// The log format and the access log's settings, listed in `Setting.service` (see `AccessLog` in HTTPServer and "Logging" in
 /// docs/API.md).
 extension Setting {
+    /// How log lines look; the access log's too unless `log.access` names a format.
+    public static let logFormat = Setting(
+        "log.format",
+        .choice(["text", "json"]),
+        default: "text",
+        "text lines, or one JSON object per line (the container's default)"
+    )
     /// Whether and how each answered request is logged.
     static let logAccess = Setting(
         "log.access",
-        .choice(["text", "json", "off"]),
-        default: "text",
-        "one line per answered request, buffered (route patterns, never session ids), or off"
+        .choice(["on", "text", "json", "off"]),
+        default: "on",
+        "one line per answered request, buffered (route patterns, never session ids); on: in log.format"
     )
     /// The level access lines carry.
     static let logAccessLevel = Setting(

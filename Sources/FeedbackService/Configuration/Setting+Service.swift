@@ -160,7 +160,8 @@ extension Setting {
         host, port, maxConnections, maxSessions, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionTTL,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe, logAccess, logAccessLevel, logAccessBufferBytes,
+        journalSnapshotInterval, journalCommitDelay, journalProbe, logFormat, logAccess, logAccessLevel,
+        logAccessBufferBytes,
         logAccessFlush,
     ]
 }

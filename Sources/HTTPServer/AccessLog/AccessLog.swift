@@ -19,8 +19,8 @@ public final class AccessLog: @unchecked Sendable {
     public enum Format: String, Sendable, CaseIterable {
         /// `2026-11-26T06:23:17.123Z info http.access: method=GET route=/healthz status=200 bytes=15 ...`
         case text
-        /// One JSON object per line: `ts`, `level`, `label`, `method`, `route`, `status`, `bytes`, `duration_us`,
-        /// `connection.id`.
+        /// One JSON object per line: `ts`, `level`, `label`, `msg` (`GET /healthz 200`), `method`, `route`, `status`,
+        /// `bytes`, `duration_us`, `connection.id`.
         case json
     }
 

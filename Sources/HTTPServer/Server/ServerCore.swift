@@ -18,7 +18,11 @@ final class ServerCore: @unchecked Sendable {
     let timeouts: ConnectionLifecycle.Timeouts
     /// Input a connection may buffer while it cannot parse (a handler or a stream is working).
     let maxBufferedInput: Int
-    var shards: [Shard] = []
+    var shards: [Shard] = [] {
+        didSet { lateAnswers = shards.map { _ in LateAnswers() } }
+    }
+    /// Per shard, by index: answers given after their handler returned, waiting for one hop to that shard.
+    private(set) var lateAnswers: [LateAnswers] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
     private var nextShard = 0

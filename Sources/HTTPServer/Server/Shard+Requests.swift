@@ -195,21 +195,17 @@ extension Shard {
     }
 
     /// Writes a response that comes after the handler returned: hops to this shard, and answers only if the
-    /// connection is still the one that asked.
+    /// connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
     private func lateDelivery(
         for head: RequestHead,
         on connection: Connection
     ) -> @Sendable (Response) -> Void {
         let fd = connection.fd
         let id = connection.id
+        let mailbox = server.lateAnswers[index]
         return { [self] response in
-            queue.async { [self] in
-                self.now = DispatchTimeNow.nanoseconds()
-                guard Int(fd) < connections.count, let connection = connections[Int(fd)], connection.id == id else {
-                    return
-                }
-                respond(response, to: head, on: connection)
-                serve(connection)
+            if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, head: head, response: response)) {
+                queue.async { [self] in deliver(mailbox.take()) }
             }
         }
     }
