@@ -134,6 +134,34 @@ final class AccessLogCapture: Sendable {
         #expect(capture.lines.count == 1)
     }
 
+    @Test func linesBeyondWhatMayWaitAreDroppedAndCountedInsteadOfBlocking() {
+        let capture = AccessLogCapture()
+        let log = AccessLog(
+            configuration: AccessLog.Configuration(
+                bufferBytes: 1 << 20,
+                flushInterval: .seconds(3600),
+                maxPendingBytes: 300
+            ),
+            write: capture.write
+        )
+        let router = Router()
+        for connection in 1...10 {
+            let entry = AccessLogFormatter.Entry(
+                method: .get,
+                path: "/healthz",
+                status: 200,
+                bytes: 2,
+                durationMicroseconds: 5,
+                connection: UInt64(connection)
+            )
+            log.record(entry, router: router)
+        }
+        log.flush()
+        let kept = capture.lines.count
+        #expect(kept >= 2 && kept < 10)
+        #expect(log.droppedLines == 10 - kept)
+    }
+
     @Test func timeStampsAreUTCWithMilliseconds() {
         var formatter = AccessLogFormatter(format: .text, level: "info")
         var out: [UInt8] = []
