@@ -18,7 +18,7 @@ import SystemKit
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
-/// `log.access`, `log.access.level`, `log.access.buffer.bytes`, `log.access.flush.ms` (the access log).
+/// `log.format`, `log.access`, `log.access.level`, `log.access.buffer.bytes`, `log.access.flush.ms` (the access log).
 /// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us`, `journal.probe.ms` (see
 /// `openJournal(reader:logger:metricsFactory:vfs:)`).
 public final class ServiceApplication: Sendable {

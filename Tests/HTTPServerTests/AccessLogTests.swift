@@ -162,6 +162,23 @@ final class AccessLogCapture: Sendable {
         #expect(log.droppedLines == 10 - kept)
     }
 
+    @Test func routesShowTheirPatternLiteralRoutesStayWholeAndOtherLongSegmentsAreRedacted() {
+        var router = Router()
+        router.get("/v1/sessions/{id}") { _ in Response.text("") }
+        router.get("/v1/an-unusually-long-literal-segment") { _ in Response.text("") }
+        func shown(_ path: String) -> String {
+            var out: [UInt8] = []
+            router.appendRoute(of: path, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(shown("/v1/sessions/\(Self.secret)") == "/v1/sessions/{id}")
+        #expect(shown("/v1/an-unusually-long-literal-segment") == "/v1/an-unusually-long-literal-segment")
+        #expect(shown("/v1/an-unusually-long-literal-segment/x") == "/v1/{redacted}/x")
+        #expect(shown("/v2/sessions/\(Self.secret)/") == "/v2/sessions/{redacted}/")
+        #expect(shown("/a\"b\\c") == "/a%22b%5Cc")
+        #expect(shown("") == "/")
+    }
+
     @Test func timeStampsAreUTCWithMilliseconds() {
         var formatter = AccessLogFormatter(format: .text, level: "info")
         var out: [UInt8] = []

@@ -1,5 +1,5 @@
-/// The log format and the access log's settings, listed in `Setting.service` (see `AccessLog` in HTTPServer and "Logging" in
-/// docs/API.md).
+/// The log format and the access log's settings, listed in `Setting.service` (see `AccessLog` in HTTPServer and
+/// "Logging" in docs/API.md).
 extension Setting {
     /// How log lines look; the access log's too unless `log.access` names a format.
     public static let logFormat = Setting(

@@ -5,16 +5,18 @@ extension Router {
 
     /// Appends what the access log shows for `path`: the pattern of the route it matches, whatever the method
     /// (`/v1/sessions/{id}/events`), so that parameters, which may be credentials, never reach the log; a path
-    /// matching a literal route as it is; any other path with segments longer than ``longestLoggedSegment``
-    /// bytes written as `{redacted}`. Bytes outside printable ASCII, `"` and `\` are percent-encoded, so a line stays one line
-    /// in either format. Allocates nothing for paths of up to 16 segments.
+    /// matching a literal route as it is; any other path with segments longer than ``longestLoggedSegment`` bytes
+    /// written as `{redacted}`. Bytes outside printable ASCII, `"` and `\` are percent-encoded, so a line stays one
+    /// line in either format. Allocates nothing for paths of up to 16 segments.
     func appendRoute(of path: String, to out: inout [UInt8]) {
         var scanned = path
         scanned.withUTF8 { bytes in
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { parts in
                 var count = 0
                 var start = 0
+                var long = false
                 for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+                    long = long || index - start > Self.longestLoggedSegment
                     if index > start {
                         if count == parts.count {
                             count = -1  // more segments than any route has: no route matches
@@ -38,7 +40,8 @@ extension Router {
                     }
                     return
                 }
-                Self.appendRedacted(bytes, keepLongSegments: staticRoutes[path] != nil, to: &out)
+                // Only a path with a long segment needs the literal routes' table (a hash of the path).
+                Self.appendRedacted(bytes, keepLongSegments: long && staticRoutes[path] != nil, to: &out)
             }
         }
     }

@@ -8,8 +8,9 @@ import Synchronization
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
 /// connection count.
 ///
-/// Immutable after `start` (`accessLog` is set before it) except `active` and `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard`
-/// is touched only on shard 0's queue, which owns the listening socket.
+/// Immutable after `start` (`accessLog` is set before it, `lateAnswers` made with `shards`) except `active` and
+/// `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard` is touched only on shard 0's queue, which owns
+/// the listening socket.
 final class ServerCore: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let router: Router
