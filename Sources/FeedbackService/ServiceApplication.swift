@@ -18,6 +18,7 @@ import SystemKit
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
 /// The `paging` system reads `upstream` and `upstream.*`, `paging.*` from the same reader (`PagingConfiguration`);
 /// the server itself serves the demo catalog at `/demo/catalog`.
+/// `log.format`, `log.access`, `log.access.level`, `log.access.buffer.bytes`, `log.access.flush.ms` (the access log).
 /// `data.dir`, `fsync`, `journal.snapshot.interval`, `journal.commit.delay.us`, `journal.probe.ms` (see
 /// `openJournal(reader:logger:metricsFactory:vfs:)`).
 public final class ServiceApplication: Sendable {
@@ -150,7 +151,8 @@ public final class ServiceApplication: Sendable {
                 metricsFactory: metricsFactory
             ),
             router: router,
-            logger: logger
+            logger: logger,
+            accessLog: accessLog(reader, logger: logger)
         )
         return ServiceApplication(
             server: server,
@@ -160,6 +162,23 @@ public final class ServiceApplication: Sendable {
             shutdownDelay: .milliseconds(reader.int(.shutdownDelay)),
             localBaseURL: localBaseURL,
             logger: logger
+        )
+    }
+
+    /// The access log `log.access*` asks for (`on`: in `log.format`), or nil when it is off or its level is below
+    /// the logger's.
+    static func accessLog(_ reader: ConfigReader, logger: Logger) -> AccessLog? {
+        let access = reader.string(.logAccess)
+        guard let format = AccessLog.Format(rawValue: access == "on" ? reader.string(.logFormat) : access),
+            let level = Logger.Level(rawValue: reader.string(.logAccessLevel)), level >= logger.logLevel
+        else { return nil }
+        return AccessLog(
+            configuration: AccessLog.Configuration(
+                format: format,
+                level: level.rawValue,
+                bufferBytes: reader.int(.logAccessBufferBytes),
+                flushInterval: .milliseconds(reader.int(.logAccessFlush))
+            )
         )
     }
 

@@ -115,6 +115,7 @@ public final class Server: Sendable {
                 }
             }
         }
+        core.accessLog?.flush()  // every request is answered or cut: its line is the last
         core.logger.info("stopped")
     }
 }

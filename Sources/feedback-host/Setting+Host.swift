@@ -9,14 +9,8 @@ extension Setting {
         default: "info",
         "the lowest level logged"
     )
-    /// How log lines look.
-    static let logFormat = Setting(
-        "log.format",
-        .choice(["text", "json"]),
-        default: "text",
-        "text lines, or one JSON object per line (the container's default)"
-    )
 
-    /// Every setting `feedback-host` takes: the service's, logging, and the built-in systems'.
-    static let all: [Setting] = Setting.service + [logLevel, logFormat] + PagingConfiguration.settings
+    /// Every setting `feedback-host` takes: the service's (`log.format` and the access log's among them), the log
+    /// level, and the built-in systems'.
+    static let all: [Setting] = Setting.service + [logLevel] + PagingConfiguration.settings
 }

@@ -6,6 +6,11 @@ import Systems
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
 
+// With TZ unset, glibc's localtime() (swift-log's text lines) stats /etc/localtime at every call: one system call per
+// log line. Named, the zone file is read once. Set before any other thread exists (setenv is not thread-safe);
+// a TZ given by the environment is kept.
+setenv("TZ", ":/etc/localtime", 0)
+
 // Mistakes stop the start: an unknown flag or variable, an ill-typed or out-of-range value.
 do {
     switch try ConfigurationCheck.check(

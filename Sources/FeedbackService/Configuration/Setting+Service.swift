@@ -199,6 +199,7 @@ extension Setting {
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,
-        authKeys, authSecret, authTokenTTL, authCacheSize,
+        authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
+        logAccessFlush,
     ]
 }

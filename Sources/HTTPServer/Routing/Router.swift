@@ -38,8 +38,8 @@ public struct Router: Sendable {
 
     /// The body limit of routes registered without one.
     public var defaultMaxBodySize: Int
-    private var staticRoutes: [String: [Route]] = [:]
-    private var parameterRoutes: [Route] = []
+    private(set) var staticRoutes: [String: [Route]] = [:]
+    private(set) var parameterRoutes: [Route] = []
 
     /// Creates an empty router.
     public init(defaultMaxBodySize: Int = 1 << 20) {

@@ -8,8 +8,9 @@ import Synchronization
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
 /// connection count.
 ///
-/// Immutable after `start` except `active` and `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard`
-/// is touched only on shard 0's queue, which owns the listening socket.
+/// Immutable after `start` (`accessLog` is set before it, `lateAnswers` made with `shards`) except `active` and
+/// `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard` is touched only on shard 0's queue, which owns
+/// the listening socket.
 final class ServerCore: @unchecked Sendable {
     let configuration: HTTPServerConfiguration
     let router: Router
@@ -21,7 +22,11 @@ final class ServerCore: @unchecked Sendable {
     /// The connection cap: `configuration.maxConnections`, lowered by `Server.start()` to what the descriptor limit
     /// allows (set before the listener is watched, then only read).
     var maxConnections: Int
-    var shards: [Shard] = []
+    var shards: [Shard] = [] {
+        didSet { lateAnswers = shards.map { _ in LateAnswers() } }
+    }
+    /// Per shard, by index: answers given after their handler returned, waiting for one hop to that shard.
+    private(set) var lateAnswers: [LateAnswers] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
     private var nextShard = 0
@@ -32,6 +37,9 @@ final class ServerCore: @unchecked Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
     let quiesce = Mutex(QuiesceState())
+    /// Where access lines go; set by `Server.init(configuration:router:logger:accessLog:)` before `start`, then only
+    /// read.
+    var accessLog: AccessLog?
     /// The whole answer to a connection over the cap: a 503 problem, written once.
     static let overCapacity: [UInt8] = {
         let problem = Problem(status: 503, detail: "Too many connections.")
@@ -139,11 +147,20 @@ final class ServerCore: @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    func logAccess(method: HTTPMethod?, path: String?, status: Int, connection: UInt64) {
-        guard logger.logLevel <= .info else { return }
-        logger.info(
-            "\(method?.rawValue ?? "-") \(path ?? "-") \(status)",
-            metadata: ["connection.id": "\(connection)", "http.status": "\(status)"]
+    /// One access line for an answered request, when the server has an access log: formatted here, on the shard,
+    /// into the log's buffer (see `AccessLog`). `start` is the monotonic time the head arrived (0: unknown);
+    /// `bytes` nil for a streaming answer.
+    func logAccess(method: HTTPMethod?, path: String?, status: Int, bytes: Int?, start: UInt64, connection: UInt64) {
+        guard let accessLog else { return }
+        let end = DispatchTimeNow.nanoseconds()
+        let entry = AccessLogFormatter.Entry(
+            method: method,
+            path: path,
+            status: status,
+            bytes: bytes,
+            durationMicroseconds: start == 0 || end < start ? 0 : (end - start) / 1000,
+            connection: connection
         )
+        accessLog.record(entry, router: router)
     }
 }

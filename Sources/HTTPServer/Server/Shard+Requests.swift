@@ -202,21 +202,17 @@ extension Shard {
     }
 
     /// Writes a response that comes after the handler returned: hops to this shard, and answers only if the
-    /// connection is still the one that asked.
+    /// connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
     private func lateDelivery(
         for head: RequestHead,
         on connection: Connection
     ) -> @Sendable (Response) -> Void {
         let fd = connection.fd
         let id = connection.id
+        let mailbox = server.lateAnswers[index]
         return { [self] response in
-            queue.async { [self] in
-                self.now = DispatchTimeNow.nanoseconds()
-                guard Int(fd) < connections.count, let connection = connections[Int(fd)], connection.id == id else {
-                    return
-                }
-                respond(response, to: head, on: connection)
-                serve(connection)
+            if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, head: head, response: response)) {
+                queue.async { [self] in deliver(mailbox.take()) }
             }
         }
     }
@@ -263,9 +259,17 @@ extension Shard {
             to: &connection.output
         )
         if case .bytes(let body) = response.body { connection.output.append(contentsOf: body) }
-        server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        let start = connection.requestStart
+        server.metrics.record(status: response.status, since: start, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
-        server.logAccess(method: nil, path: nil, status: response.status, connection: connection.id)
+        server.logAccess(
+            method: nil,
+            path: nil,
+            status: response.status,
+            bytes: Self.byteCount(response.body),
+            start: start,
+            connection: connection.id
+        )
     }
 
     /// Performs what the connection's lifecycle machine decided; every action has its effect here.

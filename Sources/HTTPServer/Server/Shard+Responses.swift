@@ -15,9 +15,9 @@ extension Shard {
         }
         let isHead = head.method == .head
         let bodyless = isHead || response.status == 204 || response.status == 304 || response.status < 200
-        server.metrics.record(status: response.status, since: connection.requestStart, now: now)
+        let requestStart = connection.requestStart
+        server.metrics.record(status: response.status, since: requestStart, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
-        server.logAccess(method: head.method, path: head.path, status: response.status, connection: connection.id)
         switch response.body {
         case .bytes(var body):
             if !bodyless, let threshold = server.configuration.compressionThreshold, body.count >= threshold,
@@ -38,8 +38,24 @@ extension Shard {
                 to: &connection.output
             )
             if !bodyless { connection.output.append(contentsOf: body) }
+            server.logAccess(
+                method: head.method,
+                path: head.path,
+                status: response.status,
+                bytes: bodyless ? 0 : body.count,
+                start: requestStart,
+                connection: connection.id
+            )
             if finished { finishResponse(connection) }
         case .stream(let start):
+            server.logAccess(
+                method: head.method,
+                path: head.path,
+                status: response.status,
+                bytes: bodyless ? 0 : nil,
+                start: requestStart,
+                connection: connection.id
+            )
             let chunked = head.minorVersion >= 1
             let gzip = !bodyless && server.configuration.compressStreams && Self.wantsGzip(head, response)
             if gzip {

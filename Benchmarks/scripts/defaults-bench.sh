@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Issue 17: posted events/s of the release feedback-host AS SHIPPED (`make run`: journal in ./data, fsync per-commit,
+# info logging with the access log on, stderr to a file) against its own GET /healthz and against the Hummingbird
+# peer, in one run. Every round starts each feedback-host variant afresh in an empty directory (so ./data is new),
+# creates SESSIONS counter sessions, then measures, interleaved and alternating the order: the variant's
+# GET /healthz, its POST /v1/sessions/{id}/events (round-robin over the sessions), and the same two on the peer.
+# Every measurement is `wrk -t1 -cCONNECTIONS -dDURATION` pinned to LOAD_CPU; the servers are pinned to SERVER_CPU.
+# VARIANTS names feedback-host runs: `defaults` (no flag), `no-journal` (--data-dir none), `no-access-log`
+# (--log-access off), `interval` (--fsync interval:10), `quiet` (--data-dir none --log-level warning); `NAME@LABEL=PATH`
+# runs the binary at PATH with NAME's flags (to compare builds in one run, e.g. `defaults@before=/tmp/fh-before`).
+# Usage: scripts/defaults-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 VARIANTS=defaults
+#                                      FH_BINARY=../.build/release/feedback-host SERVER_CPU=0 LOAD_CPU=1)
+set -euo pipefail
+source "$(dirname "$0")/servers.sh"
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-64}
+VARIANTS=${VARIANTS:-defaults}
+FH_PORT=${FH_PORT:-18090}
+FH_BINARY=${FH_BINARY:-}
+
+if [ -z "$FH_BINARY" ]; then
+    build_servers
+    FH_BINARY=$ROOT_DIR/.build/release/feedback-host
+else  # a given binary: the peer is built only when missing
+    BENCH_BIN=$(cd "$BENCH_DIR" && swift build -c release --show-bin-path)
+    [ -x "$BENCH_BIN/HummingbirdPeer" ] || (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
+fi
+WORK=$(mktemp -d)
+RESULTS=$WORK/results
+
+flags() {
+    case "${1%%@*}" in
+    defaults) ;;
+    no-journal) echo "--data-dir none" ;;
+    no-access-log) echo "--log-access off" ;;
+    interval) echo "--fsync interval:10" ;;
+    quiet) echo "--data-dir none --log-level warning" ;;
+    *) echo "unknown variant $1" >&2; exit 1 ;;
+    esac
+}
+
+wait_for() { # port
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$1/healthz" >/dev/null && return 0; sleep 0.1; done
+    echo "nothing answers on port $1" >&2
+    exit 1
+}
+
+create_sessions() { # port file
+    : >"$2"
+    for _ in $(seq "$SESSIONS"); do
+        echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+            "http://127.0.0.1:$1/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$2"
+    done
+    [ "$(grep -c . "$2")" -eq "$SESSIONS" ] || { echo "creating sessions on port $1 failed" >&2; exit 1; }
+}
+
+measure() { # label kind port [ids file]
+    local out rps p99 bad
+    if [ "$2" = events ]; then
+        # shellcheck disable=SC2046
+        out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \
+            -s "$BENCH_DIR/scripts/post-session-event.lua" "http://127.0.0.1:$3" -- $(cat "$4"))
+    else
+        out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency "http://127.0.0.1:$3/healthz")
+    fi
+    rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+    p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+    bad=$(awk '/Non-2xx/ {print $5}' <<<"$out")
+    printf '%-26s %-7s %9.0f req/s  p99 %-9s %s (load %s)\n' "$1" "$2" "$rps" "$p99" "${bad:+NON-2XX $bad}" \
+        "$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "$1 $2 $rps ${bad:-0}" >>"$RESULTS"
+}
+
+taskset -c "$SERVER_CPU" "$BENCH_BIN/HummingbirdPeer" "$HB_PORT" >"$WORK/peer.log" 2>&1 &
+SERVER_PIDS+=("$!")
+wait_for "$HB_PORT"
+create_sessions "$HB_PORT" "$WORK/hb-ids"
+
+uptime
+for round in $(seq "$ROUNDS"); do
+    echo "round $round"
+    runs=("peer")
+    for variant in $VARIANTS; do
+        if [ $((round % 2)) -eq 1 ]; then runs=("fh:$variant" "${runs[@]}"); else runs+=("fh:$variant"); fi
+    done
+    for run in "${runs[@]}"; do
+        if [ "$run" = peer ]; then
+            measure Hummingbird events "$HB_PORT" "$WORK/hb-ids"
+            measure Hummingbird healthz "$HB_PORT"
+            continue
+        fi
+        variant=${run#fh:}
+        binary=$FH_BINARY
+        if [[ "$variant" == *@*=* ]]; then
+            binary=${variant#*=}
+            variant=${variant%%=*}
+        fi
+        dir=$WORK/$round-${variant//[@\/]/-}
+        mkdir -p "$dir"
+        # shellcheck disable=SC2046
+        (cd "$dir" && exec taskset -c "$SERVER_CPU" "$binary" --port "$FH_PORT" $(flags "$variant") \
+            >"$dir/stdout" 2>"$dir/stderr") &
+        pid=$!
+        wait_for "$FH_PORT"
+        create_sessions "$FH_PORT" "$dir/ids"
+        if [ $((round % 2)) -eq 1 ]; then
+            measure "FeedbackHost:$variant" healthz "$FH_PORT"
+            measure "FeedbackHost:$variant" events "$FH_PORT" "$dir/ids"
+        else
+            measure "FeedbackHost:$variant" events "$FH_PORT" "$dir/ids"
+            measure "FeedbackHost:$variant" healthz "$FH_PORT"
+        fi
+        kill "$pid"
+        wait "$pid" || true
+        lines=$(grep -c 'http.access' "$dir/stderr" || true)
+        echo "  (access lines written by $variant, all flushed at its graceful stop: $lines)"
+        rm -rf "$dir/data"
+    done
+done
+uptime
+check_servers
+
+echo
+echo "medians of $ROUNDS rounds (wrk -t1 -c$CONNECTIONS -d$DURATION; servers on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU)"
+col() { awk -v n="$1" -v k="$2" '$1 == n && $2 == k {print $3}' "$RESULTS" | median; }
+hb=$(col Hummingbird events)
+printf '%-26s healthz %8.0f  events %8.0f\n' Hummingbird "$(col Hummingbird healthz)" "$hb"
+for variant in $VARIANTS; do
+    variant=${variant%%=*}
+    awk -v v="$variant" -v h="$(col "FeedbackHost:$variant" healthz)" -v e="$(col "FeedbackHost:$variant" events)" \
+        -v hb="$hb" 'BEGIN {
+        printf "%-26s healthz %8.0f  events %8.0f  events/healthz %.2f (target 0.8)  events/Hummingbird %.2f (target 2)\n",
+            "FeedbackHost:" v, h, e, e / h, e / hb
+    }'
+done
+failures=$(awk '{s += $4} END {print s + 0}' "$RESULTS")
+echo "non-2xx answers over all runs: $failures"
+[ "$failures" -eq 0 ]

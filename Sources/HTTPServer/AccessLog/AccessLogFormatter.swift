@@ -1,0 +1,147 @@
+import Glibc
+
+/// Writes access lines as bytes: a time stamp whose seconds part is formatted once per second (the clock is read
+/// through the vDSO, and no time zone is consulted: time stamps are UTC), then the request's fields in the text or
+/// JSON format. No `String` is made per line.
+///
+/// A value; `AccessLog` keeps one behind its lock.
+struct AccessLogFormatter {
+    /// What one line says about one answered request.
+    struct Entry {
+        /// The request's method; nil when the request could not be decoded.
+        var method: HTTPMethod?
+        /// The request's path as the server saw it (never logged as is: see `Router.appendRoute`); nil when the
+        /// request could not be decoded.
+        var path: String?
+        var status: Int
+        /// Body bytes sent; nil for a streaming response, whose size is not known when it starts.
+        var bytes: Int?
+        /// From the head's arrival to the answer, in microseconds.
+        var durationMicroseconds: UInt64
+        var connection: UInt64
+    }
+
+    let format: AccessLog.Format
+    let level: [UInt8]
+    private var second = -1
+    /// `2026-11-26T06:23:17` for `second`.
+    private var secondText: [UInt8] = []
+
+    init(format: AccessLog.Format, level: String) {
+        self.format = format
+        self.level = Array(level.utf8)
+    }
+
+    /// Appends one line, newline included, for `entry` at the wall-clock time `now` (`CLOCK_REALTIME`).
+    mutating func append(_ entry: Entry, at now: timespec, router: Router, to out: inout [UInt8]) {
+        switch format {
+        case .text:
+            appendTime(now, to: &out)
+            out.append(UInt8(ascii: " "))
+            out.append(contentsOf: level)
+            out.append(contentsOf: " http.access: method=".utf8)
+            appendMethod(entry.method, to: &out)
+            out.append(contentsOf: " route=".utf8)
+            appendRoute(entry, router: router, to: &out)
+            out.append(contentsOf: " status=".utf8)
+            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            out.append(contentsOf: " bytes=".utf8)
+            if let bytes = entry.bytes { Self.appendDecimal(UInt64(max(0, bytes)), to: &out) } else { out.append(45) }
+            out.append(contentsOf: " duration_us=".utf8)
+            Self.appendDecimal(entry.durationMicroseconds, to: &out)
+            out.append(contentsOf: " connection.id=".utf8)
+            Self.appendDecimal(entry.connection, to: &out)
+        case .json:
+            out.append(contentsOf: "{\"ts\":\"".utf8)
+            appendTime(now, to: &out)
+            out.append(contentsOf: "\",\"level\":\"".utf8)
+            out.append(contentsOf: level)
+            out.append(contentsOf: "\",\"label\":\"http.access\",\"msg\":\"".utf8)
+            appendMethod(entry.method, to: &out)
+            out.append(UInt8(ascii: " "))
+            appendRoute(entry, router: router, to: &out)
+            out.append(UInt8(ascii: " "))
+            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            out.append(contentsOf: "\",\"method\":\"".utf8)
+            appendMethod(entry.method, to: &out)
+            out.append(contentsOf: "\",\"route\":\"".utf8)
+            appendRoute(entry, router: router, to: &out)
+            out.append(contentsOf: "\",\"status\":".utf8)
+            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            out.append(contentsOf: ",\"bytes\":".utf8)
+            if let bytes = entry.bytes {
+                Self.appendDecimal(UInt64(max(0, bytes)), to: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+            out.append(contentsOf: ",\"duration_us\":".utf8)
+            Self.appendDecimal(entry.durationMicroseconds, to: &out)
+            out.append(contentsOf: ",\"connection.id\":".utf8)
+            Self.appendDecimal(entry.connection, to: &out)
+            out.append(UInt8(ascii: "}"))
+        }
+        out.append(UInt8(ascii: "\n"))
+    }
+
+    private func appendMethod(_ method: HTTPMethod?, to out: inout [UInt8]) {
+        guard let method else { return out.append(UInt8(ascii: "-")) }
+        out.append(contentsOf: method.rawValue.utf8)
+    }
+
+    private func appendRoute(_ entry: Entry, router: Router, to out: inout [UInt8]) {
+        guard let path = entry.path else { return out.append(UInt8(ascii: "-")) }
+        router.appendRoute(of: path, to: &out)
+    }
+
+    /// `2026-11-26T06:23:17.123Z`; the part before the dot is rebuilt only when the second changes.
+    mutating func appendTime(_ now: timespec, to out: inout [UInt8]) {
+        let seconds = Int(now.tv_sec)
+        if seconds != second {
+            second = seconds
+            var t = time_t(seconds)
+            var parts = tm()
+            gmtime_r(&t, &parts)
+            var text: [UInt8] = []
+            text.reserveCapacity(19)
+            Self.appendPadded(Int(parts.tm_year) + 1900, width: 4, to: &text)
+            text.append(UInt8(ascii: "-"))
+            Self.appendPadded(Int(parts.tm_mon) + 1, width: 2, to: &text)
+            text.append(UInt8(ascii: "-"))
+            Self.appendPadded(Int(parts.tm_mday), width: 2, to: &text)
+            text.append(UInt8(ascii: "T"))
+            Self.appendPadded(Int(parts.tm_hour), width: 2, to: &text)
+            text.append(UInt8(ascii: ":"))
+            Self.appendPadded(Int(parts.tm_min), width: 2, to: &text)
+            text.append(UInt8(ascii: ":"))
+            Self.appendPadded(Int(parts.tm_sec), width: 2, to: &text)
+            secondText = text
+        }
+        out.append(contentsOf: secondText)
+        out.append(UInt8(ascii: "."))
+        Self.appendPadded(Int(now.tv_nsec) / 1_000_000, width: 3, to: &out)
+        out.append(UInt8(ascii: "Z"))
+    }
+
+    static func appendPadded(_ value: Int, width: Int, to out: inout [UInt8]) {
+        var divisor = 1
+        for _ in 1..<width { divisor *= 10 }
+        var rest = max(0, value)
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (rest / divisor) % 10))
+            rest %= divisor
+            divisor /= 10
+        }
+    }
+
+    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
+        if value < 10 { return out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value)) }
+        var scratch = value
+        var divisor: UInt64 = 1
+        while divisor <= scratch / 10 { divisor *= 10 }
+        while divisor > 0 {
+            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: scratch / divisor))
+            scratch %= divisor
+            divisor /= 10
+        }
+    }
+}

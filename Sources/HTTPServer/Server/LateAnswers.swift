@@ -1,0 +1,43 @@
+import Synchronization
+
+/// Answers given after their handler returned (a deferred handler's, an async handler's), gathered per shard so that
+/// a burst of them, such as every answer a journal commit releases at once, costs one hop to the shard's queue
+/// instead of one per answer.
+///
+/// Thread-safe: `add` from any thread, `take` on the shard's queue; the list and whether a hop is scheduled sit
+/// under one `Mutex`.
+final class LateAnswers: Sendable {
+    /// One answer and the connection (by fd and id) it is for.
+    struct Answer: Sendable {
+        var fd: Int32
+        var connectionID: UInt64
+        var head: RequestHead
+        var response: Response
+    }
+
+    private struct Pending {
+        var answers: [Answer] = []
+        var scheduled = false
+    }
+
+    private let pending = Mutex(Pending())
+
+    /// Adds an answer; true when the caller must schedule the hop that takes it (none is scheduled yet).
+    func add(_ answer: Answer) -> Bool {
+        pending.withLock { p in
+            p.answers.append(answer)
+            if p.scheduled { return false }
+            p.scheduled = true
+            return true
+        }
+    }
+
+    /// Everything added so far, in order; the next `add` schedules a new hop.
+    func take() -> [Answer] {
+        pending.withLock { p in
+            p.scheduled = false
+            defer { p.answers = [] }
+            return p.answers
+        }
+    }
+}
