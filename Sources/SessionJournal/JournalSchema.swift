@@ -10,6 +10,8 @@
 /// - `answers` (since version 3): the answers to keyed (idempotent) requests, a log indexed by session; deleted
 ///   with their session (and when its id is created again), trimmed to the last `answersPerSession` of each.
 /// - `meta` (since version 3): the journal's own settings, such as the fingerprint key made with the file.
+/// - `events_by_session` (since version 4): an index of the log by session, so that one session is read back (an
+///   activation, a re-anchoring) without scanning the whole log.
 /// - `deadlines` (since version 4): each session's next durable-timer deadline (milliseconds since 1970), indexed by
 ///   time, so that the server can wake a passive session when its timer is due without reading every session.
 ///   Derived from the sessions' states (the recorder writes it when it changes), so it carries no checksum.
@@ -40,6 +42,7 @@ enum JournalSchema {
             crc INTEGER NOT NULL);
         CREATE INDEX IF NOT EXISTS answers_by_session ON answers(session, seq);
         CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS events_by_session ON events(session, seq);
         CREATE TABLE IF NOT EXISTS deadlines(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS deadlines_by_time ON deadlines(at);
         PRAGMA user_version = \(version);
@@ -99,6 +102,19 @@ enum JournalSchema {
         FROM sessions s LEFT JOIN snapshots n ON n.session = s.id ORDER BY s.id
         """
     static let readEvents = "SELECT session, rev, origin, event, crc, seq FROM events ORDER BY seq"
+    /// One session, by id (?1): the columns of `readSessions`.
+    static let readSession = """
+        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc
+        FROM sessions s LEFT JOIN snapshots n ON n.session = s.id WHERE s.id = ?1
+        """
+    /// One session's events (?1) after `seq` ?2 (its generation), through `events_by_session`.
+    static let readSessionEvents = """
+        SELECT session, rev, origin, event, crc, seq FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq
+        """
+    /// One session's keyed answers (?1), through `answers_by_session`: the columns of `readAnswers`.
+    static let readSessionAnswers = """
+        SELECT session, key, fingerprint, epoch, rev, state, crc FROM answers WHERE session = ?1 ORDER BY seq
+        """
 
     /// Deletes the events with `seq` in [?1, ?2) that no recovery needs: covered by their session's snapshot,
     /// or of a session that is gone (or of an earlier incarnation of its id).

@@ -81,6 +81,37 @@ extension JournalStore {
         }
     }
 
+    /// One session's answers, as `recoverAnswers(into:index:problems:)` gives them to every session.
+    func recoverAnswers(of session: inout RecoveredSession, problems: inout [String]) throws(JournalError) {
+        let read = try connection.prepare(JournalSchema.readSessionAnswers)
+        defer { read.finalize() }
+        read.bind(1, session.creation.id)
+        var count = 0
+        var failed = 0
+        while try read.step() {
+            let answer = KeyedAnswer(
+                sessionID: read.text(0),
+                key: read.text(1),
+                fingerprint: UInt64(bitPattern: read.int64(2)),
+                epoch: UInt64(bitPattern: read.int64(3)),
+                revision: UInt64(bitPattern: read.int64(4)),
+                state: read.text(5)
+            )
+            count += 1
+            guard RecordChecksum.answer(answer) == read.int64(6) else {
+                failed += 1
+                continue
+            }
+            guard answer.revision <= session.revision else { continue }
+            session.answers.append(answer)
+            if session.answers.count > answersPerSession { session.answers.removeFirst() }
+        }
+        answerCounts[session.creation.id] = count
+        if failed > 0 {
+            problems.append("session \(session.creation.id): \(failed) keyed answers fail their checksum; dropped")
+        }
+    }
+
     /// Deletes the answers of sessions that are gone and all but the last `answersPerSession` of the others.
     /// Returns the number deleted.
     func compactAnswers() throws(JournalError) -> Int {

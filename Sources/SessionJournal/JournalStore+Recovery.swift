@@ -3,8 +3,10 @@
 ///
 /// Concurrency: runs on the journal's writer queue like every other use of the store.
 extension JournalStore {
-    /// Every live session, or only those among `only` when given.
+    /// Every live session, or only those among `only` when given (each read through the indexes, without a scan of
+    /// the log).
     func recover(problems: inout [String], only: Set<String>? = nil) throws(JournalError) -> [RecoveredSession] {
+        if let only { return try recover(problems: &problems, ids: only.sorted()) }
         var sessions: [RecoveredSession] = []
         var generations: [Int64] = []
         var index: [String: Int] = [:]
@@ -34,6 +36,33 @@ extension JournalStore {
         try recoverAnswers(into: &sessions, index: index, problems: &problems)
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
+        }
+        return sessions
+    }
+
+    /// The sessions `ids`, one at a time: the creation and snapshot by key, the events after the session's
+    /// generation through `events_by_session`, the answers through `answers_by_session`.
+    private func recover(problems: inout [String], ids: [String]) throws(JournalError) -> [RecoveredSession] {
+        let readSession = try connection.prepare(JournalSchema.readSession)
+        defer { readSession.finalize() }
+        let readEvents = try connection.prepare(JournalSchema.readSessionEvents)
+        defer { readEvents.finalize() }
+        var sessions: [RecoveredSession] = []
+        for id in ids {
+            readSession.reset()
+            readSession.bind(1, id)
+            guard try readSession.step(), var session = Self.session(from: readSession, problems: &problems) else {
+                continue
+            }
+            readEvents.reset()
+            readEvents.bind(1, id)
+            readEvents.bind(2, readSession.int64(5))
+            while try readEvents.step() {
+                Self.append(from: readEvents, to: &session)
+            }
+            try recoverAnswers(of: &session, problems: &problems)
+            if let damage = session.damage { problems.append("session \(id): \(damage)") }
+            sessions.append(session)
         }
         return sessions
     }

@@ -48,7 +48,7 @@ struct PassivationTests {
         #expect(after.status == 200)
         #expect(after.bodyText == before.bodyText)
         #expect(after.headers["etag"] == before.headers["etag"])
-        #expect(try await metric(api, "feedbackhost_session_activations_total") == 1)
+        #expect(try await metric(api, #"feedbackhost_session_activations_total{reason="request"}"#) == 1)
         // The keyed POST answered before the passivation is answered again, not applied again.
         let retried = try await post(api, id, key: "third")
         #expect(retried.status == 200)
@@ -119,7 +119,7 @@ struct PassivationTests {
         await stream.disconnect()
         // The race was run: the sessions went passive and came back, over and over (about 5 times each).
         let passivated = try await metric(api, Self.passivations)
-        let activated = try await metric(api, "feedbackhost_session_activations_total")
+        let activated = try await metric(api, #"feedbackhost_session_activations_total{reason="request"}"#)
         #expect(passivated >= Double(ids.count) && activated >= Double(ids.count), "\(passivated), \(activated)")
         await running.stop()
 

@@ -39,4 +39,30 @@ import Testing
         defer { reopened.close() }
         #expect(try reopened.deadlines(through: 42, limit: 10) == [JournalDeadline(sessionID: id, at: 42)])
     }
+
+    /// One session read back through the indexes (an activation) is what the whole recovery gives for it: its
+    /// snapshot, the events after it (not those of an earlier incarnation of the id), its keyed answers.
+    @Test func recoveringOneSessionGivesWhatTheWholeRecoveryGivesForIt() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let journal = try JournalFixtures.open(directory)
+        try journal.appendAndWait([.created(JournalFixtures.creation(a)), JournalFixtures.event(a, 1)])
+        try journal.appendAndWait([.created(JournalFixtures.creation(a, epoch: 9))])  // a new incarnation
+        try journal.appendAndWait(
+            [.created(JournalFixtures.creation(b))] + (1...4).map { JournalFixtures.event(b, UInt64($0)) }
+                + (1...2).map { JournalFixtures.event(a, UInt64($0)) }
+        )
+        let answer = KeyedAnswer(sessionID: b, key: "k", fingerprint: 1, epoch: 7, revision: 4, state: "{}")
+        try journal.appendAndWait([
+            .snapshot(sessionID: b, revision: 2, state: #"{"count":2}"#), JournalFixtures.event(b, 5),
+            .answered(answer),
+        ])
+        let whole = try journal.recover().sessions
+        #expect(try journal.recover(only: [a]) == whole.filter { $0.creation.id == a })
+        #expect(try journal.recover(only: [b, a]) == whole)
+        #expect(try journal.recover(only: [b]).first?.answers == [answer])
+        #expect(try journal.recover(only: [JournalFixtures.id(3)]).isEmpty)
+        journal.close()
+    }
 }
