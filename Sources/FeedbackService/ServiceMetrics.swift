@@ -15,6 +15,8 @@ struct ServiceMetrics: Sendable {
     let sessionsRestored: Counter
     /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
     let sessionsPassivated: Counter
+    /// Sessions taken out of memory to make room for another under `max.sessions`.
+    let sessionsPassivatedForRoom: Counter
     /// Passive sessions brought back into memory by a request.
     let sessionsActivated: Counter
     /// Passive sessions brought back into memory because a durable timer of theirs came due.
@@ -57,6 +59,11 @@ struct ServiceMetrics: Sendable {
         sessionsPassivated = Counter(
             label: "feedbackhost_session_passivations_total",
             dimensions: [("reason", "idle")],
+            factory: factory
+        )
+        sessionsPassivatedForRoom = Counter(
+            label: "feedbackhost_session_passivations_total",
+            dimensions: [("reason", "capacity")],
             factory: factory
         )
         sessionsActivated = Counter(

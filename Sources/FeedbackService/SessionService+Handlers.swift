@@ -60,6 +60,7 @@ extension SessionService {
             )
         }
         let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
+        makeRoom()
         let insertion = try store.insert(id: id) { () throws(APIError) in
             try system.startSession(
                 id: id,

@@ -47,6 +47,7 @@ extension SessionService {
             guard let first = recovered.first, let session = restoredSession(first, persistence: persistence) else {
                 return .success(nil)
             }
+            makeRoomLocked()
             let refused = store.insert(restored: [session])
             if !refused.full.isEmpty {
                 session.stop()
@@ -62,6 +63,24 @@ extension SessionService {
         }
         metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
         return try outcome.get()
+    }
+
+    /// With a journal, when the store is full: passivates the least recently used session nobody watches, so that
+    /// another can be created or activated. Without a journal there is nothing to passivate into, and a full store
+    /// refuses (503).
+    func makeRoom() {
+        guard persistence != nil, store.isFull else { return }
+        activation.withLock { _ in makeRoomLocked() }
+    }
+
+    /// `makeRoom` under the activation lock.
+    func makeRoomLocked() {
+        guard persistence != nil, store.isFull,
+            let session = store.removeLeastRecentlyUsed(sparing: streams.isFollowing)
+        else { return }
+        session.passivate()
+        metrics.sessions.decrement()
+        metrics.sessionsPassivatedForRoom.increment()
     }
 
     /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal

@@ -131,4 +131,31 @@ struct PassivationTests {
         }
         await restarted.stop()
     }
+
+    /// `max.sessions` bounds the sessions in memory: past it, the least recently used one nobody watches leaves
+    /// memory to make room (and comes back when asked for); only when every one is watched is a create refused.
+    @Test func aFullServerMakesRoomByPassivatingTheLeastRecentlyUsedSession() async throws {
+        let running = try await StreamTestServer.start(["--max-sessions", "2"])
+        let api = running.api
+        let capacity = #"feedbackhost_session_passivations_total{reason="capacity"}"#
+        let first = try await api.create()
+        try await api.post(first, #"{"type":"increment"}"#)
+        let second = try await api.create()
+        let third = try await api.create()  // the first leaves memory
+        #expect(try await metric(api, capacity) == 1)
+        #expect(try await metric(api, "feedbackhost_sessions") == 2)
+        let back = try await api.send("GET", "/v1/sessions/\(first)")  // the second leaves memory
+        #expect(back.status == 200)
+        #expect(jsonObject(back.bodyText)["rev"] as? Int == 1)
+        #expect(try await metric(api, capacity) == 2)
+
+        // Every session in memory watched: nothing can leave, so a create is refused.
+        let watchers = try [first, third].map { try running.reader("/v1/sessions/\($0)/stream") }
+        for watcher in watchers { #expect(try await watcher.nextEvent().type == "snapshot") }
+        let refused = try await api.send("POST", "/v1/sessions", body: #"{"system":"counter"}"#)
+        #expect(refused.status == 503)
+        #expect(try await api.send("GET", "/v1/sessions/\(second)").status == 503)
+        for watcher in watchers { await watcher.disconnect() }
+        await running.stop()
+    }
 }

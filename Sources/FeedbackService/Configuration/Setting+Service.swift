@@ -43,7 +43,8 @@ extension Setting {
         "max.sessions",
         .integer(1...100_000_000),
         default: "100000",
-        "live sessions at most; past it a create gets 503"
+        "sessions in memory at most; with a journal the least recently used unwatched one leaves memory to make "
+            + "room (passivated), without one (or when all are watched) a create gets 503"
     )
     static let sessionsMaxBytes = Setting(
         "sessions.max.bytes",

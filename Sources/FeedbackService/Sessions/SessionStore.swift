@@ -38,6 +38,8 @@ final class SessionStore: Sendable {
         }
         defer { _ = reserved.withLock { $0.remove(id) } }
         if let existing = self[id] { return .existing(existing) }
+        // Refused before it is made when the store is full: a session made starts journaling its creation.
+        guard count < capacity else { throw full }
         // Made outside the lock, because starting a loop runs its feedbacks; added under it.
         let session = try make()
         let outcome = sessions.withLock { sessions -> Insertion? in
@@ -58,7 +60,8 @@ final class SessionStore: Sendable {
     var full: APIError {
         APIError(
             .atCapacity,
-            "the server holds its maximum of \(capacity) sessions; delete unused sessions or retry later",
+            "the server holds its maximum of \(capacity) sessions in memory, all in use (with a journal, idle ones "
+                + "make room by leaving memory; these are watched); delete unused sessions or retry later",
             retryAfter: 5
         )
     }
@@ -100,6 +103,23 @@ final class SessionStore: Sendable {
     /// Removes and returns a session.
     func remove(_ id: SessionID) -> (any HostedSession)? {
         sessions.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Whether the store holds its maximum of sessions.
+    var isFull: Bool { sessions.withLock { $0.count >= capacity } }
+
+    /// Removes and returns the session used least recently, except those `watched` says someone watches (it is
+    /// called under the store's lock); nil when every session is watched. One scan of the table: it runs only when
+    /// the store is full.
+    func removeLeastRecentlyUsed(sparing watched: (SessionID) -> Bool) -> (any HostedSession)? {
+        sessions.withLock { sessions in
+            var oldest: (any HostedSession)?
+            for session in sessions.values where !watched(session.id) {
+                if oldest.map({ session.lastActive < $0.lastActive }) ?? true { oldest = session }
+            }
+            if let oldest { sessions[oldest.id] = nil }
+            return oldest
+        }
     }
 
     /// Removes and returns the sessions last used before `cutoff` (uptime nanoseconds), except those `watched`
