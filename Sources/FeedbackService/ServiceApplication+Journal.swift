@@ -10,7 +10,8 @@ extension ServiceApplication {
     /// directory. `none` turns the journal off (sessions then live only in memory).
     public static let defaultDataDirectory = Setting.dataDirectory.defaultValue
 
-    /// Opens the journal the keys ask for and recovers it; nil when `data.dir` is `none`.
+    /// Opens the journal the keys ask for, without reading any session back (each is activated on its first
+    /// request); nil when `data.dir` is `none`.
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
     /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100),
@@ -24,7 +25,7 @@ extension ServiceApplication {
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
         vfs: String? = nil
-    ) throws(JournalError) -> (persistence: SessionPersistence, recovery: JournalRecovery)? {
+    ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary)? {
         let directory = reader.string(.dataDirectory)
         guard directory != "none", !directory.isEmpty else {
             logger.info("journal off: sessions live only in memory (data.dir is none)")
@@ -46,7 +47,7 @@ extension ServiceApplication {
             logger: logger,
             metricsFactory: metricsFactory
         )
-        let recovery = try journal.recover()
+        let summary = try journal.start()
         let persistence = SessionPersistence(
             journal: journal,
             snapshotInterval: reader.int(.journalSnapshotInterval),
@@ -55,25 +56,22 @@ extension ServiceApplication {
         )
         logger.info(
             "journal open",
-            metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(recovery.sessions.count)"]
+            metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(summary.sessions)"]
         )
-        return (persistence, recovery)
+        return (persistence, summary)
     }
 
-    static func restore(
-        _ journaled: (persistence: SessionPersistence, recovery: JournalRecovery),
-        into service: SessionService,
+    /// Counts the journaled sessions as passive (each is activated on its first request, or when a durable timer
+    /// of its comes due) and compacts the journal.
+    static func start(
+        _ journaled: (persistence: SessionPersistence, summary: JournalRecovery.Summary),
+        service: SessionService,
         logger: Logger
     ) {
-        let start = DispatchTime.now()
-        let restored = service.restore(journaled.recovery)
-        let milliseconds = (DispatchTime.now().uptimeNanoseconds - start.uptimeNanoseconds) / 1_000_000
+        service.metrics.sessionsPassive.increment(by: Double(journaled.summary.sessions))
         logger.info(
-            "sessions restored",
-            metadata: [
-                "restored": "\(restored)", "broken": "\(journaled.persistence.brokenCount)",
-                "milliseconds": "\(milliseconds)",
-            ]
+            "sessions journaled, each brought into memory on its first request",
+            metadata: ["sessions": "\(journaled.summary.sessions)"]
         )
         do {
             let report = try journaled.persistence.journal.compact()

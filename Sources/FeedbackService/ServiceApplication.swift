@@ -122,7 +122,7 @@ public final class ServiceApplication: Sendable {
                 localBaseURL: localBaseURL.value
             )
         }
-        if let journaled { restore(journaled, into: service, logger: logger) }
+        if let journaled { start(journaled, service: service, logger: logger) }
         var router = Router()
         service.register(in: &router)
         WebPage.register(in: &router)

@@ -12,7 +12,8 @@ struct ServiceMetrics: Sendable {
     let sessionsExpired: Counter
     let eventsApplied: Counter
     let eventsRejected: Counter
-    let sessionsRestored: Counter
+    /// Sessions only in the journal: counted at start, then up at each passivation, down at each activation.
+    let sessionsPassive: Meter
     /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
     let sessionsPassivated: Counter
     /// Sessions taken out of memory to make room for another under `max.sessions`.
@@ -55,7 +56,7 @@ struct ServiceMetrics: Sendable {
             dimensions: [("outcome", "rejected")],
             factory: factory
         )
-        sessionsRestored = Counter(label: "feedbackhost_sessions_restored_total", dimensions: [], factory: factory)
+        sessionsPassive = Meter(label: "feedbackhost_sessions_passive", dimensions: [], factory: factory)
         sessionsPassivated = Counter(
             label: "feedbackhost_session_passivations_total",
             dimensions: [("reason", "idle")],

@@ -1,6 +1,6 @@
 import Dispatch
 import HTTPServer
-public import SessionJournal
+import SessionJournal
 import Synchronization
 
 /// Durable sessions: restoring what the journal recovered, and creation answered once journaled.
@@ -44,7 +44,9 @@ extension SessionService {
             } catch {
                 return .failure(SessionPersistence.notRead(error))
             }
-            guard let first = recovered.first, let session = restoredSession(first, persistence: persistence) else {
+            guard let first = recovered.first else { return .success(nil) }
+            guard let session = restoredSession(first, persistence: persistence) else {
+                metrics.sessionsPassive.decrement()  // broken now: counted there
                 return .success(nil)
             }
             makeRoomLocked()
@@ -58,6 +60,7 @@ extension SessionService {
                 return .success(existing)
             }
             metrics.sessions.increment()
+            metrics.sessionsPassive.decrement()
             (forTimer ? metrics.sessionsWoken : metrics.sessionsActivated).increment()
             return .success(session)
         }
@@ -80,6 +83,7 @@ extension SessionService {
         else { return }
         session.passivate()
         metrics.sessions.decrement()
+        metrics.sessionsPassive.increment()
         metrics.sessionsPassivatedForRoom.increment()
     }
 
@@ -145,46 +149,6 @@ extension SessionService {
         guard persistence?.fencedSessions.isEmpty == false else { return }
         DispatchQueue.global().asyncAfter(deadline: .now() + 1) { [weak self] in self?.reanchorFencedSessions() }
     }
-
-    /// Restores every recovered session with its id, epoch and revision; its feedbacks start from the restored
-    /// state. A session whose system is gone, or whose state or an event no longer decodes, is marked broken:
-    /// logged, answered with a `session-broken` problem, and kept in the journal until it is deleted.
-    /// Each restored session's idempotency ledger gets the answers the journal kept, so a retry of a request
-    /// answered before the restart is answered again, not applied twice. Returns the number of sessions restored.
-    ///
-    /// Sessions are independent, so they are restored on every usable core: `concurrentPerform` hands out chunks
-    /// of `restoreChunk` sessions, and a core that is busy with other work simply takes fewer of them.
-    @discardableResult
-    public func restore(_ recovery: JournalRecovery) -> Int {
-        guard let persistence else { return 0 }
-        let sessions = recovery.sessions
-        store.reserveCapacity(store.count + sessions.count)
-        let chunks = (sessions.count + Self.restoreChunk - 1) / Self.restoreChunk
-        let restored = Atomic<Int>(0)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            let first = chunk * Self.restoreChunk
-            var made: [any HostedSession] = []
-            made.reserveCapacity(Self.restoreChunk)
-            for index in first..<min(first + Self.restoreChunk, sessions.count) {
-                if let session = restoredSession(sessions[index], persistence: persistence) { made.append(session) }
-            }
-            let refused = store.insert(restored: made)
-            for session in refused.full {
-                session.stop()
-                persistence.markBroken(session.id, reason: store.full.message)
-            }
-            for session in refused.existing { session.stop() }
-            let count = made.count - refused.full.count - refused.existing.count
-            metrics.sessions.increment(by: Double(count))
-            metrics.sessionsRestored.increment(by: count)
-            restored.add(count, ordering: .relaxed)
-        }
-        return restored.load(ordering: .relaxed)
-    }
-
-    /// Sessions per unit of work of the parallel restore: enough to make a hand-out negligible, few enough that
-    /// the cores finish together.
-    static let restoreChunk = 256
 
     /// Rebuilds one recovered session, not yet in the store; nil when it was marked broken or ignored.
     func restoredSession(

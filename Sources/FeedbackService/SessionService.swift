@@ -193,6 +193,7 @@ public final class SessionService: Sendable {
                     for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
                         session.passivate()
                         metrics.sessions.decrement()
+                        metrics.sessionsPassive.increment()
                         metrics.sessionsPassivated.increment()
                     }
                 }

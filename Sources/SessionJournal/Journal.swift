@@ -186,13 +186,37 @@ public final class Journal: @unchecked Sendable {
         return try result.get()
     }
 
-    /// Reads the live sessions among `ids` back, as `recover()` does for all: what a session whose writes failed is
-    /// re-anchored from. Runs on the writer queue between commits; appends made before the call are written first.
+    /// Reads the live sessions among `ids` back, as `recover()` does for all, each through the indexes: what a passive
+    /// session is activated from and a session whose writes failed is re-anchored from. Runs on the writer queue
+    /// between commits; appends made before the call are written first. What it finds damaged is logged.
     public func recover(only ids: Set<String>) throws(JournalError) -> [RecoveredSession] {
         try withStore { store throws(JournalError) in
             var problems: [String] = []
-            return try store.recover(problems: &problems, only: ids)
+            let sessions = try store.recover(problems: &problems, only: ids)
+            for problem in problems { logger.warning("journal: \(problem)") }
+            return sessions
         }
+    }
+
+    /// What opening found, without reading any session back: how many sessions the journal holds, and what was
+    /// detected and repaired (logged here). The server starts with this and activates each session on demand
+    /// (`recover(only:)`). Run it once after `open`.
+    public func start() throws(JournalError) -> JournalRecovery.Summary {
+        let result = queue.sync { () -> Result<JournalRecovery.Summary, JournalError> in
+            guard let store else { return .failure(JournalError(.closed, "the journal is closed")) }
+            let problems = openProblems
+            openProblems = []
+            for problem in problems where !problem.hasPrefix("journal ") && !problem.hasPrefix("salvage") {
+                logger.warning("journal: \(problem)")
+            }
+            do throws(JournalError) {
+                let count = Int(try store.connection.integer("SELECT count(*) FROM sessions"))
+                return .success(JournalRecovery.Summary(sessions: count, movedAside: movedAside, problems: problems))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
     }
 
     /// Whether the journal can commit: `.failing` from a failed commit until a test write succeeds.

@@ -62,4 +62,14 @@ public struct JournalRecovery: Sendable {
     public var movedAside: String?
     /// What was detected and repaired, one line each, for the log.
     public var problems: [String]
+
+    /// What `Journal.start()` found: no session read back, only counted.
+    public struct Summary: Sendable, Equatable {
+        /// The sessions the journal holds.
+        public var sessions: Int
+        /// Where a database file that failed SQLite's checks was moved before salvage; nil when none was.
+        public var movedAside: String?
+        /// What was detected and repaired, one line each (logged by `start()`).
+        public var problems: [String]
+    }
 }

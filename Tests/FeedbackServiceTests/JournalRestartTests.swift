@@ -285,10 +285,18 @@ struct JournalRestartTests {
 
         let server = try RunningServer(arguments: ["--data-dir", directory.path])
         defer { server.stop() }
+        // Nothing is read back at start: both sessions are passive until asked for.
+        let started = try Self.metrics(server)
+        #expect(started["feedbackhost_sessions"] == 0)
+        #expect(started["feedbackhost_sessions_passive"] == 2)
+        #expect(started["feedbackhost_sessions_broken"] == 0)
         let posted = try postJSON("\(server.base)/v1/sessions/\(healthy)/events", #"{"type":"increment"}"#)
         #expect(posted.status == 200)
+        #expect(try curl(["\(server.base)/v1/sessions/\(broken)"]).status == 500)
         let before = try Self.metrics(server)
-        #expect(before["feedbackhost_sessions_restored_total"] == 1)
+        #expect(before["feedbackhost_sessions"] == 1)
+        #expect(before["feedbackhost_sessions_passive"] == 0)
+        #expect(before[#"feedbackhost_session_activations_total{reason="request"}"#] == 1)
         #expect(before["feedbackhost_sessions_broken"] == 1)
         #expect(before[#"journal_compactions_total{kind="full"}"#] == 1)
         #expect((before[#"journal_commits_total{outcome="committed"}"#] ?? 0) >= 1)
