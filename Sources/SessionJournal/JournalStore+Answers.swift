@@ -56,14 +56,7 @@ extension JournalStore {
         answerCounts = [:]
         var failed: [String: Int] = [:]
         while try read.step() {
-            let answer = KeyedAnswer(
-                sessionID: read.text(0),
-                key: read.text(1),
-                fingerprint: UInt64(bitPattern: read.int64(2)),
-                epoch: UInt64(bitPattern: read.int64(3)),
-                revision: UInt64(bitPattern: read.int64(4)),
-                state: read.text(5)
-            )
+            let answer = Self.answer(from: read)
             answerCounts[answer.sessionID, default: 0] += 1
             guard let position = index[answer.sessionID] else { continue }  // its session is gone: compaction's
             guard RecordChecksum.answer(answer) == read.int64(6) else {
@@ -81,6 +74,18 @@ extension JournalStore {
         }
     }
 
+    /// Columns: session, key, fingerprint, epoch, rev, state (then crc).
+    private static func answer(from row: SQLiteStatement) -> KeyedAnswer {
+        KeyedAnswer(
+            sessionID: row.text(0),
+            key: row.text(1),
+            fingerprint: UInt64(bitPattern: row.int64(2)),
+            epoch: UInt64(bitPattern: row.int64(3)),
+            revision: UInt64(bitPattern: row.int64(4)),
+            state: row.text(5)
+        )
+    }
+
     /// One session's answers, as `recoverAnswers(into:index:problems:)` gives them to every session.
     func recoverAnswers(of session: inout RecoveredSession, problems: inout [String]) throws(JournalError) {
         let read = try connection.prepare(JournalSchema.readSessionAnswers)
@@ -89,14 +94,7 @@ extension JournalStore {
         var count = 0
         var failed = 0
         while try read.step() {
-            let answer = KeyedAnswer(
-                sessionID: read.text(0),
-                key: read.text(1),
-                fingerprint: UInt64(bitPattern: read.int64(2)),
-                epoch: UInt64(bitPattern: read.int64(3)),
-                revision: UInt64(bitPattern: read.int64(4)),
-                state: read.text(5)
-            )
+            let answer = Self.answer(from: read)
             count += 1
             guard RecordChecksum.answer(answer) == read.int64(6) else {
                 failed += 1

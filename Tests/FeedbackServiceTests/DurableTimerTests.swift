@@ -5,17 +5,10 @@ import Testing
 /// left memory when its timer is due, with nobody asking for it.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct DurableTimerTests {
-    /// The value of a Prometheus sample line, or 0 when absent.
-    private func metric(_ api: SessionAPIClient, _ sample: String) async throws -> Double {
-        let text = try await api.send("GET", "/metrics").bodyText
-        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
-    }
-
     /// Polls `sample` until it reaches `value` (the server's own timers move it); false if it never does.
     private func metric(_ api: SessionAPIClient, _ sample: String, reaches value: Double) async throws -> Bool {
         for _ in 0..<800 {
-            if try await metric(api, sample) >= value { return true }
+            if try await api.metric(sample) >= value { return true }
             try await Task.sleep(for: .milliseconds(20))
         }
         return false
@@ -32,14 +25,14 @@ struct DurableTimerTests {
         let id = try await api.create("catch")
         try await api.post(id, #"{"type":"throwToMachine"}"#)
         #expect(try await metric(api, Self.passivated, reaches: 1))
-        #expect(try await metric(api, Self.woken) == 0)
+        #expect(try await api.metric(Self.woken) == 0)
         #expect(try await metric(api, Self.woken, reaches: 1))
-        #expect(try await metric(api, "feedbackhost_timer_lateness_seconds_count") == 1)
+        #expect(try await api.metric("feedbackhost_timer_lateness_seconds_count") == 1)
         // Read only now (this request finds the session awake, or passive again after its throw).
         let state = jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
         #expect(state["rev"] as? Int == 3)
         #expect((state["state"] as? [String: Any])?["holder"] as? String == "human")
-        #expect(try await metric(api, #"feedbackhost_session_activations_total{reason="request"}"#) <= 1)
+        #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) <= 1)
         await running.stop()
     }
 
@@ -55,7 +48,7 @@ struct DurableTimerTests {
         let light = state["state"] as? [String: Any]
         #expect(light?["changes"] as? Int ?? 0 >= 2)
         #expect(light?["running"] as? Bool == true)
-        #expect(try await metric(api, Self.passivated) >= 2)
+        #expect(try await api.metric(Self.passivated) >= 2)
         await running.stop()
     }
 }

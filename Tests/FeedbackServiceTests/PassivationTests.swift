@@ -8,13 +8,6 @@ import Upstream
 struct PassivationTests {
     private static let passivations = #"feedbackhost_session_passivations_total{reason="idle"}"#
 
-    /// The value of a Prometheus sample line, or 0 when absent.
-    private func metric(_ api: SessionAPIClient, _ sample: String) async throws -> Double {
-        let text = try await api.send("GET", "/metrics").bodyText
-        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
-    }
-
     /// A POST of one increment with an `Idempotency-Key`.
     private func post(_ api: SessionAPIClient, _ id: String, key: String) async throws -> UpstreamResponse {
         try await api.client.fetch(
@@ -39,16 +32,16 @@ struct PassivationTests {
         var passivated = 0.0
         for _ in 0..<400 where passivated < 1 {
             try await Task.sleep(for: .milliseconds(25))
-            passivated = try await metric(api, Self.passivations)
+            passivated = try await api.metric(Self.passivations)
         }
         #expect(passivated == 1)
-        #expect(try await metric(api, "feedbackhost_sessions") == 0)
+        #expect(try await api.metric("feedbackhost_sessions") == 0)
 
         let after = try await api.send("GET", "/v1/sessions/\(id)")
         #expect(after.status == 200)
         #expect(after.bodyText == before.bodyText)
         #expect(after.headers["etag"] == before.headers["etag"])
-        #expect(try await metric(api, #"feedbackhost_session_activations_total{reason="request"}"#) == 1)
+        #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 1)
         // The keyed POST answered before the passivation is answered again, not applied again.
         let retried = try await post(api, id, key: "third")
         #expect(retried.status == 200)
@@ -118,8 +111,8 @@ struct PassivationTests {
         }
         await stream.disconnect()
         // The race was run: the sessions went passive and came back, over and over (about 5 times each).
-        let passivated = try await metric(api, Self.passivations)
-        let activated = try await metric(api, #"feedbackhost_session_activations_total{reason="request"}"#)
+        let passivated = try await api.metric(Self.passivations)
+        let activated = try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#)
         #expect(passivated >= Double(ids.count) && activated >= Double(ids.count), "\(passivated), \(activated)")
         await running.stop()
 
@@ -142,12 +135,12 @@ struct PassivationTests {
         try await api.post(first, #"{"type":"increment"}"#)
         let second = try await api.create()
         let third = try await api.create()  // the first leaves memory
-        #expect(try await metric(api, capacity) == 1)
-        #expect(try await metric(api, "feedbackhost_sessions") == 2)
+        #expect(try await api.metric(capacity) == 1)
+        #expect(try await api.metric("feedbackhost_sessions") == 2)
         let back = try await api.send("GET", "/v1/sessions/\(first)")  // the second leaves memory
         #expect(back.status == 200)
         #expect(jsonObject(back.bodyText)["rev"] as? Int == 1)
-        #expect(try await metric(api, capacity) == 2)
+        #expect(try await api.metric(capacity) == 2)
 
         // Every session in memory watched: nothing can leave, so a create is refused.
         let watchers = try [first, third].map { try running.reader("/v1/sessions/\($0)/stream") }

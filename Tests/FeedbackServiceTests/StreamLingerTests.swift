@@ -62,36 +62,29 @@ struct StreamLingerTests {
         var passivated = 0.0
         for _ in 0..<400 where passivated < 1 {
             try await Task.sleep(for: .milliseconds(25))
-            passivated = try await metric(running, passivations)
+            passivated = try await running.api.metric(passivations)
         }
         #expect(passivated == 1)
-        #expect(try await metric(running, "feedbackhost_sessions") == 1)
+        #expect(try await running.api.metric("feedbackhost_sessions") == 1)
         // Stays active over several more idle times (no request touches it meanwhile; metrics are not the session).
         try await Task.sleep(for: .milliseconds(900))
-        #expect(try await metric(running, passivations) == 1)
+        #expect(try await running.api.metric(passivations) == 1)
         try await running.api.post(watched, #"{"type":"increment"}"#)
         #expect(jsonObject(try await reader.nextEvent().data)["rev"] as? Int == 1)
 
         await reader.disconnect()
         for _ in 0..<400 where passivated < 2 {
             try await Task.sleep(for: .milliseconds(25))
-            passivated = try await metric(running, passivations)
+            passivated = try await running.api.metric(passivations)
         }
         #expect(passivated == 2)
-        #expect(try await metric(running, "feedbackhost_sessions") == 0)
+        #expect(try await running.api.metric("feedbackhost_sessions") == 0)
         let back = try await running.api.send("GET", "/v1/sessions/\(watched)")
         #expect(back.status == 200)
         #expect(jsonObject(back.bodyText)["rev"] as? Int == 1)
         #expect(try await running.api.send("GET", "/v1/sessions/\(unwatched)").status == 200)
-        #expect(try await metric(running, #"feedbackhost_session_activations_total{reason="request"}"#) == 2)
+        #expect(try await running.api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 2)
         await running.stop()
-    }
-
-    /// The value of a Prometheus sample line, or 0 when absent.
-    private func metric(_ running: StreamTestServer, _ sample: String) async throws -> Double {
-        let text = try await running.api.send("GET", "/metrics").bodyText
-        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
-        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
     }
 
     @Test func aClientThatReconnectsWithinTheLingerResumesWithAPatch() async throws {

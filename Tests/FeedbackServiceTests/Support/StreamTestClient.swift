@@ -52,6 +52,13 @@ struct SessionAPIClient: Sendable {
     }
 
     func shutdown() async { await client.shutdown() }
+
+    /// The value of a Prometheus sample line (`name{labels}`) on `/metrics`, or 0 when absent.
+    func metric(_ sample: String) async throws -> Double {
+        let text = try await send("GET", "/metrics").bodyText
+        let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
+        return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
+    }
 }
 
 /// A started binary with an API client; `stop` ends both.
