@@ -3,10 +3,10 @@
 ///
 /// Concurrency: runs on the journal's writer queue like every other use of the store.
 extension JournalStore {
-    /// Every live session, or only those among `only` when given (each read through the indexes, without a scan of
-    /// the log).
+    /// Every live session, or only those among `only` when given: a few of them (an activation) one at a time, by
+    /// their keys, with one scan of the log each; more of them (a re-anchoring pass) with one scan for all.
     func recover(problems: inout [String], only: Set<String>? = nil) throws(JournalError) -> [RecoveredSession] {
-        if let only { return try recover(problems: &problems, ids: only.sorted()) }
+        if let only, only.count <= 4 { return try recover(problems: &problems, ids: only.sorted()) }
         var sessions: [RecoveredSession] = []
         var generations: [Int64] = []
         var index: [String: Int] = [:]
@@ -41,7 +41,7 @@ extension JournalStore {
     }
 
     /// The sessions `ids`, one at a time: the creation and snapshot by key, the events after the session's
-    /// generation through `events_by_session`, the answers through `answers_by_session`.
+    /// generation (a scan of the log), the answers through `answers_by_session`.
     private func recover(problems: inout [String], ids: [String]) throws(JournalError) -> [RecoveredSession] {
         let readSession = try connection.prepare(JournalSchema.readSession)
         defer { readSession.finalize() }
