@@ -9,7 +9,8 @@ Measures, with the shipped defaults otherwise (journal per-commit, access log on
 - the same GETs again, now active, for comparison;
 - RSS after ACTIVATE distinct sessions were activated (past the cap the least recently used are passivated).
 
-Usage (from Benchmarks/): scripts/virtual-sessions.py   (SESSIONS=1000000 ACTIVE_CAP=50000 FIRST=2000 ACTIVATE=60000)
+Usage (from Benchmarks/): scripts/virtual-sessions.py
+    (SESSIONS=1000000 ACTIVE_CAP=50000 FIRST=2000 ACTIVATE=60000 SETTLED=1; SETTLED=0 for a journal left by a crash)
 """
 import http.client
 import os
@@ -24,6 +25,8 @@ SESSIONS = int(os.environ.get("SESSIONS", "1000000"))
 ACTIVE_CAP = int(os.environ.get("ACTIVE_CAP", "50000"))
 FIRST = int(os.environ.get("FIRST", "2000"))
 ACTIVATE = int(os.environ.get("ACTIVATE", "60000"))
+# SETTLED=1: every session left memory settled (a passivation or a graceful shutdown); 0: after a crash.
+SETTLED = os.environ.get("SETTLED", "1") == "1"
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 
@@ -70,9 +73,10 @@ def main():
     server = None
     try:
         start = time.monotonic()
-        subprocess.run([bin_path + "/JournalBenchmark", "populate", work + "/data", str(SESSIONS)], check=True)
+        subprocess.run([bin_path + "/JournalBenchmark", "populate", work + "/data", str(SESSIONS)]
+                       + (["settled"] if SETTLED else []), check=True)
         journal_bytes = sum(os.path.getsize(os.path.join(work, "data", name)) for name in os.listdir(work + "/data"))
-        print(f"populated {SESSIONS} sessions in {time.monotonic() - start:.1f} s; journal {journal_bytes / 2**20:.0f} MiB")
+        print(f"populated {SESSIONS} {'settled ' if SETTLED else ''}sessions in {time.monotonic() - start:.1f} s; journal {journal_bytes / 2**20:.0f} MiB")
 
         start = time.monotonic()
         server = subprocess.Popen(

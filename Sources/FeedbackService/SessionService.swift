@@ -219,8 +219,10 @@ public final class SessionService: Sendable {
 
     /// Stops every session: effects are cancelled, streams closed.
     public func stopAll() {
+        // With a journal, each session is passivated: its snapshot and the mark that nothing follows it are the
+        // last thing it journals, so after the restart it is read back by its keys alone.
         for session in store.removeAll() {
-            session.stop()
+            if persistence != nil { session.passivate() } else { session.stop() }
             streams.end(session.id, reason: nil)
             metrics.sessions.decrement()
         }

@@ -45,4 +45,7 @@ public enum JournalRecord: Sendable, Equatable {
     /// The session's next durable-timer deadline (milliseconds since 1970), or nil for none: what wakes a passive
     /// session when its timer is due.
     case deadline(sessionID: String, at: Int64?)
+    /// The session left memory with its snapshot at `revision` and nothing after it (a passivation): reading it
+    /// back then needs no scan of the log. Nil clears the mark (the session is active again and will append).
+    case settled(sessionID: String, revision: UInt64?)
 }

@@ -13,6 +13,9 @@
 /// - `deadlines` (since version 4): each session's next durable-timer deadline (milliseconds since 1970), indexed by
 ///   time, so that the server can wake a passive session when its timer is due without reading every session.
 ///   Derived from the sessions' states (the recorder writes it when it changes), so it carries no checksum.
+/// - `settled` (since version 4): sessions that left memory with a snapshot at their last revision and nothing
+///   after it: one of them is read back by its keys alone, without a scan of the log (which has no index by session).
+///   The mark is cleared (`JournalRecord.settled` with no revision) before the session appends again.
 ///
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
@@ -41,6 +44,7 @@ enum JournalSchema {
         CREATE INDEX IF NOT EXISTS answers_by_session ON answers(session, seq);
         CREATE TABLE IF NOT EXISTS meta(name TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS deadlines(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS settled(session TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS deadlines_by_time ON deadlines(at);
         PRAGMA user_version = \(version);
         """
@@ -53,6 +57,7 @@ enum JournalSchema {
         ("answers", 8, "seq"),
         ("meta", 2, "name"),
         ("deadlines", 2, "session"),
+        ("settled", 2, "session"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -87,8 +92,14 @@ enum JournalSchema {
     /// The earliest deadline after ?1.
     static let nextDeadline = "SELECT min(at) FROM deadlines WHERE at > ?1"
     static let countDeadlines = "SELECT count(*) FROM deadlines"
+    static let upsertSettled = "INSERT OR REPLACE INTO settled(session, rev) VALUES(?1, ?2)"
+    static let deleteSettled = "DELETE FROM settled WHERE session = ?1"
+    static let readSettled = "SELECT rev FROM settled WHERE session = ?1"
     /// Deadlines of sessions the journal no longer holds (compaction).
-    static let compactDeadlines = "DELETE FROM deadlines WHERE session NOT IN (SELECT id FROM sessions)"
+    static let compactDeadlines = """
+        DELETE FROM deadlines WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM settled WHERE session NOT IN (SELECT id FROM sessions);
+        """
 
     static let fingerprintKeyName = "fingerprint.key"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"

@@ -47,6 +47,8 @@ extension JournalStore {
         defer { readSession.finalize() }
         let readEvents = try connection.prepare(JournalSchema.readSessionEvents)
         defer { readEvents.finalize() }
+        let readSettled = try connection.prepare(JournalSchema.readSettled)
+        defer { readSettled.finalize() }
         var sessions: [RecoveredSession] = []
         for id in ids {
             readSession.reset()
@@ -54,11 +56,17 @@ extension JournalStore {
             guard try readSession.step(), var session = Self.session(from: readSession, problems: &problems) else {
                 continue
             }
-            readEvents.reset()
-            readEvents.bind(1, id)
-            readEvents.bind(2, readSession.int64(5))
-            while try readEvents.step() {
-                Self.append(from: readEvents, to: &session)
+            readSettled.reset()
+            readSettled.bind(1, id)
+            let settled = try readSettled.step() ? UInt64(bitPattern: readSettled.int64(0)) : nil
+            // Settled at its snapshot: nothing follows it in the log, so the scan is skipped.
+            if settled != session.baseRevision || session.damage != nil {
+                readEvents.reset()
+                readEvents.bind(1, id)
+                readEvents.bind(2, readSession.int64(5))
+                while try readEvents.step() {
+                    Self.append(from: readEvents, to: &session)
+                }
             }
             try recoverAnswers(of: &session, problems: &problems)
             if let damage = session.damage { problems.append("session \(id): \(damage)") }

@@ -20,6 +20,8 @@ final class JournalStore {
     private let trimAnswers: SQLiteStatement
     private let upsertDeadline: SQLiteStatement
     private let deleteDeadline: SQLiteStatement
+    private let upsertSettled: SQLiteStatement
+    private let deleteSettled: SQLiteStatement
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
     let answersPerSession: Int
     /// Rows in `answers` per session as far as this store knows (filled by recovery, counted up by inserts): a
@@ -74,6 +76,8 @@ final class JournalStore {
         trimAnswers = try connection.prepare(JournalSchema.trimAnswers)
         upsertDeadline = try connection.prepare(JournalSchema.upsertDeadline)
         deleteDeadline = try connection.prepare(JournalSchema.deleteDeadline)
+        upsertSettled = try connection.prepare(JournalSchema.upsertSettled)
+        deleteSettled = try connection.prepare(JournalSchema.deleteSettled)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -140,6 +144,8 @@ final class JournalStore {
             try forgetAnswers(of: creation.id)
             deleteDeadline.bind(1, creation.id)
             try deleteDeadline.run()
+            deleteSettled.bind(1, creation.id)
+            try deleteSettled.run()
         case .event(let id, let revision, let event, let origin):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -162,6 +168,8 @@ final class JournalStore {
             try forgetAnswers(of: id)
             deleteDeadline.bind(1, id)
             try deleteDeadline.run()
+            deleteSettled.bind(1, id)
+            try deleteSettled.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -169,6 +177,13 @@ final class JournalStore {
         case .deadline(let id, nil):
             deleteDeadline.bind(1, id)
             try deleteDeadline.run()
+        case .settled(let id, let revision?):
+            upsertSettled.bind(1, id)
+            upsertSettled.bind(2, Int64(bitPattern: revision))
+            try upsertSettled.run()
+        case .settled(let id, nil):
+            deleteSettled.bind(1, id)
+            try deleteSettled.run()
         case .answered(let answer):
             insertAnswer.bind(1, answer.sessionID)
             insertAnswer.bind(2, answer.key)
@@ -244,6 +259,7 @@ final class JournalStore {
         for statement in [
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
+            upsertSettled, deleteSettled,
         ] {
             statement.finalize()
         }

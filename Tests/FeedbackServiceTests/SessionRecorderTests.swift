@@ -144,8 +144,8 @@ struct SessionRecorderBatchTests {
         #expect(try await fixture.journaled()?.events.map(\.revision) == [1, 2])
     }
 
-    /// Passivation seals the recorder: what it appended before is journaled, a step after the seal appends
-    /// nothing, and the wait that needed that step fails with `sealed`.
+    /// Passivation seals the recorder: what it appended before is journaled, with a snapshot at its last step
+    /// marked settled; a step after the seal appends nothing, and the wait that needed that step fails with `sealed`.
     @Test func aSealedRecorderAppendsNothingMoreAndItsWaitsSaySo() async throws {
         let fixture = try Fixture()
         defer { fixture.close() }
@@ -154,7 +154,10 @@ struct SessionRecorderBatchTests {
         #expect(await fixture.whenJournaled() == nil)
         _ = await fixture.loop.send(contentsOf: [.increment])
         #expect(await fixture.whenJournaled() == SessionRecorder<CounterSystem>.sealed)
-        #expect(try await fixture.journaled()?.events.map(\.revision) == [1])
+        let journaled = try #require(try await fixture.journaled())
+        #expect(journaled.revision == 1)
+        #expect(journaled.baseRevision == 1)
+        #expect(journaled.baseState == #"{"count":1}"#)
     }
 
     /// A failed append is final for its session: every wait from then on fails, nothing of the session is appended

@@ -65,4 +65,28 @@ import Testing
         #expect(try journal.recover(only: [JournalFixtures.id(3)]).isEmpty)
         journal.close()
     }
+
+    /// A session settled at its snapshot is read back by its keys alone; once the mark is cleared, what it appends
+    /// after is read again.
+    @Test func aSettledSessionIsReadAtItsSnapshotAndItsLaterEventsOnceTheMarkIsCleared() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let id = JournalFixtures.id(1)
+        let journal = try JournalFixtures.open(directory)
+        try journal.appendAndWait(
+            [.created(JournalFixtures.creation(id))] + (1...3).map { JournalFixtures.event(id, UInt64($0)) }
+                + [.snapshot(sessionID: id, revision: 3, state: #"{"count":3}"#), .settled(sessionID: id, revision: 3)]
+        )
+        let settled = try #require(try journal.recover(only: [id]).first)
+        #expect(settled.revision == 3)
+        #expect(settled.events.isEmpty)
+        #expect(try settled == journal.recover().sessions.first)
+
+        try journal.appendAndWait([.settled(sessionID: id, revision: nil), JournalFixtures.event(id, 4)])
+        #expect(try journal.recover(only: [id]).first?.revision == 4)
+        // A mark at an older revision than the snapshot is not trusted either.
+        try journal.appendAndWait([.settled(sessionID: id, revision: 2)])
+        #expect(try journal.recover(only: [id]).first?.revision == 4)
+        journal.close()
+    }
 }

@@ -8,7 +8,7 @@ import Synchronization
 //   JournalBenchmark appends WRITERS SECONDS POLICY   appends/s through group commit; each writer appends one
 //                                                     event, waits for its completion, appends the next
 //   JournalBenchmark recovery SESSIONS                open + recover time for SESSIONS sessions with a few events
-//   JournalBenchmark populate DIRECTORY SESSIONS      writes those sessions (counter) for a feedback-host to restore
+//   JournalBenchmark populate DIRECTORY SESSIONS [settled]  writes those sessions (counter) for a feedback-host
 // POLICY is per-commit or interval:MS. The journal lives in a fresh directory under /tmp, removed afterwards.
 
 let logger = Logger(label: "journal-bench") { _ in SwiftLogNoOpLogHandler() }
@@ -102,7 +102,9 @@ func appends(writers: Int, seconds: Double, policy: FsyncPolicy) throws {
 
 /// Writes `sessions` counter sessions into a journal in `directory`: each created, events 1...5, a snapshot at 3
 /// (events 1...3 deleted), so 2 events to replay. A feedback-host started on the directory restores them.
-func populate(directory: String, sessions: Int) throws {
+/// Each session: creation, 5 events, a snapshot at 3; with `settled`, also a snapshot at 5 marked settled there (what
+/// a passivation, or a graceful shutdown, leaves).
+func populate(directory: String, sessions: Int, settled: Bool = false) throws {
     let writer = try Journal.open(
         directory: directory,
         configuration: JournalConfiguration(fsync: .interval(milliseconds: 1000)),
@@ -121,6 +123,10 @@ func populate(directory: String, sessions: Int) throws {
                 if revision == 3 {
                     records.append(.snapshot(sessionID: id, revision: 3, state: #"{"count":3,"pending":null}"#))
                 }
+            }
+            if settled {
+                records.append(.snapshot(sessionID: id, revision: 5, state: #"{"count":5,"pending":null}"#))
+                records.append(.settled(sessionID: id, revision: 5))
             }
         }
         let done = DispatchSemaphore(value: 0)
@@ -173,8 +179,10 @@ case "appends":
     let policy = arguments.count > 4 ? FsyncPolicy(parsing: arguments[4]) ?? .perCommit : .perCommit
     try appends(writers: writers, seconds: seconds, policy: policy)
 case "populate":
-    guard arguments.count > 3, let sessions = Int(arguments[3]) else { fatalError("populate DIRECTORY SESSIONS") }
-    try populate(directory: arguments[2], sessions: sessions)
+    guard arguments.count > 3, let sessions = Int(arguments[3]) else {
+        fatalError("populate DIRECTORY SESSIONS [settled]")
+    }
+    try populate(directory: arguments[2], sessions: sessions, settled: arguments.count > 4 && arguments[4] == "settled")
 case "recovery":
     try recovery(sessions: arguments.count > 2 ? Int(arguments[2]) ?? 100_000 : 100_000)
 default:

@@ -42,6 +42,10 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         var sealed = false
         /// Waiting answers, each with the append count it needs confirmed.
         var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+        /// The state and revision of the last step whose records were appended, and of the last step held: what a
+        /// passivation snapshots.
+        var last: (state: System.State, revision: UInt64)?
+        var heldLast: (state: System.State, revision: UInt64)?
     }
 
     private let id: String
@@ -90,7 +94,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             creation = nil
             if step.revision != startRevision { records.append(snapshot(step)) }
             records += deadlineRecord(step.state)
-            if !records.isEmpty { hold(records) }
+            hold(records, step)
             return
         }
         let bytes: [UInt8]
@@ -105,7 +109,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
         records += deadlineRecord(step.state)
-        hold(records)
+        hold(records, step)
     }
 
     /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
@@ -117,13 +121,15 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
     }
 
-    /// Appends `records` now, or holds them while a batch is open.
-    private func hold(_ records: [JournalRecord]) {
+    /// Appends `step`'s `records` now, or holds them while a batch is open.
+    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>) {
         held.withLock { held in
             if held.openBatches > 0 {
                 held.records.append(contentsOf: records)
+                held.heldLast = (step.state, step.revision)
             } else {
-                append(records, &held)
+                if !records.isEmpty { append(records, &held) }
+                held.last = (step.state, step.revision)
             }
         }
     }
@@ -186,11 +192,25 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         JournalError(.closed, "the session was passivated before its records were appended")
     }
 
-    /// Passivation: appends nothing from now on. Every append made before is already queued in the journal (appends
-    /// are made under the same lock), so a journal read after this call sees all of them; records a step still
-    /// running or a batch still open would append are dropped, and the waits that needed them fail with `sealed`.
+    /// Passivation: a last append, the snapshot of the last step whose records were appended with the mark that the
+    /// session is settled there (so that reading it back needs no scan of the log), then nothing more. Every append
+    /// made before is already queued in the journal (appends are made under the same lock), so a journal read after
+    /// this call sees all of them; records a step still running or a batch still open would append are dropped,
+    /// and the waits that needed them fail with `sealed`. After a failed append nothing is added.
     func seal() {
-        held.withLock { $0.sealed = true }
+        held.withLock { held in
+            if !held.sealed, held.failure == nil, let last = held.last {
+                let state = String(decoding: SystemSession<System>.encode(last.state), as: UTF8.self)
+                append(
+                    [
+                        .snapshot(sessionID: id, revision: last.revision, state: state),
+                        .settled(sessionID: id, revision: last.revision),
+                    ],
+                    &held
+                )
+            }
+            held.sealed = true
+        }
     }
 
     /// A POST is about to queue a batch of events.
@@ -208,6 +228,8 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
             append(held.records, &held)
             held.records = []
+            if let heldLast = held.heldLast { held.last = heldLast }
+            held.heldLast = nil
         }
     }
 

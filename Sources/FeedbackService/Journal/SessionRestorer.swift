@@ -53,7 +53,10 @@ enum SessionRestorer {
             creation: nil,
             revision: recovered.revision
         )
-        if recovered.damage != nil {
+        if recovered.damage == nil {
+            // Active again: the mark that nothing follows its snapshot goes before anything else it appends.
+            recorder.journal([.settled(sessionID: id.description, revision: nil)])
+        } else {
             // Clients may have seen revisions past the damage (or past the last write that worked): a new epoch keeps
             // old cursors from matching. The session is journaled afresh from here, with the answers its state still
             // holds (a creation record drops the old ones), in one append made before its loop runs: the session's
