@@ -99,6 +99,7 @@ public final class ServiceApplication: Sendable {
             inboxCapacity: reader.int(.inboxSize),
             cors: CORSPolicy(allowedOrigins: Set(cors)),
             sessionIdle: .milliseconds(reader.int(.sessionIdle)),
+            wakeRate: reader.int(.sessionWakeRate),
             streams: streamConfiguration(reader)
         )
         configuration.auth = authConfiguration(reader, logger: logger)

@@ -21,6 +21,8 @@ public struct ServiceConfiguration: Sendable {
     /// A session nobody reads, posts to or watches for this long is passivated (with a journal: it leaves memory
     /// and the next request for it activates it) or ends (without one).
     public var sessionIdle: Duration
+    /// Passive sessions the timer waker activates a second at most (0: no bound).
+    public var wakeRate: Int
     /// Limits and timings of the session streams.
     public var streams: StreamConfiguration
     /// Tokens per session and scope (`--auth jwt`); nil: off, anyone who knows an id may do anything with it.
@@ -36,10 +38,12 @@ public struct ServiceConfiguration: Sendable {
         inboxCapacity: Int = 1000,
         cors: CORSPolicy = CORSPolicy(),
         sessionIdle: Duration = .seconds(900),
+        wakeRate: Int = 1000,
         streams: StreamConfiguration = StreamConfiguration()
     ) {
         self.streams = streams
         self.sessionIdle = sessionIdle
+        self.wakeRate = max(0, wakeRate)
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
         self.maxSessions = maxSessions
         self.maxSessionBytes = maxSessionBytes

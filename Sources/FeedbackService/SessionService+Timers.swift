@@ -9,16 +9,24 @@ extension SessionService {
     /// Until the task that runs it is cancelled: sleeps until the earliest deadline of any session (at most a
     /// second), then activates every passive session whose deadline has come, earliest first. An active session's
     /// own timer fires by itself and is left alone. A deadline that passed while the server was down is due at
-    /// once. The lateness of each wake-up goes to `feedbackhost_timer_lateness_seconds`.
+    /// once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
+    /// many deadlines at once do not restart all their sessions' effects at once. The lateness of each wake-up goes
+    /// to `feedbackhost_timer_lateness_seconds`.
     public func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
         guard let persistence else { return }
         var counted = DispatchTime(uptimeNanoseconds: 0)
+        var budget = WakeBudget(rate: configuration.wakeRate, now: DispatchTime.now().uptimeNanoseconds)
         while !Task.isCancelled {
             let now = wallClock.now().millisecondsSince1970
             var next: Int64?
+            var throttled: UInt64 = 0
             do throws(JournalError) {
                 for entry in try persistence.journal.deadlines(through: now, limit: Self.wakeBatch) {
                     guard let id = SessionID(entry.sessionID), store[id] == nil else { continue }
+                    guard budget.take(now: DispatchTime.now().uptimeNanoseconds) else {
+                        throttled = budget.wait(now: DispatchTime.now().uptimeNanoseconds)
+                        break
+                    }
                     wake(id, due: entry.at, persistence: persistence, wallClock: wallClock)
                 }
                 next = try persistence.journal.deadline(after: now)
@@ -31,6 +39,10 @@ extension SessionService {
             }
             let wait = next.map { min(max($0 - wallClock.now().millisecondsSince1970, 0), 1000) } ?? 1000
             do {
+                if throttled > 0 {
+                    try await Task.sleep(for: .nanoseconds(throttled))
+                    continue
+                }
                 try await Task.sleep(for: .milliseconds(wait))
             } catch {
                 return

@@ -83,6 +83,13 @@ extension Setting {
         "a session nobody posts to, reads or watches for this long is passivated (kept in the journal only; "
             + "the next request activates it); without a journal it ends (expired)"
     )
+    static let sessionWakeRate = Setting(
+        "session.wake.rate",
+        .integer(0...1_000_000),
+        default: "1000",
+        "passive sessions woken a second at most for their due timers (0: no bound), so that many deadlines at once "
+            + "do not restart all their effects at once"
+    )
     static let corsOrigins = Setting(
         "cors.origins",
         .list,
@@ -196,7 +203,7 @@ extension Setting {
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
-        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
+        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle, sessionWakeRate,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,

@@ -1,0 +1,39 @@
+/// How many passive sessions the timer waker may activate now: a token bucket that fills at `rate` per second up
+/// to one second's worth, so that a restart, or a moment when many deadlines fall together, wakes at most `rate`
+/// sessions a second (each restarts its effects, upstream fetches among them) instead of all of them at once.
+///
+/// A value type driven with explicit times (uptime nanoseconds), so tests need no clock.
+struct WakeBudget: Sendable {
+    /// Wake-ups per second; 0 for no bound.
+    let rate: Int
+    private var tokens: Double
+    private var filled: UInt64
+
+    init(rate: Int, now: UInt64) {
+        self.rate = rate
+        tokens = Double(rate)
+        filled = now
+    }
+
+    /// Takes one wake-up if the bucket holds one at `now`.
+    mutating func take(now: UInt64) -> Bool {
+        guard rate > 0 else { return true }
+        refill(now: now)
+        guard tokens >= 1 else { return false }
+        tokens -= 1
+        return true
+    }
+
+    /// Nanoseconds from `now` until the next wake-up is allowed (0 when one is).
+    mutating func wait(now: UInt64) -> UInt64 {
+        guard rate > 0 else { return 0 }
+        refill(now: now)
+        return tokens >= 1 ? 0 : UInt64((1 - tokens) / Double(rate) * 1e9) + 1
+    }
+
+    private mutating func refill(now: UInt64) {
+        let elapsed = Double(now &- filled) / 1e9
+        filled = now
+        tokens = min(Double(rate), tokens + elapsed * Double(rate))
+    }
+}
