@@ -51,4 +51,32 @@ struct DurableTimerTests {
         #expect(try await api.metric(Self.passivated) >= 2)
         await running.stop()
     }
+
+    /// A timer pending when the server is SIGKILLed: after the restart nobody asks for the session, yet the
+    /// journal's deadline index wakes it and the machine throws the ball back, at the deadline journaled before the
+    /// crash (not a full delay after the restart).
+    @Test func aTimerPendingAtASIGKILLFiresAfterTheRestartWithNobodyAsking() async throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let first = try await StreamTestServer.start(["--data-dir", directory.path])
+        let id = try await first.api.create("catch")
+        try await first.api.post(id, #"{"type":"throwToMachine"}"#)
+        // Ignored by the reducer (the machine holds the ball), but its answer waits until everything the session
+        // journaled before it is durable: the throw-back's deadline among it.
+        let held = try await first.api.post(id, #"{"type":"throwToMachine"}"#)
+        let deadline = (held["state"] as? [String: Any])?["throwBackAt"] as? Int
+        #expect(deadline != nil)
+        kill(first.server.process.processIdentifier, SIGKILL)
+        first.server.process.waitUntilExit()
+        await first.api.shutdown()
+
+        let second = try await StreamTestServer.start(["--data-dir", directory.path])
+        let api = second.api
+        #expect(try await metric(api, Self.woken, reaches: 1))
+        #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 0)
+        let state = jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
+        #expect((state["state"] as? [String: Any])?["holder"] as? String == "human")
+        #expect(state["rev"] as? Int == 4)
+        await second.stop()
+    }
 }
