@@ -15,7 +15,8 @@ final class GrantCache: Sendable {
     }
 
     static func key(_ token: String) -> SHA256.Digest {
-        SHA256.hash(data: Array(token.utf8))
+        var token = token
+        return token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
     }
 
     /// The grant of a token verified before and not expired at `now` (seconds since 1970).
