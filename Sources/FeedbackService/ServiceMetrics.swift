@@ -32,51 +32,23 @@ struct ServiceMetrics: Sendable {
     let reduceDuration: Timer
 
     init(factory: any MetricsFactory) {
+        /// A counter of `label` with one dimension: the many `name{key="value"}` series of this service.
+        func counter(_ label: String, _ key: String, _ value: String) -> Counter {
+            Counter(label: label, dimensions: [(key, value)], factory: factory)
+        }
         sessions = Meter(label: "feedbackhost_sessions", dimensions: [], factory: factory)
         sessionBytes = Meter(label: "feedbackhost_sessions_bytes", dimensions: [], factory: factory)
         sessionBytesLimit = Gauge(label: "feedbackhost_sessions_bytes_limit", dimensions: [], factory: factory)
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
-        sessionsEnded = Counter(
-            label: "feedbackhost_sessions_ended_total",
-            dimensions: [("reason", "deleted")],
-            factory: factory
-        )
-        sessionsExpired = Counter(
-            label: "feedbackhost_sessions_ended_total",
-            dimensions: [("reason", "expired")],
-            factory: factory
-        )
-        eventsApplied = Counter(
-            label: "feedbackhost_events_total",
-            dimensions: [("outcome", "applied")],
-            factory: factory
-        )
-        eventsRejected = Counter(
-            label: "feedbackhost_events_total",
-            dimensions: [("outcome", "rejected")],
-            factory: factory
-        )
+        sessionsEnded = counter("feedbackhost_sessions_ended_total", "reason", "deleted")
+        sessionsExpired = counter("feedbackhost_sessions_ended_total", "reason", "expired")
+        eventsApplied = counter("feedbackhost_events_total", "outcome", "applied")
+        eventsRejected = counter("feedbackhost_events_total", "outcome", "rejected")
         sessionsPassive = Meter(label: "feedbackhost_sessions_passive", dimensions: [], factory: factory)
-        sessionsPassivated = Counter(
-            label: "feedbackhost_session_passivations_total",
-            dimensions: [("reason", "idle")],
-            factory: factory
-        )
-        sessionsPassivatedForRoom = Counter(
-            label: "feedbackhost_session_passivations_total",
-            dimensions: [("reason", "capacity")],
-            factory: factory
-        )
-        sessionsActivated = Counter(
-            label: "feedbackhost_session_activations_total",
-            dimensions: [("reason", "request")],
-            factory: factory
-        )
-        sessionsWoken = Counter(
-            label: "feedbackhost_session_activations_total",
-            dimensions: [("reason", "timer")],
-            factory: factory
-        )
+        sessionsPassivated = counter("feedbackhost_session_passivations_total", "reason", "idle")
+        sessionsPassivatedForRoom = counter("feedbackhost_session_passivations_total", "reason", "capacity")
+        sessionsActivated = counter("feedbackhost_session_activations_total", "reason", "request")
+        sessionsWoken = counter("feedbackhost_session_activations_total", "reason", "timer")
         timerLateness = Timer(label: "feedbackhost_timer_lateness_seconds", dimensions: [], factory: factory)
         timersPending = Gauge(label: "feedbackhost_timers_pending", dimensions: [], factory: factory)
         activationDuration = Timer(

@@ -36,7 +36,7 @@ extension SessionService {
         if let session = store[id] { return session }
         guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
         let start = DispatchTime.now().uptimeNanoseconds
-        let outcome = activation.withLock { _ -> Result<(any HostedSession)?, APIError> in
+        return try activation.withLock { _ -> Result<(any HostedSession)?, APIError> in
             if let session = store[id] { return .success(session) }
             let recovered: [RecoveredSession]
             do throws(JournalError) {
@@ -62,10 +62,9 @@ extension SessionService {
             metrics.sessions.increment()
             metrics.sessionsPassive.decrement()
             (forTimer ? metrics.sessionsWoken : metrics.sessionsActivated).increment()
+            metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
             return .success(session)
-        }
-        metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
-        return try outcome.get()
+        }.get()
     }
 
     /// With a journal, when the store is full: passivates the least recently used session nobody watches, so that

@@ -28,7 +28,7 @@ public final class SessionService: Sendable {
     let authorizer: Authorizer?
     private let draining = Atomic<Bool>(false)
     /// Passivations and activations take turns under it, so a session is never read back from the journal while
-    /// its passivated copy could still append: see `activate` and `expireIdleSessions`.
+    /// its passivated copy could still append: see `activeSession` and `expireIdleSessions`.
     let activation = Mutex(())
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.

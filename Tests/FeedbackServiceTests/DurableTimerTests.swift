@@ -5,15 +5,6 @@ import Testing
 /// left memory when its timer is due, with nobody asking for it.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct DurableTimerTests {
-    /// Polls `sample` until it reaches `value` (the server's own timers move it); false if it never does.
-    private func metric(_ api: SessionAPIClient, _ sample: String, reaches value: Double) async throws -> Bool {
-        for _ in 0..<800 {
-            if try await api.metric(sample) >= value { return true }
-            try await Task.sleep(for: .milliseconds(20))
-        }
-        return false
-    }
-
     private static let woken = #"feedbackhost_session_activations_total{reason="timer"}"#
     private static let passivated = #"feedbackhost_session_passivations_total{reason="idle"}"#
 
@@ -24,9 +15,9 @@ struct DurableTimerTests {
         let api = running.api
         let id = try await api.create("catch")
         try await api.post(id, #"{"type":"throwToMachine"}"#)
-        #expect(try await metric(api, Self.passivated, reaches: 1))
+        #expect(try await api.metric(Self.passivated, reaches: 1))
         #expect(try await api.metric(Self.woken) == 0)
-        #expect(try await metric(api, Self.woken, reaches: 1))
+        #expect(try await api.metric(Self.woken, reaches: 1))
         #expect(try await api.metric("feedbackhost_timer_lateness_seconds_count") == 1)
         // Read only now (this request finds the session awake, or passive again after its throw).
         let state = jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
@@ -43,7 +34,7 @@ struct DurableTimerTests {
         let api = running.api
         let id = try await api.create("traffic-light")
         try await api.post(id, #"{"type":"start"}"#)
-        #expect(try await metric(api, Self.woken, reaches: 2))
+        #expect(try await api.metric(Self.woken, reaches: 2))
         let state = jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
         let light = state["state"] as? [String: Any]
         #expect(light?["changes"] as? Int ?? 0 >= 2)
@@ -72,7 +63,7 @@ struct DurableTimerTests {
 
         let second = try await StreamTestServer.start(["--data-dir", directory.path])
         let api = second.api
-        #expect(try await metric(api, Self.woken, reaches: 1))
+        #expect(try await api.metric(Self.woken, reaches: 1))
         #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 0)
         let state = jsonObject(try await api.send("GET", "/v1/sessions/\(id)").bodyText)
         #expect((state["state"] as? [String: Any])?["holder"] as? String == "human")

@@ -59,12 +59,8 @@ struct StreamLingerTests {
         let unwatched = try await running.api.create()
         let reader = try running.reader("/v1/sessions/\(watched)/stream")
         #expect(try await reader.nextEvent().type == "snapshot")
-        var passivated = 0.0
-        for _ in 0..<400 where passivated < 1 {
-            try await Task.sleep(for: .milliseconds(25))
-            passivated = try await running.api.metric(passivations)
-        }
-        #expect(passivated == 1)
+        #expect(try await running.api.metric(passivations, reaches: 1))
+        #expect(try await running.api.metric(passivations) == 1)
         #expect(try await running.api.metric("feedbackhost_sessions") == 1)
         // Stays active over several more idle times (no request touches it meanwhile; metrics are not the session).
         try await Task.sleep(for: .milliseconds(900))
@@ -73,11 +69,8 @@ struct StreamLingerTests {
         #expect(jsonObject(try await reader.nextEvent().data)["rev"] as? Int == 1)
 
         await reader.disconnect()
-        for _ in 0..<400 where passivated < 2 {
-            try await Task.sleep(for: .milliseconds(25))
-            passivated = try await running.api.metric(passivations)
-        }
-        #expect(passivated == 2)
+        #expect(try await running.api.metric(passivations, reaches: 2))
+        #expect(try await running.api.metric(passivations) == 2)
         #expect(try await running.api.metric("feedbackhost_sessions") == 0)
         let back = try await running.api.send("GET", "/v1/sessions/\(watched)")
         #expect(back.status == 200)

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import Testing
 
@@ -61,39 +60,9 @@ struct WebPageTests {
     /// It starts and stops the server, chromedriver and Chromium; GNU `timeout` bounds it and leads their process
     /// group, which is swept afterwards in case anything outlived it.
     @Test func personDrivesSessionsFromThePageInHeadlessChromium() async throws {
-        let process = Process()
-        let output = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
-        process.arguments = [
-            "-k", "5", "50", "python3",
-            Self.packageRoot.appendingPathComponent("Tests/Browser/browser_test.py").path,
-            "--binary", RunningServer.binary.path,
-            "--screenshots", Self.packageRoot.appendingPathComponent(".build").path,
-        ]
-        process.standardOutput = output
-        process.standardError = output
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read and wait on a Dispatch thread: the browser test takes half a minute, and a cooperative thread
-        // blocked that long would starve other suites' async tests.
-        let reading = UncheckedBox((process, output))
-        let data = await withCheckedContinuation { (done: CheckedContinuation<Data, Never>) in
-            DispatchQueue.global().async {
-                let (process, output) = reading.value
-                let data = output.fileHandleForReading.readDataToEndOfFile()
-                process.waitUntilExit()
-                done.resume(returning: data)
-            }
-        }
-        kill(-process.processIdentifier, SIGKILL)
-        let text = String(decoding: data, as: UTF8.self)
-        #expect(process.terminationStatus == 0, "\(text)")
+        let screenshots = Self.packageRoot.appendingPathComponent(".build").path
+        let (status, text) = try await runBrowserScript("browser_test.py", arguments: ["--screenshots", screenshots])
+        #expect(status == 0, "\(text)")
         #expect(text.contains("browser test passed"), "\(text)")
     }
-}
-
-/// Hands a value that is not `Sendable` to exactly one other thread, which alone uses it from then on.
-private final class UncheckedBox<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

@@ -29,13 +29,7 @@ struct InProcessServer {
     }
 
     /// The value of a Prometheus sample line (`name{labels}`), or 0 when absent.
-    func metric(_ sample: String) async throws -> Double {
-        let text = try await api.send("GET", "/metrics").bodyText
-        for line in text.split(separator: "\n") where line.hasPrefix(sample + " ") {
-            return Double(line.split(separator: " ").last ?? "") ?? 0
-        }
-        return 0
-    }
+    func metric(_ sample: String) async throws -> Double { try await api.metric(sample) }
 
     func stop() async {
         await api.shutdown()

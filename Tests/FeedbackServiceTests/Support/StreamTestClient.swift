@@ -59,6 +59,16 @@ struct SessionAPIClient: Sendable {
         let line = text.split(separator: "\n").first { $0.hasPrefix(sample + " ") }
         return line.flatMap { Double($0.split(separator: " ").last ?? "") } ?? 0
     }
+
+    /// Polls `sample` until it reaches `value` (the server's own timers move it), at most 800 polls 20 ms apart;
+    /// false if it never does.
+    func metric(_ sample: String, reaches value: Double) async throws -> Bool {
+        for _ in 0..<800 {
+            if try await metric(sample) >= value { return true }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return false
+    }
 }
 
 /// A started binary with an API client; `stop` ends both.
