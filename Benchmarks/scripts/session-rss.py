@@ -36,7 +36,7 @@ def create(conn, count):
 def main():
     count = int(sys.argv[1]) if len(sys.argv) > 1 else 100_000
     server = subprocess.Popen(
-        [BINARY, "--port", "0", "--data-dir", "none", "--log-level", "error", "--max-sessions", str(count + 10_000)],
+        [BINARY, "--port", "0", "--data-dir", "none", "--log-level", "error", "--sessions-max-active", str(count + 10_000)],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         text=True,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Virtual sessions (issue 19): the release feedback-host on a journal of SESSIONS counter sessions written by
-`JournalBenchmark populate` (each: creation, 5 events, a snapshot at 3), with `--max-sessions ACTIVE_CAP`.
+`JournalBenchmark populate` (each: creation, 5 events, a snapshot at 3), with `--sessions-max-active ACTIVE_CAP`.
 
 Measures, with the shipped defaults otherwise (journal per-commit, access log on):
 - start-up: exec to the "listening on" line, and to the first 200 of /readyz; RSS then;
@@ -81,7 +81,7 @@ def main():
         start = time.monotonic()
         server = subprocess.Popen(
             [ROOT + "/.build/release/feedback-host", "--port", "0", "--data-dir", work + "/data",
-             "--max-sessions", str(ACTIVE_CAP)],
+             "--sessions-max-active", str(ACTIVE_CAP)],
             stdout=subprocess.PIPE, stderr=open(work + "/server.log", "w"), text=True)
         line = server.stdout.readline().strip()
         listening = time.monotonic() - start

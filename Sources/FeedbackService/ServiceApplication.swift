@@ -12,7 +12,7 @@ import SystemKit
 /// The whole server, assembled from one configuration key space: what `feedback-host` runs and what tests start.
 ///
 /// Keys (flags `--key-name`, environment `FEEDBACKHOST_KEY_NAME`, then defaults): `host`, `port`,
-/// `max.sessions`, `sessions.max.bytes`, `session.state.max.bytes`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
+/// `sessions.max.active`, `sessions.max.bytes`, `session.state.max.bytes`, `max.event.body.bytes`, `max.events.per.batch`, `max.connections`, `cors.origins`,
 /// `shutdown.deadline.ms`, `shutdown.delay.ms`, and the stream keys: `stream.heartbeat.ms`, `stream.stall.ms` (also the write timeout
 /// of every response), `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`, `stream.retry.ms`, `stream.linger.ms`,
 /// `stream.highwater.bytes`, `stream.gzip`. It is a swift-service-lifecycle `Service`: run it in a `ServiceGroup`.
@@ -39,6 +39,7 @@ public final class ServiceApplication: Sendable {
     let logger: Logger
     private let expiry = Mutex<Task<Void, Never>?>(nil)
     private let waker = Mutex<Task<Void, Never>?>(nil)
+    private let retention = Mutex<Task<Void, Never>?>(nil)
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
     private let localBaseURL: LocalBaseURL
 
@@ -67,6 +68,7 @@ public final class ServiceApplication: Sendable {
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
         waker.withLock { $0 = Task { await service.wakeSessionsWithDueTimers(on: .system) } }
+        retention.withLock { $0 = Task { await service.deleteAbandonedSessions(on: .system) } }
         return port
     }
 
@@ -91,7 +93,7 @@ public final class ServiceApplication: Sendable {
         )
         let cors = reader.list(.corsOrigins)
         var configuration = ServiceConfiguration(
-            maxSessions: reader.int(.maxSessions),
+            maxActiveSessions: reader.int(.maxActiveSessions),
             maxSessionBytes: reader.int(.sessionsMaxBytes),
             maxStateBytes: reader.int(.sessionStateMaxBytes),
             maxEventBodyBytes: reader.int(.maxEventBodyBytes),
@@ -100,6 +102,8 @@ public final class ServiceApplication: Sendable {
             cors: CORSPolicy(allowedOrigins: Set(cors)),
             sessionIdle: .milliseconds(reader.int(.sessionIdle)),
             wakeRate: reader.int(.sessionWakeRate),
+            activationRate: reader.int(.sessionActivationRate),
+            retention: Setting.retentionAge(reader.string(.sessionRetention)) ?? nil,
             streams: streamConfiguration(reader)
         )
         configuration.auth = authConfiguration(reader, logger: logger)
@@ -218,6 +222,7 @@ public final class ServiceApplication: Sendable {
         service.beginDraining()
         expiry.withLock { $0?.cancel() }
         waker.withLock { $0?.cancel() }
+        retention.withLock { $0?.cancel() }
         // Readiness fails but everything else is served for a while, so that a balancer polling /readyz stops
         // sending new work before the listener closes.
         if shutdownDelay > .zero { try? await Task.sleep(for: min(shutdownDelay, deadline / 4)) }

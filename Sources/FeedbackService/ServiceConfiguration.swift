@@ -3,7 +3,7 @@ public struct ServiceConfiguration: Sendable {
     /// `Idempotency-Key`s each session remembers (the oldest are forgotten first); the journal keeps as many.
     public static let idempotencyKeysPerSession = 256
     /// Sessions the server holds at most; past it, creating one is 503.
-    public var maxSessions: Int
+    public var maxActiveSessions: Int
     /// The memory all sessions may hold together, in bytes (`sessions.max.bytes`); past it, a create or an event that
     /// grows a state is 507. See ``SessionBudget``.
     public var maxSessionBytes: Int
@@ -23,6 +23,10 @@ public struct ServiceConfiguration: Sendable {
     public var sessionIdle: Duration
     /// Passive sessions the timer waker activates a second at most (0: no bound).
     public var wakeRate: Int
+    /// Activated sessions whose first upstream fetch may start a second, at most (0: no bound).
+    public var activationRate: Int
+    /// A passive session unused for this long is deleted from the journal; nil keeps it forever.
+    public var retention: Duration?
     /// Limits and timings of the session streams.
     public var streams: StreamConfiguration
     /// Tokens per session and scope (`--auth jwt`); nil: off, anyone who knows an id may do anything with it.
@@ -30,7 +34,7 @@ public struct ServiceConfiguration: Sendable {
 
     /// Creates a configuration.
     public init(
-        maxSessions: Int = 100_000,
+        maxActiveSessions: Int = 100_000,
         maxSessionBytes: Int = 512 * 1024 * 1024,
         maxStateBytes: Int = 1024 * 1024,
         maxEventBodyBytes: Int = 64 * 1024,
@@ -39,13 +43,17 @@ public struct ServiceConfiguration: Sendable {
         cors: CORSPolicy = CORSPolicy(),
         sessionIdle: Duration = .seconds(900),
         wakeRate: Int = 1000,
+        activationRate: Int = 200,
+        retention: Duration? = nil,
         streams: StreamConfiguration = StreamConfiguration()
     ) {
         self.streams = streams
         self.sessionIdle = sessionIdle
         self.wakeRate = max(0, wakeRate)
+        self.activationRate = max(0, activationRate)
+        self.retention = retention
         self.inboxCapacity = max(inboxCapacity, maxEventsPerBatch)
-        self.maxSessions = maxSessions
+        self.maxActiveSessions = maxActiveSessions
         self.maxSessionBytes = maxSessionBytes
         self.maxStateBytes = maxStateBytes
         self.maxEventBodyBytes = maxEventBodyBytes

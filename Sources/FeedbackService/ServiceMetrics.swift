@@ -10,13 +10,15 @@ struct ServiceMetrics: Sendable {
     let sessionsCreated: Counter
     let sessionsEnded: Counter
     let sessionsExpired: Counter
+    /// Passive sessions deleted by `session.retention`.
+    let sessionsRetired: Counter
     let eventsApplied: Counter
     let eventsRejected: Counter
     /// Sessions only in the journal: counted at start, then up at each passivation, down at each activation.
     let sessionsPassive: Meter
     /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
     let sessionsPassivated: Counter
-    /// Sessions taken out of memory to make room for another under `max.sessions`.
+    /// Sessions taken out of memory to make room for another under `sessions.max.active`.
     let sessionsPassivatedForRoom: Counter
     /// Passive sessions brought back into memory by a request.
     let sessionsActivated: Counter
@@ -26,6 +28,8 @@ struct ServiceMetrics: Sendable {
     let timerLateness: Timer
     /// Sessions with a pending durable-timer deadline (the journal's index).
     let timersPending: Gauge
+    /// How long an activated session's first upstream fetch waited for its turn (`session.activation.rate`).
+    let activationFetchWait: Timer
     /// How long an activation took: the journal read, the decode and fold, the loop's start.
     let activationDuration: Timer
     /// Every reduce of every session's loop.
@@ -42,6 +46,7 @@ struct ServiceMetrics: Sendable {
         sessionsCreated = Counter(label: "feedbackhost_sessions_created_total", dimensions: [], factory: factory)
         sessionsEnded = counter("feedbackhost_sessions_ended_total", "reason", "deleted")
         sessionsExpired = counter("feedbackhost_sessions_ended_total", "reason", "expired")
+        sessionsRetired = counter("feedbackhost_sessions_ended_total", "reason", "retention")
         eventsApplied = counter("feedbackhost_events_total", "outcome", "applied")
         eventsRejected = counter("feedbackhost_events_total", "outcome", "rejected")
         sessionsPassive = Meter(label: "feedbackhost_sessions_passive", dimensions: [], factory: factory)
@@ -53,6 +58,11 @@ struct ServiceMetrics: Sendable {
         timersPending = Gauge(label: "feedbackhost_timers_pending", dimensions: [], factory: factory)
         activationDuration = Timer(
             label: "feedbackhost_session_activation_duration_seconds",
+            dimensions: [],
+            factory: factory
+        )
+        activationFetchWait = Timer(
+            label: "feedbackhost_activation_fetch_wait_seconds",
             dimensions: [],
             factory: factory
         )

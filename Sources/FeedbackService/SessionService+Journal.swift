@@ -162,12 +162,15 @@ extension SessionService {
             persistence.markBroken(id, reason: "its system \"\(recovered.creation.system)\" is not served")
             return nil
         }
+        // Its effects start again from the restored state: their first upstream fetch waits its turn.
+        var environment = environment(id)
+        environment.system.upstream = activationThrottle.upstream(for: environment.system.upstream)
         do throws(APIError) {
             let session = try system.restoreSession(
                 recovered,
                 id: id,
                 inboxCapacity: configuration.inboxCapacity,
-                environment: environment(id),
+                environment: environment,
                 persistence: persistence
             )
             Self.refillLedger(of: session, from: recovered, persistence: persistence)

@@ -30,6 +30,8 @@ public final class SessionService: Sendable {
     /// Passivations and activations take turns under it, so a session is never read back from the journal while
     /// its passivated copy could still append: see `activeSession` and `expireIdleSessions`.
     let activation = Mutex(())
+    /// Spaces the first upstream fetches of activated sessions (`session.activation.rate`).
+    let activationThrottle: ActivationThrottle
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
     public init(
@@ -50,9 +52,10 @@ public final class SessionService: Sendable {
         }
         self.systems = byName
         systemOrder = systems.map(\.name)
-        store = SessionStore(capacity: configuration.maxSessions)
+        store = SessionStore(capacity: configuration.maxActiveSessions)
         let metrics = ServiceMetrics(factory: metricsFactory)
         self.metrics = metrics
+        activationThrottle = ActivationThrottle(rate: configuration.activationRate, waits: metrics.activationFetchWait)
         let budget = SessionBudget(
             limit: configuration.maxSessionBytes,
             stateLimit: configuration.maxStateBytes,

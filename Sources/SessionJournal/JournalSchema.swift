@@ -16,16 +16,20 @@
 /// - `settled` (since version 4): sessions that left memory with a snapshot at their last revision and nothing
 ///   after it: one of them is read back by its keys alone, without a scan of the log (which has no index by session).
 ///   The mark is cleared (`JournalRecord.settled` with no revision) before the session appends again.
+/// - `activity` (since version 5): when each session last left memory (milliseconds since 1970), indexed by time,
+///   for `session.retention`: written with the settled mark, kept while the session is active again (the server
+///   knows which are), removed with the session. A session the journal holds without a row (left in memory by a
+///   crash, or written before version 5) gets one stamped with the time the retention sweep first runs.
 ///
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
 ///
-/// Versions: a file of version 2 (no `answers`, no `meta`) or 3 (no `deadlines`) gets what it lacks and becomes
-/// version 4 in one transaction when opened; a new file starts at 4. Any other version is refused.
+/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`) or 4 (no `activity`) gets what it
+/// lacks and becomes version 5 in one transaction when opened; a new file starts at 5. Any other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 4
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 and 3 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4]
+    static let version: Int64 = 5
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2, 3 and 4 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5]
 
     /// Creates whatever is missing and sets the version: run in one transaction, it both creates and migrates.
     static let create = """
@@ -46,6 +50,8 @@ enum JournalSchema {
         CREATE TABLE IF NOT EXISTS deadlines(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS settled(session TEXT PRIMARY KEY, rev INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS deadlines_by_time ON deadlines(at);
+        CREATE TABLE IF NOT EXISTS activity(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS activity_by_time ON activity(at);
         PRAGMA user_version = \(version);
         """
 
@@ -58,6 +64,7 @@ enum JournalSchema {
         ("meta", 2, "name"),
         ("deadlines", 2, "session"),
         ("settled", 2, "session"),
+        ("activity", 2, "session"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
@@ -95,10 +102,23 @@ enum JournalSchema {
     static let upsertSettled = "INSERT OR REPLACE INTO settled(session, rev) VALUES(?1, ?2)"
     static let deleteSettled = "DELETE FROM settled WHERE session = ?1"
     static let readSettled = "SELECT rev FROM settled WHERE session = ?1"
+    static let upsertActivity = "INSERT OR REPLACE INTO activity(session, at) VALUES(?1, ?2)"
+    static let deleteActivity = "DELETE FROM activity WHERE session = ?1"
+    static let touchActivity = "UPDATE activity SET at = ?2 WHERE session = ?1"
+    /// Gives every session without an activity row one at ?1.
+    static let stampActivity = "INSERT OR IGNORE INTO activity(session, at) SELECT id, ?1 FROM sessions"
+    /// Sessions that last left memory before ?1 and have no pending durable-timer deadline (a timer still to come
+    /// is activity to come), oldest first, at most ?2.
+    static let abandonedSessions = """
+        SELECT a.session FROM activity a
+        WHERE a.at < ?1 AND NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.session = a.session)
+        ORDER BY a.at LIMIT ?2
+        """
     /// Deadlines of sessions the journal no longer holds (compaction).
     static let compactDeadlines = """
         DELETE FROM deadlines WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM settled WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM activity WHERE session NOT IN (SELECT id FROM sessions);
         """
 
     static let fingerprintKeyName = "fingerprint.key"

@@ -27,6 +27,44 @@ extension JournalStore {
         Int(try connection.integer(JournalSchema.countDeadlines))
     }
 
+    /// Gives every session without an activity row one at `time`; returns how many got one.
+    func stampActivity(at time: Int64) throws(JournalError) -> Int {
+        let statement = try connection.prepare(JournalSchema.stampActivity)
+        defer { statement.finalize() }
+        statement.bind(1, time)
+        try statement.run()
+        return Int(try connection.integer("SELECT changes()"))
+    }
+
+    /// Sets the last-activity time of `ids` to `time`, in one transaction.
+    func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
+        let statement = try connection.prepare(JournalSchema.touchActivity)
+        defer { statement.finalize() }
+        try connection.execute("BEGIN IMMEDIATE")
+        do throws(JournalError) {
+            for id in ids {
+                statement.bind(1, id)
+                statement.bind(2, time)
+                try statement.run()
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    /// Sessions that last left memory before `time` with no deadline pending, oldest first, at most `limit`.
+    func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
+        let statement = try connection.prepare(JournalSchema.abandonedSessions)
+        defer { statement.finalize() }
+        statement.bind(1, time)
+        statement.bind(2, Int64(limit))
+        var ids: [String] = []
+        while try statement.step() { ids.append(statement.text(0)) }
+        return ids
+    }
+
     /// Deletes the deadlines of sessions that are gone; returns how many.
     func compactDeadlines() throws(JournalError) -> Int {
         try connection.execute(JournalSchema.compactDeadlines)
@@ -58,6 +96,24 @@ extension Journal {
     /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none.
     public func deadline(after time: Int64) throws(JournalError) -> Int64? {
         try withStore { store throws(JournalError) in try store.deadline(after: time) }
+    }
+
+    /// Gives every session the journal holds without a last-activity time one at `time` (milliseconds since
+    /// 1970): sessions a crash left unsettled, or journaled before the journal kept the time. Returns how many.
+    public func stampActivity(at time: Int64) throws(JournalError) -> Int {
+        try withStore { store throws(JournalError) in try store.stampActivity(at: time) }
+    }
+
+    /// Sessions that last left memory before `time` (milliseconds since 1970) and have no pending durable-timer
+    /// deadline, oldest first, at most `limit`: the candidates of `session.retention`. Some may be active again;
+    /// the caller knows which.
+    public func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
+        try withStore { store throws(JournalError) in try store.abandonedSessions(before: time, limit: limit) }
+    }
+
+    /// Sets the last-activity time of `ids` (sessions that are active again) to `time`.
+    public func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
+        try withStore { store throws(JournalError) in try store.touchActivity(of: ids, at: time) }
     }
 
     /// How many sessions have a pending deadline.

@@ -22,6 +22,8 @@ final class JournalStore {
     private let deleteDeadline: SQLiteStatement
     private let upsertSettled: SQLiteStatement
     private let deleteSettled: SQLiteStatement
+    private let upsertActivity: SQLiteStatement
+    private let deleteActivity: SQLiteStatement
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
     let answersPerSession: Int
     /// Rows in `answers` per session as far as this store knows (filled by recovery, counted up by inserts): a
@@ -78,6 +80,8 @@ final class JournalStore {
         deleteDeadline = try connection.prepare(JournalSchema.deleteDeadline)
         upsertSettled = try connection.prepare(JournalSchema.upsertSettled)
         deleteSettled = try connection.prepare(JournalSchema.deleteSettled)
+        upsertActivity = try connection.prepare(JournalSchema.upsertActivity)
+        deleteActivity = try connection.prepare(JournalSchema.deleteActivity)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -146,6 +150,8 @@ final class JournalStore {
             try deleteDeadline.run()
             deleteSettled.bind(1, creation.id)
             try deleteSettled.run()
+            deleteActivity.bind(1, creation.id)
+            try deleteActivity.run()
         case .event(let id, let revision, let event, let origin):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -170,6 +176,8 @@ final class JournalStore {
             try deleteDeadline.run()
             deleteSettled.bind(1, id)
             try deleteSettled.run()
+            deleteActivity.bind(1, id)
+            try deleteActivity.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -181,6 +189,9 @@ final class JournalStore {
             upsertSettled.bind(1, id)
             upsertSettled.bind(2, Int64(bitPattern: revision))
             try upsertSettled.run()
+            upsertActivity.bind(1, id)
+            upsertActivity.bind(2, Int64(Date().timeIntervalSince1970 * 1000))
+            try upsertActivity.run()
         case .settled(let id, nil):
             deleteSettled.bind(1, id)
             try deleteSettled.run()
@@ -259,7 +270,7 @@ final class JournalStore {
         for statement in [
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
-            upsertSettled, deleteSettled,
+            upsertSettled, deleteSettled, upsertActivity, deleteActivity,
         ] {
             statement.finalize()
         }

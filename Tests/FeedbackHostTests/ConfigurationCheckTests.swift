@@ -42,13 +42,21 @@ struct ConfigurationCheckTests {
 
     @Test func anUnknownOptionIsNamedWithTheOneMeant() {
         #expect(problems(["--data_dir", "/x"]) == ["unknown option --data_dir; did you mean --data-dir?"])
-        #expect(problems(["--max-sesions", "3"]) == ["unknown option --max-sesions; did you mean --max-sessions?"])
+        #expect(
+            problems(["--sessions-max-activ", "3"])
+                == ["unknown option --sessions-max-activ; did you mean --sessions-max-active?"]
+        )
+        #expect(
+            problems(["--max-sessions", "3"]) == ["unknown option --max-sessions; it was renamed --sessions-max-active"]
+        )
         #expect(problems(["--frobnicate"]) == ["unknown option --frobnicate; see --help for the options"])
     }
 
     @Test func illTypedAndOutOfRangeValuesSayWhatIsAccepted() {
         #expect(
-            problems(["--max-sessions", "abc"]) == [#"--max-sessions "abc" is not a whole number from 1 to 100000000"#]
+            problems(["--sessions-max-active", "abc"]) == [
+                #"--sessions-max-active "abc" is not a whole number from 1 to 100000000"#
+            ]
         )
         #expect(
             problems(["--max-event-body-bytes", "-5"])
@@ -59,17 +67,23 @@ struct ConfigurationCheckTests {
         #expect(
             problems(["--fsync", "sometimes"]) == [#"--fsync "sometimes" is not per-commit or interval:MS with MS > 0"#]
         )
+        #expect(
+            problems(["--session-retention", "5x"])
+                == [#"--session-retention "5x" is not forever or a whole number of d, h, m or s"#]
+        )
+        #expect(problems(["--session-retention", "30d"]).isEmpty)
         #expect(problems(["--stream-gzip", "maybe"]) == [#"--stream-gzip "maybe" is not true or false"#])
         #expect(problems(["--port"]) == ["--port needs a value: a whole number from 0 to 65535"])
         #expect(problems(["--port", "1", "2"]) == ["--port takes one value, not 2: 1 2"])
     }
 
     @Test func strayArgumentsAndEveryProblemAreReportedTogether() {
-        let found = problems(["serve", "--port", "x"], environment: ["FEEDBACKHOST_MAX_SESSION": "1"])
+        let found = problems(["serve", "--port", "x"], environment: ["FEEDBACKHOST_SESSIONS_MAX_ACTIV": "1"])
         #expect(found.count == 3)
         #expect(found[0].hasPrefix(#"unexpected argument "serve""#))
         #expect(
-            found[2] == "unknown environment variable FEEDBACKHOST_MAX_SESSION; did you mean FEEDBACKHOST_MAX_SESSIONS?"
+            found[2]
+                == "unknown environment variable FEEDBACKHOST_SESSIONS_MAX_ACTIV; did you mean FEEDBACKHOST_SESSIONS_MAX_ACTIVE?"
         )
     }
 
@@ -96,7 +110,7 @@ struct ConfigurationCheckTests {
         )
         let text = ConfigurationCheck.help(for: Setting.all)
         for setting in Setting.all { #expect(text.contains(setting.flag + " (")) }
-        #expect(text.contains("--max-sessions (a whole number from 1 to 100000000; default 100000)"))
+        #expect(text.contains("--sessions-max-active (a whole number from 1 to 100000000; default 100000)"))
     }
 }
 
@@ -131,7 +145,7 @@ struct ExecutableRefusesMistakesTests {
     @Test func everyMistypedFlagStopsTheStart() throws {
         for (arguments, message) in [
             (["--data_dir", "/x"], "unknown option --data_dir; did you mean --data-dir?"),
-            (["--max-sessions", "abc"], #"--max-sessions "abc" is not a whole number"#),
+            (["--sessions-max-active", "abc"], #"--sessions-max-active "abc" is not a whole number"#),
             (["--max-event-body-bytes", "-5"], #"--max-event-body-bytes "-5" is not a whole number"#),
             (["--port", "0", "oops"], "--port takes one value, not 2"),
         ] {

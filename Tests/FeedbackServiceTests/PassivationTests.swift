@@ -121,10 +121,10 @@ struct PassivationTests {
         await restarted.stop()
     }
 
-    /// `max.sessions` bounds the sessions in memory: past it, the least recently used one nobody watches leaves
+    /// `sessions.max.active` bounds the sessions in memory: past it, the least recently used one nobody watches leaves
     /// memory to make room (and comes back when asked for); only when every one is watched is a create refused.
     @Test func aFullServerMakesRoomByPassivatingTheLeastRecentlyUsedSession() async throws {
-        let running = try await StreamTestServer.start(["--max-sessions", "2"])
+        let running = try await StreamTestServer.start(["--sessions-max-active", "2"])
         let api = running.api
         let capacity = #"feedbackhost_session_passivations_total{reason="capacity"}"#
         let first = try await api.create()

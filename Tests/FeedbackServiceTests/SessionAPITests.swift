@@ -237,7 +237,7 @@ struct SessionAPITests {
 
     /// Without a journal nothing can leave memory to make room (with one, see PassivationTests).
     @Test func sessionCapFromAFlagAnswers503WithRetryAfter() throws {
-        let server = try RunningServer(arguments: ["--max-sessions", "1", "--data-dir", "none"])
+        let server = try RunningServer(arguments: ["--sessions-max-active", "1", "--data-dir", "none"])
         defer { server.stop() }
         _ = try createCounter(server)
         let refused = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)

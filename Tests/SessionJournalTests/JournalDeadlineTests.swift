@@ -28,6 +28,36 @@ import Testing
         journal.close()
     }
 
+    /// `session.retention`'s index: when each session last left memory. A passivation (the settled mark) writes
+    /// the time; sessions without one are stamped; a session with a deadline pending is not a candidate; removal
+    /// and re-creation forget the time.
+    @Test func lastActivityIsKeptForRetentionAndGoesWithTheSession() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let (a, b, c) = (JournalFixtures.id(1), JournalFixtures.id(2), JournalFixtures.id(3))
+        let journal = try JournalFixtures.open(directory)
+        defer { journal.close() }
+        try journal.appendAndWait([a, b, c].map { .created(JournalFixtures.creation($0)) })
+        #expect(try journal.abandonedSessions(before: .max, limit: 10).isEmpty)
+        try journal.appendAndWait([.settled(sessionID: a, revision: 0)])  // a left memory now
+        #expect(try journal.stampActivity(at: 5) == 2)  // b and c had no time
+        #expect(try journal.stampActivity(at: 6) == 0)
+        #expect(try journal.abandonedSessions(before: 10, limit: 10) == [b, c])
+        #expect(try journal.abandonedSessions(before: 10, limit: 1) == [b])
+        #expect(try journal.abandonedSessions(before: .max, limit: 10) == [b, c, a])
+
+        try journal.appendAndWait([.deadline(sessionID: c, at: 1_000)])  // a timer to come is activity to come
+        #expect(try journal.abandonedSessions(before: 10, limit: 10) == [b])
+        try journal.touchActivity(of: [b], at: 20)
+        #expect(try journal.abandonedSessions(before: 10, limit: 10).isEmpty)
+        #expect(try journal.abandonedSessions(before: 21, limit: 10) == [b])
+
+        try journal.appendAndWait([.removed(sessionID: b), .created(JournalFixtures.creation(a))])
+        #expect(try journal.abandonedSessions(before: .max, limit: 10).isEmpty)
+        #expect(try journal.stampActivity(at: 7) == 1)  // a, created again
+        #expect(try journal.abandonedSessions(before: .max, limit: 10) == [a])
+    }
+
     @Test func deadlinesSurviveAReopen() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

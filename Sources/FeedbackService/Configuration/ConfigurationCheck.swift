@@ -87,7 +87,7 @@ public enum ConfigurationCheck {
         var text = """
             usage: \(program) [--name value]...
 
-            Every option is also an environment variable: --max-sessions is \(Setting.environmentPrefix)MAX_SESSIONS.
+            Every option is also an environment variable: --sessions-max-active is \(Setting.environmentPrefix)SESSIONS_MAX_ACTIVE.
             Flags win over the environment; what neither gives takes the default.
 
             options:
@@ -101,8 +101,17 @@ public enum ConfigurationCheck {
         return text
     }
 
+    /// Flags and variables of earlier versions, with the name that replaced them.
+    static let renamed = [
+        "--max-sessions": "--sessions-max-active",
+        "\(Setting.environmentPrefix)MAX_SESSIONS": "\(Setting.environmentPrefix)SESSIONS_MAX_ACTIVE",
+        "--session-ttl-ms": "--session-idle-ms",
+        "\(Setting.environmentPrefix)SESSION_TTL_MS": "\(Setting.environmentPrefix)SESSION_IDLE_MS",
+    ]
+
     /// `; did you mean --data-dir?` when a known name is one typo away (or differs only in `_` and `-`).
     private static func suggestion(_ name: String, among known: [String]) -> String {
+        if let now = renamed[name] { return "; it was renamed \(now)" }
         let normalized = name.lowercased().replacing("_", with: "-")
         if let same = known.first(where: { $0.lowercased().replacing("_", with: "-") == normalized }) {
             return "; did you mean \(same)?"

@@ -39,8 +39,8 @@ extension Setting {
         default: "64",
         "file descriptors kept for all but client connections; max.connections is lowered to the limit less this"
     )
-    static let maxSessions = Setting(
-        "max.sessions",
+    static let maxActiveSessions = Setting(
+        "sessions.max.active",
         .integer(1...100_000_000),
         default: "100000",
         "sessions in memory at most; with a journal the least recently used unwatched one leaves memory to make "
@@ -89,6 +89,21 @@ extension Setting {
         default: "1000",
         "passive sessions woken a second at most for their due timers (0: no bound), so that many deadlines at once "
             + "do not restart all their effects at once"
+    )
+    static let sessionActivationRate = Setting(
+        "session.activation.rate",
+        .integer(0...1_000_000),
+        default: "200",
+        "activated sessions whose effects may restart their upstream fetches a second, at most (0: no bound); "
+            + "the others' first fetch waits its turn, so that many activations at once do not all hit the upstream"
+    )
+    static let sessionRetention = Setting(
+        "session.retention",
+        .text,
+        default: "forever",
+        "how long a passive session nobody uses is kept in the journal before it is deleted: forever, or an age "
+            + "such as 30d, 12h, 90m or 45s since it left memory (a session with a timer still to come is kept)",
+        check: { value in Setting.retentionAge(value) == nil ? "forever or a whole number of d, h, m or s" : nil }
     )
     static let corsOrigins = Setting(
         "cors.origins",
@@ -202,13 +217,33 @@ extension Setting {
 
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
-        host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
+        host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
+        maxActiveSessions,
         sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
-        sessionWakeRate,
+        sessionWakeRate, sessionActivationRate, sessionRetention,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,
         authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
         logAccessFlush,
     ]
+}
+
+extension Setting {
+    /// `session.retention`'s value as an age: `.some(nil)` for `forever`, nil when it is neither that nor a whole
+    /// number followed by `d`, `h`, `m` or `s` (at least one second).
+    static func retentionAge(_ value: String) -> Duration?? {
+        if value == "forever" { return .some(nil) }
+        guard let unit = value.last, let number = Int(value.dropLast()), number > 0 else { return nil }
+        let seconds: Int
+        switch unit {
+        case "d": seconds = 86_400
+        case "h": seconds = 3_600
+        case "m": seconds = 60
+        case "s": seconds = 1
+        default: return nil
+        }
+        let (total, overflow) = number.multipliedReportingOverflow(by: seconds)
+        return overflow ? nil : .some(.seconds(total))
+    }
 }

@@ -2,8 +2,8 @@
 ///
 /// Every key has one `Setting`; the code reads it through the setting (`ConfigReader.int(_:)` and friends), so the
 /// default in `--help`, the check of a given value and the value used are one. A flag is the key with `-` for `.`
-/// (`--max-sessions`), an environment variable `FEEDBACKHOST_` and the key in capitals with `_` for `.`
-/// (`FEEDBACKHOST_MAX_SESSIONS`). A value type: safe to pass anywhere.
+/// (`--sessions-max-active`), an environment variable `FEEDBACKHOST_` and the key in capitals with `_` for `.`
+/// (`FEEDBACKHOST_SESSIONS_MAX_ACTIVE`). A value type: safe to pass anywhere.
 public struct Setting: Sendable, Hashable {
     /// What a setting accepts.
     public enum Kind: Sendable, Hashable {
@@ -19,7 +19,7 @@ public struct Setting: Sendable, Hashable {
         case list
     }
 
-    /// The key, e.g. `max.sessions`.
+    /// The key, e.g. `sessions.max.active`.
     public let key: String
     /// What it accepts.
     public let kind: Kind
@@ -50,10 +50,10 @@ public struct Setting: Sendable, Hashable {
         self.check = check
     }
 
-    /// `--max-sessions`.
+    /// `--sessions-max-active`.
     public var flag: String { "--" + key.replacingDots(with: "-") }
 
-    /// `FEEDBACKHOST_MAX_SESSIONS`.
+    /// `FEEDBACKHOST_SESSIONS_MAX_ACTIVE`.
     public var environmentName: String { Setting.environmentPrefix + key.replacingDots(with: "_").uppercased() }
 
     /// The prefix of the environment variables the server reads.

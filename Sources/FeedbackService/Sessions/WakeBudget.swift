@@ -37,3 +37,15 @@ struct WakeBudget: Sendable {
         tokens = min(Double(rate), tokens + elapsed * Double(rate))
     }
 }
+
+extension WakeBudget {
+    /// Takes the next turn whether or not the bucket holds one now, and answers how many nanoseconds from `now`
+    /// that turn comes (0 when at once): callers that must all get a turn (an activated session's first upstream
+    /// fetch) wait that long, one after another at `rate` a second, in the order they asked.
+    mutating func reserve(now: UInt64) -> UInt64 {
+        guard rate > 0 else { return 0 }
+        let wait = self.wait(now: now)
+        tokens -= 1
+        return wait
+    }
+}
