@@ -24,8 +24,6 @@ struct ServiceMetrics: Sendable {
     let sessionsActivated: Counter
     /// Passive sessions brought back into memory because a durable timer of theirs came due.
     let sessionsWoken: Counter
-    /// How late a passive session's timer was when the waker brought it back (its deadline to its activation).
-    let timerLateness: Timer
     /// Sessions with a pending durable-timer deadline (the journal's index).
     let timersPending: Gauge
     /// How long an activated session's first upstream fetch waited for its turn (`session.activation.rate`).
@@ -54,7 +52,6 @@ struct ServiceMetrics: Sendable {
         sessionsPassivatedForRoom = counter("feedbackhost_session_passivations_total", "reason", "capacity")
         sessionsActivated = counter("feedbackhost_session_activations_total", "reason", "request")
         sessionsWoken = counter("feedbackhost_session_activations_total", "reason", "timer")
-        timerLateness = Timer(label: "feedbackhost_timer_lateness_seconds", dimensions: [], factory: factory)
         timersPending = Gauge(label: "feedbackhost_timers_pending", dimensions: [], factory: factory)
         activationDuration = Timer(
             label: "feedbackhost_session_activation_duration_seconds",

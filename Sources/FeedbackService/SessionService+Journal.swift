@@ -35,36 +35,76 @@ extension SessionService {
     func activeSession(_ id: SessionID, forTimer: Bool = false) throws(APIError) -> (any HostedSession)? {
         if let session = store[id] { return session }
         guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
+        return try activate([id], forTimer: forTimer, persistence: persistence).get()[id]
+    }
+
+    /// Activates those of `ids` that are passive, with one journal read for all of them (the timer waker's batch
+    /// of due sessions); returns how many it brought back. A full store stops it (the rest stay passive, woken
+    /// again at the next look); a journal that cannot be read is logged.
+    @discardableResult
+    func activateForTimers(_ ids: [SessionID]) -> Int {
+        guard let persistence else { return 0 }
+        let passive = ids.filter { store[$0] == nil && persistence.brokenProblem($0) == nil }
+        guard !passive.isEmpty else { return 0 }
+        switch activate(passive, forTimer: true, persistence: persistence) {
+        case .success(let sessions):
+            return sessions.count
+        case .failure(let error):
+            persistence.logger.warning("sessions not woken for their timers", metadata: ["error": "\(error.message)"])
+            return 0
+        }
+    }
+
+    /// Brings `ids` back from the journal under the activation lock (see `activeSession`): the sessions found in
+    /// memory or restored, by id. Fails when the journal cannot be read, or (for the first id that does not fit)
+    /// when the store is full and nothing can leave it.
+    private func activate(
+        _ ids: [SessionID],
+        forTimer: Bool,
+        persistence: SessionPersistence
+    ) -> Result<[SessionID: any HostedSession], APIError> {
         let start = DispatchTime.now().uptimeNanoseconds
-        return try activation.withLock { _ -> Result<(any HostedSession)?, APIError> in
-            if let session = store[id] { return .success(session) }
+        return activation.withLock { _ -> Result<[SessionID: any HostedSession], APIError> in
+            var found: [SessionID: any HostedSession] = [:]
+            var missing: Set<String> = []
+            for id in ids {
+                if let session = store[id] { found[id] = session } else { missing.insert(id.description) }
+            }
+            guard !missing.isEmpty else { return .success(found) }
             let recovered: [RecoveredSession]
             do throws(JournalError) {
-                recovered = try persistence.journal.recover(only: [id.description])
+                recovered = try persistence.journal.recover(only: missing)
             } catch {
                 return .failure(SessionPersistence.notRead(error))
             }
-            guard let first = recovered.first else { return .success(nil) }
-            guard let session = restoredSession(first, persistence: persistence) else {
-                metrics.sessionsPassive.decrement()  // broken now: counted there
-                return .success(nil)
+            var restoredCount: Int64 = 0
+            for session in recovered {
+                guard let restored = restoredSession(session, persistence: persistence) else {
+                    metrics.sessionsPassive.decrement()  // broken now: counted there
+                    continue
+                }
+                makeRoomLocked()
+                let refused = store.insert(restored: [restored])
+                if !refused.full.isEmpty {
+                    restored.stop()
+                    return found.isEmpty ? .failure(store.full) : .success(found)
+                }
+                if let existing = refused.existing.first {
+                    restored.stop()
+                    found[existing.id] = existing
+                    continue
+                }
+                found[restored.id] = restored
+                restoredCount += 1
+                metrics.sessions.increment()
+                metrics.sessionsPassive.decrement()
+                (forTimer ? metrics.sessionsWoken : metrics.sessionsActivated).increment()
             }
-            makeRoomLocked()
-            let refused = store.insert(restored: [session])
-            if !refused.full.isEmpty {
-                session.stop()
-                return .failure(store.full)
-            }
-            if let existing = refused.existing.first {
-                session.stop()
-                return .success(existing)
-            }
-            metrics.sessions.increment()
-            metrics.sessionsPassive.decrement()
-            (forTimer ? metrics.sessionsWoken : metrics.sessionsActivated).increment()
-            metrics.activationDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
-            return .success(session)
-        }.get()
+            // A batch's time is shared by the sessions it restored.
+            let elapsed = Int64(DispatchTime.now().uptimeNanoseconds - start)
+            for _ in 0..<restoredCount { metrics.activationDuration.recordNanoseconds(elapsed / restoredCount) }
+            return .success(found)
+        }
     }
 
     /// With a journal, when the store is full: passivates the least recently used session nobody watches, so that

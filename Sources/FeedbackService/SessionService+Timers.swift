@@ -10,8 +10,8 @@ extension SessionService {
     /// second), then activates every passive session whose deadline has come, earliest first. An active session's
     /// own timer fires by itself and is left alone. A deadline that passed while the server was down is due at
     /// once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
-    /// many deadlines at once do not restart all their sessions' effects at once. The lateness of each wake-up goes
-    /// to `feedbackhost_timer_lateness_seconds`.
+    /// many deadlines at once do not restart all their sessions' effects at once. The woken session's recorder
+    /// measures its timer's lateness when it fires (`feedbackhost_timer_lateness_seconds`).
     public func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
         guard let persistence else { return }
         var counted = DispatchTime(uptimeNanoseconds: 0)
@@ -20,15 +20,22 @@ extension SessionService {
             let now = wallClock.now().millisecondsSince1970
             var next: Int64?
             var throttled: UInt64 = 0
+            var more = false
             do throws(JournalError) {
-                for entry in try persistence.journal.deadlines(through: now, limit: Self.wakeBatch) {
+                var due: [SessionID] = []
+                let entries = try persistence.journal.deadlines(through: now, limit: Self.wakeBatch)
+                for entry in entries {
                     guard let id = SessionID(entry.sessionID), store[id] == nil else { continue }
                     guard budget.take(now: DispatchTime.now().uptimeNanoseconds) else {
                         throttled = budget.wait(now: DispatchTime.now().uptimeNanoseconds)
                         break
                     }
-                    wake(id, due: entry.at, persistence: persistence, wallClock: wallClock)
+                    due.append(id)
                 }
+                // One journal read for the whole batch (settled sessions by their keys).
+                activateForTimers(due)
+                // A full batch that woke sessions: more may be due behind it; look again at once.
+                if entries.count == Self.wakeBatch, !due.isEmpty, throttled == 0 { more = true }
                 next = try persistence.journal.deadline(after: now)
                 // A count of the index: every 10 s, not at every look (it reads the whole index on the writer queue).
                 if DispatchTime.now().uptimeNanoseconds > counted.uptimeNanoseconds + 10_000_000_000 {
@@ -40,6 +47,10 @@ extension SessionService {
             }
             let wait = next.map { min(max($0 - wallClock.now().millisecondsSince1970, 0), 1000) } ?? 1000
             do {
+                if more {
+                    await Task.yield()
+                    continue
+                }
                 if throttled > 0 {
                     try await Task.sleep(for: .nanoseconds(throttled))
                     continue
@@ -53,17 +64,4 @@ extension SessionService {
 
     /// Passive sessions woken per look at the index, at most.
     static let wakeBatch = 1000
-
-    private func wake(_ id: SessionID, due: Int64, persistence: SessionPersistence, wallClock: WallClock) {
-        do throws(APIError) {
-            guard try activeSession(id, forTimer: true) != nil else { return }
-            let late = max(wallClock.now().millisecondsSince1970 - due, 0)
-            metrics.timerLateness.recordNanoseconds(late * 1_000_000)
-        } catch {
-            persistence.logger.warning(
-                "session not woken for its timer",
-                metadata: ["session.id": "\(id)", "error": "\(error.message)"]
-            )
-        }
-    }
 }

@@ -6,7 +6,20 @@ extension JournalStore {
     /// Every live session, or only those among `only` when given: a few of them (an activation) one at a time, by
     /// their keys, with one scan of the log each; more of them (a re-anchoring pass) with one scan for all.
     func recover(problems: inout [String], only: Set<String>? = nil) throws(JournalError) -> [RecoveredSession] {
-        if let only, only.count <= 4 { return try recover(problems: &problems, ids: only.sorted()) }
+        guard let only else { return try recoverAll(problems: &problems, only: nil) }
+        // Settled sessions (most of them: a passivation or a clean shutdown settles) are read by their keys alone;
+        // the others need the log: a scan per session for a few, one scan of the whole log for more.
+        var (sessions, unsettled) = try recover(problems: &problems, ids: only.sorted(), scanning: only.count <= 4)
+        if unsettled.count <= 4 {
+            sessions += try recover(problems: &problems, ids: unsettled, scanning: true).sessions
+        } else {
+            sessions += try recoverAll(problems: &problems, only: Set(unsettled))
+        }
+        return sessions
+    }
+
+    /// Every session (or those of `only`), with one scan of the log.
+    private func recoverAll(problems: inout [String], only: Set<String>?) throws(JournalError) -> [RecoveredSession] {
         var sessions: [RecoveredSession] = []
         var generations: [Int64] = []
         var index: [String: Int] = [:]
@@ -41,8 +54,13 @@ extension JournalStore {
     }
 
     /// The sessions `ids`, one at a time: the creation and snapshot by key, the events after the session's
-    /// generation (a scan of the log), the answers through `answers_by_session`.
-    private func recover(problems: inout [String], ids: [String]) throws(JournalError) -> [RecoveredSession] {
+    /// generation (a scan of the log), the answers through `answers_by_session`. Without `scanning`, a session
+    /// not settled at its snapshot is not read but returned in `unsettled` (its events need the log).
+    private func recover(
+        problems: inout [String],
+        ids: [String],
+        scanning: Bool
+    ) throws(JournalError) -> (sessions: [RecoveredSession], unsettled: [String]) {
         let readSession = try connection.prepare(JournalSchema.readSession)
         defer { readSession.finalize() }
         let readEvents = try connection.prepare(JournalSchema.readSessionEvents)
@@ -50,6 +68,7 @@ extension JournalStore {
         let readSettled = try connection.prepare(JournalSchema.readSettled)
         defer { readSettled.finalize() }
         var sessions: [RecoveredSession] = []
+        var unsettled: [String] = []
         for id in ids {
             readSession.reset()
             readSession.bind(1, id)
@@ -61,6 +80,10 @@ extension JournalStore {
             let settled = try readSettled.step() ? UInt64(bitPattern: readSettled.int64(0)) : nil
             // Settled at its snapshot: nothing follows it in the log, so the scan is skipped.
             if settled != session.baseRevision || session.damage != nil {
+                guard scanning else {
+                    unsettled.append(id)
+                    continue
+                }
                 readEvents.reset()
                 readEvents.bind(1, id)
                 readEvents.bind(2, readSession.int64(5))
@@ -72,7 +95,7 @@ extension JournalStore {
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }
-        return sessions
+        return (sessions, unsettled)
     }
 
     /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc.

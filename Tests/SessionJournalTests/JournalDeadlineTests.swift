@@ -119,4 +119,34 @@ import Testing
         #expect(try journal.recover(only: [id]).first?.revision == 4)
         journal.close()
     }
+
+    /// A batch (the timer waker's) of settled and unsettled sessions, few and many of the latter: each read as the
+    /// whole recovery reads it, settled ones by their keys, the rest through the log.
+    @Test(arguments: [3, 12])
+    func aBatchOfSettledAndUnsettledSessionsIsReadAsTheWholeRecoveryReadsIt(unsettledCount: Int) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(directory)
+        defer { journal.close() }
+        var ids: [String] = []
+        for number in 1...(20 + unsettledCount) {
+            let id = JournalFixtures.id(number)
+            ids.append(id)
+            var records: [JournalRecord] = [.created(JournalFixtures.creation(id))]
+            records += (1...4).map { JournalFixtures.event(id, UInt64($0)) }
+            records.append(.snapshot(sessionID: id, revision: 2, state: #"{"count":2}"#))
+            if number <= 20 {
+                records.append(.snapshot(sessionID: id, revision: 4, state: #"{"count":4}"#))
+                records.append(.settled(sessionID: id, revision: 4))
+            }
+            try journal.appendAndWait(records)
+        }
+        let whole = Dictionary(uniqueKeysWithValues: try journal.recover().sessions.map { ($0.creation.id, $0) })
+        let batch = try journal.recover(only: Set(ids + [JournalFixtures.id(999)]))
+        #expect(batch.count == ids.count)
+        for session in batch {
+            #expect(session == whole[session.creation.id])
+            #expect(session.revision == 4)
+        }
+    }
 }

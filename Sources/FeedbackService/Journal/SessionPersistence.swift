@@ -27,6 +27,9 @@ public final class SessionPersistence: Sendable {
     private let fenced = Mutex<[SessionID: JournalError]>([:])
     private let fencedCount = Atomic<Int>(0)
     private let fencedGauge: Meter
+    /// How late each durable timer fired: from its deadline to the step that replaced it
+    /// (`feedbackhost_timer_lateness_seconds`), whether the session was in memory or woken for it.
+    let timerLateness: Timer
     /// The error of the journal's failed commit while it cannot commit, nil while it can.
     private let failure = Mutex<JournalError?>(nil)
     private let failing = Atomic<Bool>(false)
@@ -45,6 +48,7 @@ public final class SessionPersistence: Sendable {
         brokenGauge.set(0)
         fencedGauge = Meter(label: "feedbackhost_sessions_fenced", dimensions: [], factory: metricsFactory)
         fencedGauge.set(0)
+        timerLateness = Timer(label: "feedbackhost_timer_lateness_seconds", dimensions: [], factory: metricsFactory)
         self.snapshotInterval = UInt64(max(snapshotInterval, 1))
         self.logger = logger
         journal.onHealthChange { [weak self] health in self?.changed(health) }

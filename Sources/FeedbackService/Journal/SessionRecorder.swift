@@ -56,6 +56,11 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     private let deadline: @Sendable (System.State) -> WallTime?
     /// The deadline last journaled; touched only in `record`, like `creation`.
     private var journaledDeadline: WallTime?
+    /// The deadline of the last step, for the timer's lateness when a step replaces it; touched only in `record`
+    /// (and by `restoring(from:)` before the loop exists).
+    private var pendingDeadline: WallTime?
+    /// The time deadlines are in.
+    private let wallClock: WallClock
     private var creation: SessionCreation?
     private let startRevision: UInt64
     private let held = Mutex(Held())
@@ -67,6 +72,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         id: SessionID,
         clientTypes: Set<String>,
         deadline: @escaping @Sendable (System.State) -> WallTime? = { _ in nil },
+        wallClock: WallClock = .system,
         persistence: SessionPersistence,
         creation: SessionCreation?,
         revision: UInt64
@@ -76,8 +82,15 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         self.persistence = persistence
         self.clientTypes = clientTypes
         self.deadline = deadline
+        self.wallClock = wallClock
         self.creation = creation
         startRevision = revision
+    }
+
+    /// Tells a restored session's recorder the state its loop starts from, before the loop exists: a deadline
+    /// already due fires as the loop starts, before `attach`, and its lateness counts from that deadline.
+    func restoring(from state: System.State) {
+        pendingDeadline = deadline(state)
     }
 
     /// Observes `loop` until it stops.
@@ -93,7 +106,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             if let creation { records.append(.created(creation)) }
             creation = nil
             if step.revision != startRevision { records.append(snapshot(step)) }
-            records += deadlineRecord(step.state)
+            records += deadlineRecord(step.state)  // a restored deadline that fired before this is measured here
             hold(records, step)
             return
         }
@@ -116,6 +129,12 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// first: the index holds a restored session's, which its state holds too).
     private func deadlineRecord(_ state: System.State) -> [JournalRecord] {
         let next = deadline(state)
+        // A deadline that came and was replaced: its timer fired (or an event raced it), this late.
+        if let pending = pendingDeadline, next != pending {
+            let late = wallClock.now().millisecondsSince1970 - pending.millisecondsSince1970
+            if late >= 0 { persistence.timerLateness.recordNanoseconds(late * 1_000_000) }
+        }
+        pendingDeadline = next
         guard next != journaledDeadline else { return [] }
         journaledDeadline = next
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]

@@ -49,10 +49,12 @@ enum SessionRestorer {
             id: id,
             clientTypes: clientTypes,
             deadline: system.nextDeadline(of:),
+            wallClock: environment.system.wallClock,
             persistence: persistence,
             creation: nil,
             revision: recovered.revision
         )
+        recorder.restoring(from: state)
         if recovered.damage == nil {
             // Active again: the mark that nothing follows its snapshot goes before anything else it appends.
             recorder.journal([.settled(sessionID: id.description, revision: nil)])

@@ -53,6 +53,7 @@ public struct HostedSystem: Sendable {
                     id: id,
                     clientTypes: clientTypes,
                     deadline: system.nextDeadline(of:),
+                    wallClock: environment.system.wallClock,
                     persistence: persistence,
                     creation: SessionCreation(
                         id: id.description,
