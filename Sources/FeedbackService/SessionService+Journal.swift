@@ -91,6 +91,7 @@ extension SessionService {
     /// and it counts as passive again. A copy activated here since (whose appends work) is kept.
     func dropSuperseded(_ id: SessionID) {
         activation.withLock { _ in
+            defer { persistence?.unfence(id) }
             guard let session = store[id] else { return }
             let failed = FailureFlag()
             session.whenJournaled { problem in if problem != nil { failed.set() } }

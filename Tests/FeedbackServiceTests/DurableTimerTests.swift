@@ -10,8 +10,11 @@ struct DurableTimerTests {
 
     /// Play Catch: the machine holds the ball for a second; its session is passivated long before that, and the
     /// deadline in the journal's index brings it back to throw the ball, before anyone reads it.
-    @Test func aPassivatedSessionIsWokenWhenItsTimerIsDue() async throws {
-        let running = try await StreamTestServer.start(["--session-idle-ms", "100"])
+    @Test(arguments: ServiceJournal.allCases)
+    func aPassivatedSessionIsWokenWhenItsTimerIsDue(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let running = try await StreamTestServer.start(["--session-idle-ms", "100"] + place.flags)
         let api = running.api
         let id = try await api.create("catch")
         try await api.post(id, #"{"type":"throwToMachine"}"#)

@@ -138,6 +138,10 @@ public final class SessionPersistence: Sendable {
                 "session superseded: another replica owns it now; this copy is dropped",
                 metadata: ["session.id": "\(id)"]
             )
+            // Fenced until dropped, so that no request reads what this copy applied and could not journal.
+            if fenced.withLock({ $0.updateValue(error, forKey: id) == nil }) {
+                fencedCount.add(1, ordering: .releasing)
+            }
             if let handler = superseded.withLock({ $0 }) { DispatchQueue.global().async { handler(id) } }
             return
         }
@@ -151,11 +155,11 @@ public final class SessionPersistence: Sendable {
         )
     }
 
-    /// Lifts the fence of a session re-anchored from the journal.
+    /// Lifts the fence of a session re-anchored from the journal, or dropped after another replica took it over.
     func unfence(_ id: SessionID) {
-        guard fenced.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
+        guard let error = fenced.withLock({ $0.removeValue(forKey: id) }) else { return }
         fencedCount.subtract(1, ordering: .releasing)
-        fencedGauge.decrement()
+        if error.code != .fenced { fencedGauge.decrement() }
     }
 
     /// Runs `body` unless another call is running it: one re-anchoring pass at a time.
@@ -167,12 +171,20 @@ public final class SessionPersistence: Sendable {
         body()
     }
 
-    /// The sessions fenced now.
-    var fencedSessions: [SessionID] { fenced.withLock { Array($0.keys) } }
+    /// The sessions fenced now by a failed write (not those another replica took over: they are dropped, not
+    /// re-anchored).
+    var fencedSessions: [SessionID] { fenced.withLock { $0.filter { $0.value.code != .fenced }.map(\.key) } }
 
     /// The problem every request for a fenced session gets, nil for any other.
     func fenceProblem(_ id: SessionID) -> APIError? {
         guard fencedCount.load(ordering: .acquiring) > 0, let error = fenced.withLock({ $0[id] }) else { return nil }
+        if error.code == .fenced {
+            return APIError(
+                .journalUnavailable,
+                "session \(id) moved to another replica; retry, and the request is served where it lives now",
+                retryAfter: 1
+            )
+        }
         return APIError(
             .journalUnavailable,
             "session \(id) is not served until it is re-read from the journal, after a write of it failed "
