@@ -67,7 +67,8 @@ extension ServiceApplication {
     }
 
     /// The PostgreSQL journal at `url` (`journal.url`), its password read from `journal.password.file` when set (else
-    /// libpq reads `PGPASSWORD` or `~/.pgpass`). Keys `journal.snapshot.interval` and `journal.probe.ms` apply.
+    /// libpq reads `PGPASSWORD` or `~/.pgpass`). Keys `journal.snapshot.interval`, `journal.probe.ms` and
+    /// `journal.lease.ms` apply.
     static func openPostgresJournal(
         url: String,
         reader: ConfigReader,
@@ -89,6 +90,7 @@ extension ServiceApplication {
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe))
             ),
+            leaseMilliseconds: reader.int(.journalLease),
             logger: logger,
             metricsFactory: metricsFactory
         )

@@ -49,10 +49,14 @@ struct DurableTimerTests {
     /// A timer pending when the server is SIGKILLed: after the restart nobody asks for the session, yet the
     /// journal's deadline index wakes it and the machine throws the ball back, at the deadline journaled before the
     /// crash (not a full delay after the restart).
-    @Test func aTimerPendingAtASIGKILLFiresAfterTheRestartWithNobodyAsking() async throws {
-        let directory = TemporaryDataDirectory()
-        defer { directory.remove() }
-        let first = try await StreamTestServer.start(["--data-dir", directory.path])
+    /// With PostgreSQL the killed replica still holds the session in the journal; once its lease (1 s here) is not
+    /// renewed, the session counts as held by nobody and the next replica wakes it.
+    @Test(arguments: ServiceJournal.allCases)
+    func aTimerPendingAtASIGKILLFiresAfterTheRestartWithNobodyAsking(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let flags = place.flags + ["--journal-lease-ms", "1000"]
+        let first = try await StreamTestServer.start(flags)
         let id = try await first.api.create("catch")
         try await first.api.post(id, #"{"type":"throwToMachine"}"#)
         // Ignored by the reducer (the machine holds the ball), but its answer waits until everything the session
@@ -64,7 +68,7 @@ struct DurableTimerTests {
         first.server.process.waitUntilExit()
         await first.api.shutdown()
 
-        let second = try await StreamTestServer.start(["--data-dir", directory.path])
+        let second = try await StreamTestServer.start(flags)
         let api = second.api
         #expect(try await api.metric(Self.woken, reaches: 1))
         #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 0)

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import PostgresFixture
 import Synchronization
 import Testing
@@ -111,5 +112,30 @@ import Testing
         #expect(try second.recover(only: [passive]).count == 1)
         #expect(try second.deadlines(through: 100, limit: 10).isEmpty)
         try second.appendAndWait([.settled(sessionID: passive, revision: nil), JournalFixtures.event(passive, 1)])
+    }
+
+    /// A replica that stops renewing its lease (killed, or stalled as here) leaves the due timers of the sessions it
+    /// holds to the others; while it renews, they are its own.
+    @Test func aHeldSessionsTimerIsOfferedOnceItsHoldersLeaseLapses() throws {
+        let place = try JournalPlace(.postgres)
+        let id = JournalFixtures.id(1)
+        let holder = try PostgresJournal.open(url: place.url!, leaseMilliseconds: 3000, logger: JournalFixtures.logger)
+        defer { holder.close() }
+        let other = try PostgresJournal.open(url: place.url!, leaseMilliseconds: 3000, logger: JournalFixtures.logger)
+        defer { other.close() }
+        try holder.appendAndWait([.created(JournalFixtures.creation(id)), .deadline(sessionID: id, at: 10)])
+        #expect(try other.deadlines(through: 100, limit: 10).isEmpty)
+
+        let release = DispatchSemaphore(value: 0)
+        place.hold(holder, until: release)  // stalled: no renewal
+        var offered: [JournalDeadline] = []
+        for _ in 0..<100 where offered.isEmpty {
+            offered = try other.deadlines(through: 100, limit: 10)
+            if offered.isEmpty { usleep(100_000) }
+        }
+        #expect(offered == [JournalDeadline(sessionID: id, at: 10)])
+        #expect(try other.recover(only: [id]).count == 1)
+        release.signal()
+        #expect(throws: JournalError.self) { try holder.appendAndWait([.deadline(sessionID: id, at: nil)]) }
     }
 }

@@ -220,6 +220,13 @@ extension Setting {
             return nil
         }
     )
+    static let journalLease = Setting(
+        "journal.lease.ms",
+        .integer(100...3_600_000),
+        default: "5000",
+        "with journal.url: a replica that stops renewing its lease this long (killed, stalled) leaves the due timers of "
+            + "its sessions to the others"
+    )
     static let journalPasswordFile = Setting(
         "journal.password.file",
         .text,
@@ -234,7 +241,8 @@ extension Setting {
         sessionWakeRate,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile, auth, authCreate,
+        journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
+        journalLease, auth, authCreate,
         authKeyFile, authPreviousKeyFile,
         authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
         logAccessFlush,

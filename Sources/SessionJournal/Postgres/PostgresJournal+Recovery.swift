@@ -8,7 +8,7 @@ extension PostgresJournal {
         let tokens = ordered.map { _ in Int64.random(in: 1...Int64.max) }
         var statements: [PostgresConnection.Statement] = []
         for (id, token) in zip(ordered, tokens) {
-            statements.append(.init(name: "take", parameters: [id, String(token)]))
+            statements.append(.init(name: "take", parameters: [id, String(token), String(replica)]))
             statements.append(.init(name: "read.snapshot", parameters: [id]))
             statements.append(.init(name: "read.events", parameters: [id]))
             statements.append(.init(name: "read.answers", parameters: [id]))

@@ -38,6 +38,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     enum Job {
         case appends([Append])
         case query([PostgresConnection.Statement], @Sendable (Outcomes) -> Void)
+
+        var isRenewal: Bool {
+            if case .query(let statements, _) = self { return statements.first?.name == "renew" }
+            return false
+        }
     }
 
     struct State {
@@ -52,6 +57,10 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     public let fingerprintKey: [UInt8]
+    /// This journal's replica id: the `holder` of the sessions it owns, renewing its lease in `fh_replicas`.
+    let replica = Int64.random(in: 1...Int64.max)
+    /// How long a replica's sessions count as held after its last renewal (see `PostgresSchema`).
+    public let leaseMilliseconds: Int
     /// The configuration the journal was opened with (`answersPerSession`, `probeIntervalMilliseconds` apply).
     public let configuration: JournalConfiguration
     let metrics: JournalMetrics
@@ -63,15 +72,19 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     private var connection: PostgresConnection?
     private var running = false
     private var probeTimer: (any DispatchSourceTimer)?
+    private var leaseTimer: (any DispatchSourceTimer)?
     private var probes = 0
 
     /// Connects to the database `url` (`postgres://USER@HOST:PORT/DB`, anything libpq reads) with `password` when
     /// given (else libpq's own sources: `PGPASSWORD`, `~/.pgpass`), creates the schema when missing, and reads or makes
-    /// the fingerprint key. Throws when the server cannot be reached or refuses.
+    /// the fingerprint key. Throws when the server cannot be reached or refuses. The journal renews its replica's
+    /// lease every quarter of `leaseMilliseconds`; a replica that stops renewing (killed, stalled) leaves the due timers
+    /// of its sessions to the others after that long.
     public static func open(
         url: String,
         password: String? = nil,
         configuration: JournalConfiguration = JournalConfiguration(),
+        leaseMilliseconds: Int = 5000,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
     ) throws(JournalError) -> PostgresJournal {
@@ -107,6 +120,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         queue.sync { connection.close() }
         let journal = PostgresJournal(
             parameters: parameters,
+            leaseMilliseconds: max(leaseMilliseconds, 4),
             configuration: configuration,
             fingerprintKey: key,
             metrics: JournalMetrics(factory: metricsFactory),
@@ -120,17 +134,21 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             }
         }
         try connected.get()
+        _ = try journal.query([.init(name: "renew", parameters: [String(journal.replica)])])
+        journal.queue.sync { journal.startRenewing() }
         return journal
     }
 
     private init(
         parameters: [(String, String)],
+        leaseMilliseconds: Int,
         configuration: JournalConfiguration,
         fingerprintKey: [UInt8],
         metrics: JournalMetrics,
         logger: Logger
     ) {
         self.parameters = parameters
+        self.leaseMilliseconds = leaseMilliseconds
         self.configuration = configuration
         self.fingerprintKey = fingerprintKey
         self.metrics = metrics
@@ -154,6 +172,27 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             throw error
         }
         connection = made
+    }
+
+    /// Renews the lease every quarter of it, in turn with the appends, without waiting.
+    private func startRenewing() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let every = leaseMilliseconds / 4
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+        let renew = PostgresConnection.Statement(name: "renew", parameters: [String(replica)])
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let schedule = state.withLock { state -> Bool? in
+                // One renewal waiting is enough (a stalled connection must not pile them up).
+                guard !state.closed, !state.jobs.contains(where: \.isRenewal) else { return nil }
+                state.jobs.append(.query([renew], { _ in }))
+                return Self.schedule(&state)
+            }
+            if schedule == true { pump() }
+        }
+        leaseTimer = timer
+        timer.resume()
     }
 
     // MARK: Appends
@@ -322,6 +361,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 parameters: [
                     creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
                     String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
+                    String(replica),
                 ]
             )
         case .event(let id, let revision, let event, let origin):
@@ -405,7 +445,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
-        let rows = try query([.init(name: "due", parameters: [String(time), String(limit)])])[0].rows
+        let due = PostgresConnection.Statement(
+            name: "due",
+            parameters: [String(time), String(limit), String(leaseMilliseconds)]
+        )
+        let rows = try query([due])[0].rows
         return rows.compactMap { row in
             guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
             return JournalDeadline(sessionID: id, at: at)
@@ -451,10 +495,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             return !was
         }
         guard waiting else { return }
-        // A barrier behind every job queued before the close.
+        // A barrier behind every job queued before the close; the lease goes with it (a replica that closed holds
+        // nothing: a graceful shutdown passivated its sessions).
         let done = DispatchSemaphore(value: 0)
         let schedule = state.withLock { state -> Bool in
-            state.jobs.append(.query([]) { _ in done.signal() })
+            state.jobs.append(.query([.init(name: "retire", parameters: [String(replica)])]) { _ in done.signal() })
             return Self.schedule(&state)
         }
         if schedule { queue.async { self.pump() } }
@@ -462,6 +507,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         queue.sync {
             probeTimer?.cancel()
             probeTimer = nil
+            leaseTimer?.cancel()
+            leaseTimer = nil
             connection?.close()
             connection = nil
         }

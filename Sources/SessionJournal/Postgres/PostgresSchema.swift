@@ -5,6 +5,9 @@
 ///   the takeovers. Reading a session back sets a new owner under the row's lock, in the transaction that reads it.
 /// - `fh_events`: the log, keyed by (session, rev). A snapshot deletes the events it covers in its own transaction, so
 ///   reading a session back is one index range.
+/// - `fh_replicas`: each replica's lease, renewed while it runs (`seen`). A session whose `holder` has not renewed its
+///   lease for `leaseMilliseconds` counts as held by nobody when timers are due: a replica that died (SIGKILL) or
+///   stalls (SIGSTOP) leaves its sessions' timers to the others, and fencing refuses whatever it writes on waking.
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
 ///
@@ -20,7 +23,9 @@ enum PostgresSchema {
         SELECT pg_advisory_xact_lock(7206150371);
         CREATE TABLE IF NOT EXISTS fh_sessions(
             id text PRIMARY KEY, system text NOT NULL, epoch bigint NOT NULL, state text NOT NULL,
-            created double precision NOT NULL, crc bigint NOT NULL, owner bigint, fence bigint NOT NULL DEFAULT 1);
+            created double precision NOT NULL, crc bigint NOT NULL, owner bigint, holder bigint,
+            fence bigint NOT NULL DEFAULT 1);
+        CREATE TABLE IF NOT EXISTS fh_replicas(id bigint PRIMARY KEY, seen timestamptz NOT NULL);
         CREATE TABLE IF NOT EXISTS fh_events(
             session text NOT NULL, rev bigint NOT NULL, origin integer NOT NULL, event text NOT NULL,
             crc bigint NOT NULL, PRIMARY KEY (session, rev));
@@ -52,14 +57,14 @@ enum PostgresSchema {
 
         CREATE OR REPLACE FUNCTION fh_create(
             p_id text, p_system text, p_epoch bigint, p_state text, p_created double precision, p_crc bigint,
-            p_owner bigint) RETURNS boolean
+            p_owner bigint, p_holder bigint) RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
-            INSERT INTO fh_sessions(id, system, epoch, state, created, crc, owner)
-                VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner)
+            INSERT INTO fh_sessions(id, system, epoch, state, created, crc, owner, holder)
+                VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder)
                 ON CONFLICT (id) DO UPDATE SET system = EXCLUDED.system, epoch = EXCLUDED.epoch,
                     state = EXCLUDED.state, created = EXCLUDED.created, crc = EXCLUDED.crc, owner = EXCLUDED.owner,
-                    fence = fh_sessions.fence + 1;
+                    holder = EXCLUDED.holder, fence = fh_sessions.fence + 1;
             PERFORM fh_forget(p_id);
             RETURN true;
         END $$;
@@ -131,7 +136,7 @@ enum PostgresSchema {
 
     /// The prepared statements by name: the record writers return whether the caller owned the session.
     static let statements: [(name: String, sql: String)] = [
-        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7)"),
+        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8)"),
         ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6)"),
         ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
@@ -143,7 +148,7 @@ enum PostgresSchema {
         // previous owner that passed their check, and the reads after it see them.
         (
             "take",
-            "UPDATE fh_sessions SET owner = $2, fence = fence + 1 WHERE id = $1 "
+            "UPDATE fh_sessions SET owner = $2, holder = $3, fence = fence + 1 WHERE id = $1 "
                 + "RETURNING id, system, epoch, state, created, crc"
         ),
         ("read.snapshot", "SELECT rev, state, crc FROM fh_snapshots WHERE session = $1"),
@@ -157,9 +162,17 @@ enum PostgresSchema {
         (
             "due",
             "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
-                + "WHERE d.at <= $1 AND s.owner IS NULL ORDER BY d.at LIMIT $2"
+                + "WHERE d.at <= $1 AND (s.owner IS NULL OR NOT EXISTS (SELECT 1 FROM fh_replicas r "
+                + "WHERE r.id = s.holder AND r.seen > now() - make_interval(secs => $3::float8 / 1000))) ORDER BY d.at LIMIT $2"
         ),
         ("next", "SELECT min(at) FROM fh_deadlines WHERE at > $1"),
+        // A replica's lease: renewed every quarter of it; rows of replicas gone for an hour are deleted.
+        (
+            "renew",
+            "WITH gone AS (DELETE FROM fh_replicas WHERE seen < now() - interval '1 hour') "
+                + "INSERT INTO fh_replicas VALUES($1, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
+        ),
+        ("retire", "DELETE FROM fh_replicas WHERE id = $1"),
         ("deadlines", "SELECT count(*) FROM fh_deadlines"),
         ("probe", "INSERT INTO fh_meta VALUES('probe', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value"),
         (
