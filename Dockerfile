@@ -4,7 +4,7 @@
 # --- builder: Swift 6.3 on Debian 12 ---
 FROM swift:6.3-bookworm AS builder
 RUN apt-get update \
-    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config \
+    && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libcurl4-openssl-dev zlib1g-dev libsqlite3-dev libpq-dev pkg-config \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 # Resolve dependencies in their own layer so that a source change does not fetch them again.
@@ -18,9 +18,9 @@ RUN swift build -c release --static-swift-stdlib --product feedback-host \
 
 # --- runtime: Debian 12 slim with only what the binary loads ---
 FROM debian:bookworm-slim
-# What the release binary needs besides glibc (readelf -d: libcurl.so.4, libz.so.1, libsqlite3.so.0; ldd shows the
+# What the release binary needs besides glibc (readelf -d: libcurl.so.4, libz.so.1, libsqlite3.so.0, libpq.so.5; ldd shows the
 # rest come with libcurl4), CA certificates for upstream HTTPS and time zone data. Keep this one line: make container-check reads it.
-ARG RUNTIME_PACKAGES="libcurl4 zlib1g libsqlite3-0 ca-certificates tzdata"
+ARG RUNTIME_PACKAGES="libcurl4 zlib1g libsqlite3-0 libpq5 ca-certificates tzdata"
 ARG APP_USER=feedbackhost
 ARG APP_UID=10001
 RUN apt-get update \

@@ -5,6 +5,8 @@ SHELL := /bin/bash
 HOST ?= 127.0.0.1
 PORT ?= 8080
 DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
+# The PostgreSQL journal: libpq to build against, and the server the tests start privately (initdb, pg_ctl).
+DEBIAN_PACKAGES += libpq-dev postgresql
 PYPI_PACKAGES := openapi-spec-validator pyyaml
 # The OpenAPI document against the running server (Tests/Schemathesis): schemathesis from PyPI, this version.
 SCHEMATHESIS_VERSION := 4.32.5

@@ -50,6 +50,11 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         // Test support: a SQLite VFS that fails writes or syncs on command (fault injection).
         .target(
             name: "CSQLiteFaults",
@@ -60,6 +65,7 @@ let package = Package(
             name: "SessionJournal",
             dependencies: [
                 "CSQLite",
+                "CLibPQ",
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -201,6 +207,7 @@ let package = Package(
             name: "FeedbackServiceTests",
             dependencies: [
                 "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
+                "PostgresFixture",
                 "SystemKit", "Upstream",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -224,10 +231,16 @@ let package = Package(
             dependencies: ["feedback-host", "FeedbackService", "Systems"],
             swiftSettings: strict
         ),
+        // Test support: a private PostgreSQL server (initdb into a temporary directory, a free port on 127.0.0.1).
+        .target(
+            name: "PostgresFixture",
+            path: "Tests/PostgresFixture",
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "SessionJournalTests",
             dependencies: [
-                "SessionJournal", "CSQLiteFaults",
+                "SessionJournal", "CSQLiteFaults", "PostgresFixture",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

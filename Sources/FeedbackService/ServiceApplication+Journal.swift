@@ -1,5 +1,6 @@
 public import Configuration
 import Dispatch
+import Foundation
 public import Logging
 public import Metrics
 public import SessionJournal
@@ -26,6 +27,10 @@ extension ServiceApplication {
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
         vfs: String? = nil
     ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary)? {
+        let url = reader.string(.journalURL)
+        if !url.isEmpty {
+            return try openPostgresJournal(url: url, reader: reader, logger: logger, metricsFactory: metricsFactory)
+        }
         let directory = reader.string(.dataDirectory)
         guard directory != "none", !directory.isEmpty else {
             logger.info("journal off: sessions live only in memory (data.dir is none)")
@@ -58,6 +63,45 @@ extension ServiceApplication {
             "journal open",
             metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(summary.sessions)"]
         )
+        return (persistence, summary)
+    }
+
+    /// The PostgreSQL journal at `url` (`journal.url`), its password read from `journal.password.file` when set (else
+    /// libpq reads `PGPASSWORD` or `~/.pgpass`). Keys `journal.snapshot.interval`, `journal.probe.ms` and
+    /// `journal.lease.ms` apply.
+    static func openPostgresJournal(
+        url: String,
+        reader: ConfigReader,
+        logger: Logger,
+        metricsFactory: any MetricsFactory
+    ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary) {
+        var password: String?
+        let file = reader.string(.journalPasswordFile)
+        if !file.isEmpty {
+            guard let data = FileManager.default.contents(atPath: file) else {
+                throw JournalError(.configuration, "journal.password.file \(file) cannot be read")
+            }
+            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+        let journal = try PostgresJournal.open(
+            url: url,
+            password: password,
+            configuration: JournalConfiguration(
+                answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
+                probeIntervalMilliseconds: max(1, reader.int(.journalProbe))
+            ),
+            leaseMilliseconds: reader.int(.journalLease),
+            logger: logger,
+            metricsFactory: metricsFactory
+        )
+        let summary = try journal.start()
+        let persistence = SessionPersistence(
+            journal: journal,
+            snapshotInterval: reader.int(.journalSnapshotInterval),
+            logger: logger,
+            metricsFactory: metricsFactory
+        )
+        logger.info("journal open (PostgreSQL)", metadata: ["sessions": "\(summary.sessions)"])
         return (persistence, summary)
     }
 

@@ -126,6 +126,23 @@ extension SessionService {
         metrics.sessionsPassivatedForRoom.increment()
     }
 
+    /// Drops the copy of session `id` that a shared journal fenced (another replica took the session over): its loop
+    /// stops (effects cancelled), its streams end (clients reconnect, and the balancer sends them to the new owner),
+    /// and it counts as passive again. A copy activated here since (whose appends work) is kept.
+    func dropSuperseded(_ id: SessionID) {
+        activation.withLock { _ in
+            defer { persistence?.unfence(id) }
+            guard let session = store[id] else { return }
+            let failed = FailureFlag()
+            session.whenJournaled { problem in if problem != nil { failed.set() } }
+            guard failed.isSet, let removed = store.remove(id) else { return }
+            removed.stop()
+            streams.end(id, reason: nil)
+            metrics.sessions.decrement()
+            metrics.sessionsPassive.increment()
+        }
+    }
+
     /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal
     /// holds nothing (its creation was never written) is removed; any other is restored at the journal's revision
     /// under a new epoch and journaled afresh, and its fence is lifted once that is durable. Its events that the
@@ -241,4 +258,13 @@ extension SessionService {
             }
         }
     }
+}
+
+/// Whether a session's durability wait answered with a failure at once (its recorder failed before).
+private final class FailureFlag: Sendable {
+    private let value = Atomic<Bool>(false)
+
+    func set() { value.store(true, ordering: .relaxed) }
+
+    var isSet: Bool { value.load(ordering: .relaxed) }
 }

@@ -71,6 +71,7 @@ public final class SessionService: Sendable {
             metrics: StreamMetrics(factory: metricsFactory)
         )
         persistence?.onHealed { [weak self] in self?.reanchorFencedSessions() }
+        persistence?.onSuperseded { [weak self] id in self?.dropSuperseded(id) }
     }
 
     /// Whether the service is shutting down: `/readyz` fails and no new session starts.

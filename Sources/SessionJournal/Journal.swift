@@ -153,14 +153,6 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
-    /// Appends `records` and returns once they are durable under the fsync policy.
-    public func append(_ records: [JournalRecord]) async throws(JournalError) {
-        let result = await withCheckedContinuation { continuation in
-            append(records) { continuation.resume(returning: $0) }
-        }
-        try result.get()
-    }
-
     /// Reads every live session back: its latest snapshot (or initial state) and the events after it.
     /// Run it once after `open`, before new appends.
     public func recover() throws(JournalError) -> JournalRecovery {

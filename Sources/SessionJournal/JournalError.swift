@@ -19,6 +19,11 @@ public struct JournalError: Error, Sendable, Equatable, CustomStringConvertible 
         case closed
         /// A configuration value cannot be used (an unknown fsync policy).
         case configuration
+        /// PostgreSQL refused a statement or a commit, or the connection to it failed.
+        case postgres
+        /// Another replica owns the session now (it read the session back since this one did): the append was
+        /// refused and nothing of it written. Drop the session; its next request activates it wherever it lands.
+        case fenced
     }
 
     /// What went wrong.

@@ -21,7 +21,7 @@ extension JournalStore {
             let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)
             defer { insert.finalize() }
             insert.bind(1, JournalSchema.fingerprintKeyName)
-            insert.bind(2, hex(randomKey()))
+            insert.bind(2, Hex.encode(Hex.randomKey()))
             try insert.run()
             try connection.execute("COMMIT")
         } catch {
@@ -36,7 +36,7 @@ extension JournalStore {
         let read = try connection.prepare(JournalSchema.readMeta)
         defer { read.finalize() }
         read.bind(1, JournalSchema.fingerprintKeyName)
-        guard try read.step(), let key = Self.bytes(hex: read.text(0)), key.count == 16 else {
+        guard try read.step(), let key = Hex.decode(read.text(0)), key.count == 16 else {
             throw JournalError(.sqlite, "\(connection.path): the fingerprint key in meta is missing or damaged")
         }
         return key
@@ -122,34 +122,6 @@ extension JournalStore {
             answerCounts[id] = answersPerSession
         }
         return deleted
-    }
-
-    private static func randomKey() -> [UInt8] {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
-    }
-
-    private static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var text: [UInt8] = []
-        for byte in bytes {
-            text.append(digits[Int(byte >> 4)])
-            text.append(digits[Int(byte & 0x0F)])
-        }
-        return String(decoding: text, as: UTF8.self)
-    }
-
-    private static func bytes(hex text: String) -> [UInt8]? {
-        let characters = Array(text.utf8)
-        guard characters.count % 2 == 0 else { return nil }
-        var bytes: [UInt8] = []
-        for pair in stride(from: 0, to: characters.count, by: 2) {
-            guard let byte = UInt8(String(decoding: characters[pair...pair + 1], as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(byte)
-        }
-        return bytes
     }
 }
 

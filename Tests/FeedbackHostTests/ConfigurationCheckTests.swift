@@ -73,6 +73,14 @@ struct ConfigurationCheckTests {
         )
         #expect(problems(["--session-retention", "30d"]).isEmpty)
         #expect(problems(["--stream-gzip", "maybe"]) == [#"--stream-gzip "maybe" is not true or false"#])
+        // The journal's password never goes on the command line.
+        #expect(
+            problems(["--journal-url", "postgres://app:secret@db:5432/feedback"]).first?.contains(
+                "no password in the URL"
+            ) == true
+        )
+        #expect(problems(["--journal-url", "mysql://db/x"]).first?.contains("postgres://USER@HOST:PORT/DB") == true)
+        #expect(problems(["--journal-url", "postgres://app@db:5432/feedback"]).isEmpty)
         #expect(problems(["--port"]) == ["--port needs a value: a whole number from 0 to 65535"])
         #expect(problems(["--port", "1", "2"]) == ["--port takes one value, not 2: 1 2"])
     }
@@ -148,6 +156,7 @@ struct ExecutableRefusesMistakesTests {
             (["--sessions-max-active", "abc"], #"--sessions-max-active "abc" is not a whole number"#),
             (["--max-event-body-bytes", "-5"], #"--max-event-body-bytes "-5" is not a whole number"#),
             (["--port", "0", "oops"], "--port takes one value, not 2"),
+            (["--journal-url", "postgres://app:secret@db/x"], "no password in the URL"),
         ] {
             let result = try run(arguments)
             #expect(result.status == 2, "\(arguments)")

@@ -10,8 +10,11 @@ struct DurableTimerTests {
 
     /// Play Catch: the machine holds the ball for a second; its session is passivated long before that, and the
     /// deadline in the journal's index brings it back to throw the ball, before anyone reads it.
-    @Test func aPassivatedSessionIsWokenWhenItsTimerIsDue() async throws {
-        let running = try await StreamTestServer.start(["--session-idle-ms", "100"])
+    @Test(arguments: ServiceJournal.allCases)
+    func aPassivatedSessionIsWokenWhenItsTimerIsDue(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let running = try await StreamTestServer.start(["--session-idle-ms", "100"] + place.flags)
         let api = running.api
         let id = try await api.create("catch")
         try await api.post(id, #"{"type":"throwToMachine"}"#)
@@ -47,10 +50,14 @@ struct DurableTimerTests {
     /// A timer pending when the server is SIGKILLed: after the restart nobody asks for the session, yet the
     /// journal's deadline index wakes it and the machine throws the ball back, at the deadline journaled before the
     /// crash (not a full delay after the restart).
-    @Test func aTimerPendingAtASIGKILLFiresAfterTheRestartWithNobodyAsking() async throws {
-        let directory = TemporaryDataDirectory()
-        defer { directory.remove() }
-        let first = try await StreamTestServer.start(["--data-dir", directory.path])
+    /// With PostgreSQL the killed replica still holds the session in the journal; once its lease (1 s here) is not
+    /// renewed, the session counts as held by nobody and the next replica wakes it.
+    @Test(arguments: ServiceJournal.allCases)
+    func aTimerPendingAtASIGKILLFiresAfterTheRestartWithNobodyAsking(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let flags = place.flags + ["--journal-lease-ms", "1000"]
+        let first = try await StreamTestServer.start(flags)
         let id = try await first.api.create("catch")
         try await first.api.post(id, #"{"type":"throwToMachine"}"#)
         // Ignored by the reducer (the machine holds the ball), but its answer waits until everything the session
@@ -62,7 +69,7 @@ struct DurableTimerTests {
         first.server.process.waitUntilExit()
         await first.api.shutdown()
 
-        let second = try await StreamTestServer.start(["--data-dir", directory.path])
+        let second = try await StreamTestServer.start(flags)
         let api = second.api
         #expect(try await api.metric(Self.woken, reaches: 1))
         #expect(try await api.metric(#"feedbackhost_session_activations_total{reason="request"}"#) == 0)

@@ -10,19 +10,14 @@ struct PassivationTests {
 
     /// A POST of one increment with an `Idempotency-Key`.
     private func post(_ api: SessionAPIClient, _ id: String, key: String) async throws -> UpstreamResponse {
-        try await api.client.fetch(
-            UpstreamRequest(
-                method: "POST",
-                url: "\(api.base)/v1/sessions/\(id)/events",
-                headers: ["Content-Type": "application/json", "Idempotency-Key": key],
-                body: Array(#"{"type":"increment"}"#.utf8),
-                totalTimeoutMilliseconds: 10_000
-            )
-        )
+        try await api.postIncrement(id, key: key)
     }
 
-    @Test func aPassivatedSessionComesBackAsItWasWithItsCursorAndIdempotencyAnswers() async throws {
-        let running = try await StreamTestServer.start(["--session-idle-ms", "100"])
+    @Test(arguments: ServiceJournal.allCases)
+    func aPassivatedSessionComesBackAsItWasWithItsCursorAndIdempotencyAnswers(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let running = try await StreamTestServer.start(["--session-idle-ms", "100"] + place.flags)
         let api = running.api
         let id = try await api.create()
         for _ in 1...2 { try await api.post(id, #"{"type":"increment"}"#) }
@@ -50,10 +45,11 @@ struct PassivationTests {
     /// Sessions passivated every few posts while their posters, readers and a stream keep using them: every post
     /// is applied exactly once (a post caught by a passivation gets 503 and is retried with its key), the revisions
     /// each client sees never go backwards, and after a restart every session holds exactly its acknowledged posts.
-    @Test func passivationRacingWithPostsReadsAndStreamsLosesNothing() async throws {
-        let directory = TemporaryDataDirectory()
-        defer { directory.remove() }
-        let flags = ["--session-idle-ms", "30", "--data-dir", directory.path]
+    @Test(arguments: ServiceJournal.allCases)
+    func passivationRacingWithPostsReadsAndStreamsLosesNothing(_ journal: ServiceJournal) async throws {
+        let place = try journal.place()
+        defer { place.remove() }
+        let flags = ["--session-idle-ms", "30"] + place.flags
         let running = try await StreamTestServer.start(flags)
         let api = running.api
         var ids: [String] = []
@@ -112,7 +108,7 @@ struct PassivationTests {
         #expect(passivated >= Double(ids.count) && activated >= Double(ids.count), "\(passivated), \(activated)")
         await running.stop()
 
-        let restarted = try await StreamTestServer.start(["--data-dir", directory.path])
+        let restarted = try await StreamTestServer.start(place.flags)
         for id in ids {
             let state = jsonObject(try await restarted.api.send("GET", "/v1/sessions/\(id)").bodyText)
             #expect(state["rev"] as? Int == acknowledged[id])

@@ -210,17 +210,3 @@ import Testing
         #expect(FsyncPolicy.interval(milliseconds: 10).description == "interval:10")
     }
 }
-
-extension Journal {
-    /// Appends and blocks until the completion ran.
-    func appendAndWait(_ records: [JournalRecord]) throws {
-        let done = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Void, JournalError>?>(nil)
-        append(records) { result in
-            outcome.withLock { $0 = result }
-            done.signal()
-        }
-        done.wait()
-        try outcome.withLock { $0! }.get()
-    }
-}

@@ -215,6 +215,40 @@ extension Setting {
         "while the journal cannot commit, how often a test write checks whether it can again"
     )
 
+    static let journalURL = Setting(
+        "journal.url",
+        .text,
+        default: "",
+        "a shared PostgreSQL journal, postgres://USER@HOST:PORT/DB, instead of SQLite in data.dir (no password here)",
+        check: { value in
+            guard !value.isEmpty else { return nil }
+            guard value.hasPrefix("postgres://") || value.hasPrefix("postgresql://") else {
+                return "postgres://USER@HOST:PORT/DB (or empty for the SQLite journal in data.dir)"
+            }
+            let authority = value.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
+            if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
+                return "no password in the URL: put it in a file named by journal.password.file, or in PGPASSWORD"
+            }
+            if value.contains("password=") {
+                return "no password in the URL: put it in a file named by journal.password.file, or in PGPASSWORD"
+            }
+            return nil
+        }
+    )
+    static let journalLease = Setting(
+        "journal.lease.ms",
+        .integer(100...3_600_000),
+        default: "5000",
+        "with journal.url: a replica that stops renewing its lease this long (killed, stalled) leaves the due timers of "
+            + "its sessions to the others"
+    )
+    static let journalPasswordFile = Setting(
+        "journal.password.file",
+        .text,
+        default: "",
+        "a file holding the PostgreSQL journal's password (else libpq's PGPASSWORD or ~/.pgpass)"
+    )
+
     /// Every setting the service reads, in the order `--help` lists them.
     public static let service: [Setting] = [
         host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
@@ -223,7 +257,9 @@ extension Setting {
         sessionWakeRate, sessionActivationRate, sessionRetention,
         corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,
+        journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
+        journalLease, auth, authCreate,
+        authKeyFile, authPreviousKeyFile,
         authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
         logAccessFlush,
     ]

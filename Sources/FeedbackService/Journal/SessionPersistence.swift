@@ -17,8 +17,8 @@ import Synchronization
 /// is mirrored in an atomic. The broken sessions are counted by the `feedbackhost_sessions_broken` gauge, the
 /// fenced ones by `feedbackhost_sessions_fenced`.
 public final class SessionPersistence: Sendable {
-    /// The journal.
-    public let journal: Journal
+    /// The journal (SQLite on this machine, or PostgreSQL shared by replicas).
+    public let journal: any SessionJournaling
     /// A session journals a snapshot of its state every this many revisions, so recovery replays fewer events.
     public let snapshotInterval: UInt64
     let logger: Logger
@@ -34,11 +34,12 @@ public final class SessionPersistence: Sendable {
     private let failure = Mutex<JournalError?>(nil)
     private let failing = Atomic<Bool>(false)
     private let healed = Mutex<(@Sendable () -> Void)?>(nil)
+    private let superseded = Mutex<(@Sendable (SessionID) -> Void)?>(nil)
     private let reanchoring = Atomic<Bool>(false)
 
     /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
     public init(
-        journal: Journal,
+        journal: any SessionJournaling,
         snapshotInterval: Int,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory
@@ -84,7 +85,16 @@ public final class SessionPersistence: Sendable {
 
     /// The answer to a write whose records the journal could not write.
     static func notJournaled(_ error: JournalError) -> APIError {
-        notWritten(
+        if error.code == .fenced {
+            return APIError(
+                .journalUnavailable,
+                "another replica took this session over while this request was applied, so nothing of it was kept "
+                    + "(\(error.message)): retry it (with the same Idempotency-Key), and it is applied where the "
+                    + "session lives now",
+                retryAfter: 1
+            )
+        }
+        return notWritten(
             error,
             what: "the journal could not write this request's records, so it was not applied: the session is "
                 + "re-read from the journal once writes work again (a retry with the same Idempotency-Key is applied "
@@ -118,8 +128,27 @@ public final class SessionPersistence: Sendable {
         )
     }
 
-    /// Fences a session whose append failed with `error`; its requests are answered 503 until it is re-anchored.
+    /// Called on a global queue with a session whose append a shared journal refused because another replica owns it
+    /// now (`JournalError.Code.fenced`): the service drops its copy. One handler; a later call replaces it.
+    func onSuperseded(_ handler: @escaping @Sendable (SessionID) -> Void) {
+        superseded.withLock { $0 = handler }
+    }
+
+    /// Fences a session whose append failed with `error`; its requests are answered 503 until it is re-anchored. A
+    /// session another replica owns now (`.fenced`) is not re-anchored (that would take it back) but dropped.
     func fence(_ id: SessionID, _ error: JournalError) {
+        if error.code == .fenced {
+            logger.info(
+                "session superseded: another replica owns it now; this copy is dropped",
+                metadata: ["session.id": "\(id)"]
+            )
+            // Fenced until dropped, so that no request reads what this copy applied and could not journal.
+            if fenced.withLock({ $0.updateValue(error, forKey: id) == nil }) {
+                fencedCount.add(1, ordering: .releasing)
+            }
+            if let handler = superseded.withLock({ $0 }) { DispatchQueue.global().async { handler(id) } }
+            return
+        }
         let added = fenced.withLock { $0.updateValue(error, forKey: id) == nil }
         guard added else { return }
         fencedCount.add(1, ordering: .releasing)
@@ -130,11 +159,11 @@ public final class SessionPersistence: Sendable {
         )
     }
 
-    /// Lifts the fence of a session re-anchored from the journal.
+    /// Lifts the fence of a session re-anchored from the journal, or dropped after another replica took it over.
     func unfence(_ id: SessionID) {
-        guard fenced.withLock({ $0.removeValue(forKey: id) }) != nil else { return }
+        guard let error = fenced.withLock({ $0.removeValue(forKey: id) }) else { return }
         fencedCount.subtract(1, ordering: .releasing)
-        fencedGauge.decrement()
+        if error.code != .fenced { fencedGauge.decrement() }
     }
 
     /// Runs `body` unless another call is running it: one re-anchoring pass at a time.
@@ -146,12 +175,20 @@ public final class SessionPersistence: Sendable {
         body()
     }
 
-    /// The sessions fenced now.
-    var fencedSessions: [SessionID] { fenced.withLock { Array($0.keys) } }
+    /// The sessions fenced now by a failed write (not those another replica took over: they are dropped, not
+    /// re-anchored).
+    var fencedSessions: [SessionID] { fenced.withLock { $0.filter { $0.value.code != .fenced }.map(\.key) } }
 
     /// The problem every request for a fenced session gets, nil for any other.
     func fenceProblem(_ id: SessionID) -> APIError? {
         guard fencedCount.load(ordering: .acquiring) > 0, let error = fenced.withLock({ $0[id] }) else { return nil }
+        if error.code == .fenced {
+            return APIError(
+                .journalUnavailable,
+                "session \(id) moved to another replica; retry, and the request is served where it lives now",
+                retryAfter: 1
+            )
+        }
         return APIError(
             .journalUnavailable,
             "session \(id) is not served until it is re-read from the journal, after a write of it failed "

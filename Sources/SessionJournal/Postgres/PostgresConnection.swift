@@ -1,0 +1,312 @@
+internal import CLibPQ
+import Dispatch
+import Glibc
+
+/// One libpq connection, driven without blocking a thread: after `start()` it is in non-blocking pipeline mode, its
+/// socket is watched by a DispatchSource read source (and a write source while libpq has output it could not send),
+/// and `run(_:completion:)` sends a list of prepared statements followed by one Sync, so that PostgreSQL runs them
+/// in one implicit transaction that the Sync commits (or rolls back whole at the first error). The completion gets
+/// one `PostgresOutcome` per statement once the Sync's result arrived, that is after the commit.
+///
+/// Before `start()` the connection is used synchronously (`execute`, `prepare`) on the opening thread: the schema and
+/// the prepared statements are set up there.
+///
+/// Concurrency: after `start()` owned by `queue`; every method runs there and every source handler runs there. One
+/// `run` at a time (`isBusy`). libpq owns the socket: it is closed by `PQfinish` only after both sources' cancel
+/// handlers ran.
+final class PostgresConnection {
+    /// A prepared statement by name and its parameters in text format (nil is SQL NULL).
+    struct Statement {
+        var name: String
+        var parameters: [String?]
+    }
+
+    private let queue: DispatchQueue
+    private var connection: OpaquePointer?
+    private var readSource: (any DispatchSourceRead)?
+    private var writeSource: (any DispatchSourceWrite)?
+    private var writing = false
+    private var liveSources = 0
+    private var current: Job?
+
+    private struct Job {
+        var outcomes: [PostgresOutcome] = []
+        var expected: Int
+        /// A statement's first result arrived and its terminating null has not.
+        var inStatement = false
+        var completion: (Result<[PostgresOutcome], JournalError>) -> Void
+    }
+
+    /// Connects synchronously (at most `connect_timeout` seconds, from `parameters` or libpq's default) with
+    /// `parameters` as libpq keywords and values (`dbname` may be a `postgres://` URL).
+    init(parameters: [(String, String)], queue: DispatchQueue) throws(JournalError) {
+        self.queue = queue
+        let keywords = parameters.map { strdup($0.0) } + [nil]
+        let values = parameters.map { strdup($0.1) } + [nil]
+        defer {
+            for pointer in keywords + values { free(pointer) }
+        }
+        let made = keywords.withUnsafeBufferPointer { keys in
+            values.withUnsafeBufferPointer { vals in
+                keys.withMemoryRebound(to: UnsafePointer<CChar>?.self) { keys in
+                    vals.withMemoryRebound(to: UnsafePointer<CChar>?.self) { vals in
+                        PQconnectdbParams(keys.baseAddress, vals.baseAddress, 1)
+                    }
+                }
+            }
+        }
+        guard let made else { throw JournalError(.postgres, "libpq could not allocate a connection") }
+        guard PQstatus(made) == CONNECTION_OK else {
+            let message = Self.message(of: made)
+            PQfinish(made)
+            throw JournalError(.postgres, "cannot connect to PostgreSQL: \(message)")
+        }
+        fh_pq_silence_notices(made)
+        connection = made
+    }
+
+    /// Runs `sql` (one or more statements) synchronously; before `start()` only. Returns the last result's rows.
+    @discardableResult
+    func execute(_ sql: String) throws(JournalError) -> [[String?]] {
+        guard let connection else { throw JournalError(.closed, "the PostgreSQL connection is closed") }
+        let result = PQexec(connection, sql)
+        defer { PQclear(result) }
+        let outcome = PostgresOutcome(result, connection: connection)
+        if let error = outcome.error { throw error }
+        return outcome.rows
+    }
+
+    /// Prepares `sql` under `name`; before `start()` only.
+    func prepare(_ name: String, _ sql: String) throws(JournalError) {
+        guard let connection else { throw JournalError(.closed, "the PostgreSQL connection is closed") }
+        let result = PQprepare(connection, name, sql, 0, nil)
+        defer { PQclear(result) }
+        if let error = PostgresOutcome(result, connection: connection).error {
+            throw JournalError(error.code, "preparing \(name): \(error.message)")
+        }
+    }
+
+    /// Switches to non-blocking pipeline mode and starts watching the socket; call on `queue`.
+    func start() throws(JournalError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let connection else { throw JournalError(.closed, "the PostgreSQL connection is closed") }
+        guard PQsetnonblocking(connection, 1) == 0, PQenterPipelineMode(connection) == 1 else {
+            throw JournalError(.postgres, "cannot enter pipeline mode: \(Self.message(of: connection))")
+        }
+        let fd = PQsocket(connection)
+        let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
+        read.setEventHandler { [unowned self] in readable() }
+        // Strong: the connection lives until both cancel handlers ran and libpq closed the socket.
+        read.setCancelHandler { [self] in sourceCancelled() }
+        let write = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
+        write.setEventHandler { [unowned self] in flush() }
+        write.setCancelHandler { [self] in sourceCancelled() }
+        liveSources = 2
+        readSource = read
+        writeSource = write
+        read.resume()
+        // The write source stays suspended until libpq has output it could not send.
+    }
+
+    /// Whether a `run` is in flight.
+    var isBusy: Bool { current != nil }
+
+    /// Whether the connection is usable (it is not after a socket error or after `close()`).
+    var isUsable: Bool {
+        guard let connection else { return false }
+        return PQstatus(connection) == CONNECTION_OK
+    }
+
+    /// Sends `statements` and a Sync; `completion` runs on `queue` with one outcome per statement once the Sync's
+    /// result arrived (the implicit transaction then committed, or was rolled back at the first failed statement),
+    /// or with the error that broke the connection.
+    func run(
+        _ statements: [Statement],
+        completion: @escaping (Result<[PostgresOutcome], JournalError>) -> Void
+    ) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        precondition(current == nil, "one pipeline at a time")
+        guard let connection, readSource != nil else {
+            return completion(.failure(JournalError(.closed, "the PostgreSQL connection is closed")))
+        }
+        for statement in statements {
+            let values = statement.parameters.map { $0.map { strdup($0) } ?? nil }
+            defer {
+                for value in values { free(value) }
+            }
+            let sent = values.withUnsafeBufferPointer { buffer in
+                buffer.withMemoryRebound(to: UnsafePointer<CChar>?.self) { pointers in
+                    PQsendQueryPrepared(
+                        connection,
+                        statement.name,
+                        Int32(pointers.count),
+                        pointers.baseAddress,
+                        nil,
+                        nil,
+                        0
+                    )
+                }
+            }
+            guard sent == 1 else { return fail(completion) }
+        }
+        guard PQpipelineSync(connection) == 1 else { return fail(completion) }
+        current = Job(expected: statements.count, completion: completion)
+        flush()
+    }
+
+    /// Cancels the sources; the socket is closed (`PQfinish`) once both cancel handlers ran. A run in flight fails.
+    func close() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        if let job = current {
+            current = nil
+            job.completion(.failure(JournalError(.closed, "the PostgreSQL connection was closed")))
+        }
+        guard let read = readSource, let write = writeSource else {
+            if let connection { PQfinish(connection) }
+            connection = nil
+            return
+        }
+        readSource = nil
+        writeSource = nil
+        read.cancel()
+        if !writing { write.resume() }  // a suspended source never runs its cancel handler
+        write.cancel()
+    }
+
+    private func sourceCancelled() {
+        liveSources -= 1
+        if liveSources == 0, let connection {
+            PQfinish(connection)
+            self.connection = nil
+        }
+    }
+
+    private func fail(_ completion: (Result<[PostgresOutcome], JournalError>) -> Void) {
+        let message = connection.map(Self.message(of:)) ?? "closed"
+        completion(.failure(JournalError(.postgres, "PostgreSQL connection failed: \(message)")))
+    }
+
+    /// Sends what libpq holds; the write source runs while some is left.
+    private func flush() {
+        guard let connection else { return }
+        switch PQflush(connection) {
+        case 0:
+            if writing {
+                writing = false
+                writeSource?.suspend()
+            }
+        case 1:
+            if !writing {
+                writing = true
+                writeSource?.resume()
+            }
+        default:
+            failCurrent()
+        }
+    }
+
+    private func readable() {
+        guard let connection else { return }
+        guard PQconsumeInput(connection) == 1 else { return failCurrent() }
+        if writing { flush() }
+        drain(connection)
+    }
+
+    /// Takes every result libpq has complete; finishes the job at the Sync's result.
+    private func drain(_ connection: OpaquePointer) {
+        while current != nil, PQisBusy(connection) == 0 {
+            guard let result = PQgetResult(connection) else {
+                if current?.inStatement == true {
+                    current?.inStatement = false
+                    continue
+                }
+                return  // nothing more until more input arrives
+            }
+            let status = PQresultStatus(result)
+            if status == PGRES_PIPELINE_SYNC {
+                PQclear(result)
+                let job = current!
+                current = nil
+                if job.outcomes.count == job.expected {
+                    job.completion(.success(job.outcomes))
+                } else {
+                    job.completion(
+                        .failure(
+                            JournalError(
+                                .postgres,
+                                "PostgreSQL answered \(job.outcomes.count) of \(job.expected) statements"
+                            )
+                        )
+                    )
+                }
+                return
+            }
+            if current?.inStatement == false {
+                current?.outcomes.append(PostgresOutcome(result, connection: connection))
+                current?.inStatement = true
+            }
+            PQclear(result)
+        }
+        if PQstatus(connection) != CONNECTION_OK { failCurrent() }
+    }
+
+    private func failCurrent() {
+        guard let job = current else { return }
+        current = nil
+        fail(job.completion)
+    }
+
+    static func message(of connection: OpaquePointer) -> String {
+        guard let text = PQerrorMessage(connection) else { return "unknown error" }
+        return String(cString: text).trimmingSuffix()
+    }
+}
+
+/// What one statement of a pipeline gave: its rows in text format, or its error.
+struct PostgresOutcome {
+    /// The rows (nil cells are SQL NULL); empty for a statement without rows.
+    var rows: [[String?]] = []
+    /// Rows a command touched (`PQcmdTuples`), 0 when it says nothing.
+    var affected = 0
+    /// The statement failed, or did not run because an earlier one of its pipeline failed.
+    var error: JournalError?
+
+    init(_ result: OpaquePointer?, connection: OpaquePointer) {
+        guard let result else {
+            error = JournalError(.postgres, PostgresConnection.message(of: connection))
+            return
+        }
+        let status = PQresultStatus(result)
+        switch status {
+        case PGRES_TUPLES_OK, PGRES_SINGLE_TUPLE:
+            let columns = PQnfields(result)
+            for row in 0..<PQntuples(result) {
+                var values: [String?] = []
+                values.reserveCapacity(Int(columns))
+                for column in 0..<columns {
+                    values.append(
+                        PQgetisnull(result, row, column) == 1 ? nil : String(cString: PQgetvalue(result, row, column))
+                    )
+                }
+                rows.append(values)
+            }
+        case PGRES_COMMAND_OK, PGRES_EMPTY_QUERY:
+            affected = Int(String(cString: PQcmdTuples(result))) ?? 0
+        case PGRES_PIPELINE_ABORTED:
+            error = JournalError(.postgres, "not run: an earlier statement of the transaction failed")
+        default:
+            let text = PQresultErrorMessage(result).map { String(cString: $0).trimmingSuffix() } ?? "unknown error"
+            let state = PQresultErrorField(result, Int32(UInt8(ascii: "C"))).map { String(cString: $0) }
+            // Class 53: insufficient resources; 53100 is disk_full.
+            error = JournalError(state == "53100" ? .full : .postgres, text.isEmpty ? "\(status)" : text)
+        }
+    }
+}
+
+extension String {
+    fileprivate func trimmingSuffix() -> String {
+        var text = Substring(self)
+        while let last = text.last, last == "\n" || last == " " { text.removeLast() }
+        return String(text)
+    }
+}

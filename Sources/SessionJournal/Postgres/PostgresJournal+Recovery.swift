@@ -1,0 +1,121 @@
+/// Reading sessions back from PostgreSQL, each in the transaction that takes it (see `PostgresSchema`'s "take").
+///
+/// Concurrency: called from any thread but the journal's queue; the statements run there in turn with the appends.
+extension PostgresJournal {
+    public func recover(only ids: Set<String>) throws(JournalError) -> [RecoveredSession] {
+        guard !ids.isEmpty else { return [] }
+        let ordered = ids.sorted()
+        let tokens = ordered.map { _ in Int64.random(in: 1...Int64.max) }
+        var statements: [PostgresConnection.Statement] = []
+        for (id, token) in zip(ordered, tokens) {
+            statements.append(.init(name: "take", parameters: [id, String(token), String(replica)]))
+            statements.append(.init(name: "read.snapshot", parameters: [id]))
+            statements.append(.init(name: "read.events", parameters: [id]))
+            statements.append(.init(name: "read.answers", parameters: [id]))
+        }
+        let outcomes = try query(statements)
+        var sessions: [RecoveredSession] = []
+        var problems: [String] = []
+        var taken: [(String, Int64)] = []
+        for (index, (id, token)) in zip(ordered, tokens).enumerated() {
+            let base = index * 4
+            guard let row = outcomes[base].rows.first else { continue }
+            taken.append((id, token))
+            guard var session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
+                continue
+            }
+            for event in outcomes[base + 2].rows {
+                Self.append(event, to: &session)
+            }
+            recoverAnswers(outcomes[base + 3].rows, into: &session, problems: &problems)
+            if let damage = session.damage { problems.append("session \(id): \(damage)") }
+            sessions.append(session)
+        }
+        state.withLock { state in
+            for (id, token) in taken { state.owners[id] = token }
+        }
+        for problem in problems { logger.warning("journal: \(problem)") }
+        return sessions
+    }
+
+    public func recover() throws(JournalError) -> JournalRecovery {
+        let ids = try query([.init(name: "ids", parameters: [])])[0].rows.compactMap { $0[0] }
+        let sessions = try recover(only: Set(ids))
+        logger.info("journal: recovered sessions", metadata: ["count": "\(sessions.count)"])
+        return JournalRecovery(sessions: sessions, movedAside: nil, problems: [])
+    }
+
+    /// Columns of "take": id, system, epoch, state, created, crc; of "read.snapshot": rev, state, crc.
+    private static func session(
+        _ row: [String?],
+        snapshot: [String?]?,
+        problems: inout [String]
+    ) -> RecoveredSession? {
+        let creation = SessionCreation(
+            id: row[0] ?? "",
+            system: row[1] ?? "",
+            epoch: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
+            state: row[3] ?? "",
+            createdAt: Double(row[4] ?? "") ?? 0
+        )
+        guard RecordChecksum.creation(creation, generation: 0) == Int64(row[5] ?? "") else {
+            problems.append("session \(creation.id): creation record fails its checksum; session not restored")
+            return nil
+        }
+        var session = RecoveredSession(creation: creation, baseRevision: 0, baseState: creation.state, events: [])
+        guard let snapshot, let revision = UInt64(snapshot[0] ?? ""), let state = snapshot[1] else { return session }
+        if RecordChecksum.of(creation.id, revision, state) == Int64(snapshot[2] ?? "") {
+            session.baseRevision = revision
+            session.baseState = state
+        } else {
+            session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
+        }
+        return session
+    }
+
+    /// Columns: rev, origin, event, crc. Keeps events that follow on without a gap and pass their checksum; the first
+    /// one that does not ends the session's history.
+    private static func append(_ row: [String?], to session: inout RecoveredSession) {
+        guard session.damage == nil, let revision = UInt64(row[0] ?? "") else { return }
+        if revision <= session.baseRevision { return }
+        guard revision == session.revision + 1 else {
+            session.damage = "event \(session.revision + 1) is missing; events from \(revision) on dropped"
+            return
+        }
+        let origin = Int(row[1] ?? "") ?? -1
+        let event = row[2] ?? ""
+        let id = session.creation.id
+        guard let eventOrigin = EventOrigin(rawValue: origin),
+            RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin), event) == Int64(row[3] ?? "")
+        else {
+            session.damage = "event \(revision) fails its checksum; it and later events dropped"
+            return
+        }
+        session.events.append(JournalEvent(revision: revision, event: event, origin: eventOrigin))
+    }
+
+    /// Columns: session, key, fingerprint, epoch, rev, state, crc; oldest first.
+    private func recoverAnswers(_ rows: [[String?]], into session: inout RecoveredSession, problems: inout [String]) {
+        var failed = 0
+        for row in rows {
+            let answer = KeyedAnswer(
+                sessionID: row[0] ?? "",
+                key: row[1] ?? "",
+                fingerprint: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
+                epoch: UInt64(bitPattern: Int64(row[3] ?? "") ?? 0),
+                revision: UInt64(row[4] ?? "") ?? 0,
+                state: row[5] ?? ""
+            )
+            guard RecordChecksum.answer(answer) == Int64(row[6] ?? "") else {
+                failed += 1
+                continue
+            }
+            guard answer.revision <= session.revision else { continue }
+            session.answers.append(answer)
+            if session.answers.count > max(configuration.answersPerSession, 1) { session.answers.removeFirst() }
+        }
+        if failed > 0 {
+            problems.append("session \(session.creation.id): \(failed) keyed answers fail their checksum; dropped")
+        }
+    }
+}

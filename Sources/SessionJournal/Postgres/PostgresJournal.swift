@@ -1,0 +1,572 @@
+import Dispatch
+public import Logging
+public import Metrics
+import Synchronization
+
+/// A journal of sessions in one PostgreSQL database that every replica shares, with group commit and fencing.
+///
+/// Appends from any thread queue up; whenever the connection is idle, everything waiting is sent as one pipeline of
+/// statements closed by one Sync, which PostgreSQL runs as one transaction: appends that arrive while a commit is in
+/// flight share the next one. An append completes after the Sync's answer came back, that is after the commit
+/// (`synchronous_commit` as the server has it, `on` by default: flushed to the server's WAL).
+///
+/// Fencing: this journal owns a session it created or read back, under a token (a random 64-bit number) it set as the
+/// session's `owner` in the transaction that created or read it. Every record of an append carries the token and is
+/// written by a function that checks it under a share lock on the session's row (`PostgresSchema`), so an append of a
+/// superseded owner writes nothing and completes with `.fenced`, while the appends it shared a commit with are written.
+/// A passivation (`JournalRecord.settled` with a revision) lets the session go, so that any replica may activate it.
+///
+/// A failed commit is sticky, as in `Journal`: every append fails until a test write succeeds (`.failing` health).
+/// A broken connection is opened again by the test writes.
+///
+/// Concurrency: every method may be called from any thread but the journal's queue. The connection, the timers and
+/// the statistics belong to one serial `DispatchQueue`; libpq runs there in non-blocking mode, woken by the socket's
+/// DispatchSources, so no thread waits on the database while a commit is in flight. The waiting work, the health and
+/// the owner tokens are under a `Mutex`. Reads (`recover(only:)`, the deadline queries) wait on a semaphore for their
+/// turn on the connection, as `Journal`'s reads wait for its writer queue. Completions run on the queue in commit
+/// order.
+public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
+    typealias Outcomes = Result<[PostgresOutcome], JournalError>
+
+    struct Append {
+        var records: [JournalRecord]
+        /// The owner token each record is written under (nil: none held).
+        var owners: [Int64?]
+        var completion: @Sendable (Result<Void, JournalError>) -> Void
+    }
+
+    enum Job {
+        case appends([Append])
+        case query([PostgresConnection.Statement], @Sendable (Outcomes) -> Void)
+
+        var isRenewal: Bool {
+            if case .query(let statements, _) = self { return statements.first?.name == "renew" }
+            return false
+        }
+    }
+
+    struct State {
+        var jobs: [Job] = []
+        var scheduled = false
+        var closed = false
+        var failure: JournalError?
+        var healthHandler: (@Sendable (JournalHealth) -> Void)?
+        /// The sessions this journal owns, by id, and their tokens.
+        var owners: [String: Int64] = [:]
+        var statistics = JournalStatistics()
+    }
+
+    public let fingerprintKey: [UInt8]
+    /// This journal's replica id: the `holder` of the sessions it owns, renewing its lease in `fh_replicas`.
+    let replica = Int64.random(in: 1...Int64.max)
+    /// How long a replica's sessions count as held after its last renewal (see `PostgresSchema`).
+    public let leaseMilliseconds: Int
+    /// The configuration the journal was opened with (`answersPerSession`, `probeIntervalMilliseconds` apply).
+    public let configuration: JournalConfiguration
+    let metrics: JournalMetrics
+    let logger: Logger
+    let queue = DispatchQueue(label: "PostgresJournal")
+    let state = Mutex(State())
+    private let parameters: [(String, String)]
+    /// Owned by `queue`.
+    private var connection: PostgresConnection?
+    private var running = false
+    private var probeTimer: (any DispatchSourceTimer)?
+    private var leaseTimer: (any DispatchSourceTimer)?
+    private var probes = 0
+
+    /// Connects to the database `url` (`postgres://USER@HOST:PORT/DB`, anything libpq reads) with `password` when
+    /// given (else libpq's own sources: `PGPASSWORD`, `~/.pgpass`), creates the schema when missing, and reads or makes
+    /// the fingerprint key. Throws when the server cannot be reached or refuses. The journal renews its replica's
+    /// lease every quarter of `leaseMilliseconds`; a replica that stops renewing (killed, stalled) leaves the due timers
+    /// of its sessions to the others after that long.
+    public static func open(
+        url: String,
+        password: String? = nil,
+        configuration: JournalConfiguration = JournalConfiguration(),
+        leaseMilliseconds: Int = 5000,
+        logger: Logger,
+        metricsFactory: any MetricsFactory = MetricsSystem.factory
+    ) throws(JournalError) -> PostgresJournal {
+        var parameters = [("dbname", url), ("application_name", "feedback-host")]
+        if !url.contains("connect_timeout") { parameters.append(("connect_timeout", "5")) }
+        if let password { parameters.append(("password", password)) }
+        let queue = DispatchQueue(label: "PostgresJournal.open")
+        let connection = try PostgresConnection(parameters: parameters, queue: queue)
+        let key: [UInt8]
+        do throws(JournalError) {
+            try connection.execute(PostgresSchema.create)
+            let version = try connection.execute(PostgresSchema.readMeta + "'schema.version'").first?.first ?? nil
+            guard version == PostgresSchema.version else {
+                throw JournalError(
+                    .postgres,
+                    "the database holds journal schema version \(version ?? "?"); this build reads version "
+                        + "\(PostgresSchema.version)"
+                )
+            }
+            try connection.execute(
+                "INSERT INTO fh_meta VALUES('\(PostgresSchema.fingerprintKeyName)', '\(Hex.encode(Hex.randomKey()))') "
+                    + "ON CONFLICT DO NOTHING"
+            )
+            let text = try connection.execute(PostgresSchema.readMeta + "'\(PostgresSchema.fingerprintKeyName)'")
+            guard let hex = text.first?.first ?? nil, let decoded = Hex.decode(hex), decoded.count == 16 else {
+                throw JournalError(.postgres, "the fingerprint key in fh_meta is missing or damaged")
+            }
+            key = decoded
+        } catch {
+            queue.sync { connection.close() }
+            throw error
+        }
+        queue.sync { connection.close() }
+        let journal = PostgresJournal(
+            parameters: parameters,
+            leaseMilliseconds: max(leaseMilliseconds, 4),
+            configuration: configuration,
+            fingerprintKey: key,
+            metrics: JournalMetrics(factory: metricsFactory),
+            logger: logger
+        )
+        let connected = journal.queue.sync { () -> Result<Void, JournalError> in
+            do throws(JournalError) {
+                return .success(try journal.connect())
+            } catch {
+                return .failure(error)
+            }
+        }
+        try connected.get()
+        _ = try journal.query([.init(name: "renew", parameters: [String(journal.replica)])])
+        journal.queue.sync { journal.startRenewing() }
+        return journal
+    }
+
+    private init(
+        parameters: [(String, String)],
+        leaseMilliseconds: Int,
+        configuration: JournalConfiguration,
+        fingerprintKey: [UInt8],
+        metrics: JournalMetrics,
+        logger: Logger
+    ) {
+        self.parameters = parameters
+        self.leaseMilliseconds = leaseMilliseconds
+        self.configuration = configuration
+        self.fingerprintKey = fingerprintKey
+        self.metrics = metrics
+        self.logger = logger
+        metrics.report(nil)
+    }
+
+    /// A connection with the statements prepared, in pipeline mode; on the queue (it blocks it while connecting).
+    private func connect() throws(JournalError) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        connection?.close()
+        connection = nil
+        let made = try PostgresConnection(parameters: parameters, queue: queue)
+        do throws(JournalError) {
+            for (name, sql) in PostgresSchema.statements {
+                try made.prepare(name, sql)
+            }
+            try made.start()
+        } catch {
+            made.close()
+            throw error
+        }
+        connection = made
+    }
+
+    /// Renews the lease every quarter of it, in turn with the appends, without waiting.
+    private func startRenewing() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        let every = leaseMilliseconds / 4
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+        let renew = PostgresConnection.Statement(name: "renew", parameters: [String(replica)])
+        timer.setEventHandler { [weak self] in
+            guard let self else { return }
+            let schedule = state.withLock { state -> Bool? in
+                // One renewal waiting is enough (a stalled connection must not pile them up).
+                guard !state.closed, !state.jobs.contains(where: \.isRenewal) else { return nil }
+                state.jobs.append(.query([renew], { _ in }))
+                return Self.schedule(&state)
+            }
+            if schedule == true { pump() }
+        }
+        leaseTimer = timer
+        timer.resume()
+    }
+
+    // MARK: Appends
+
+    public func append(_ records: [JournalRecord], completion: @escaping @Sendable (Result<Void, JournalError>) -> Void)
+    {
+        let schedule = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            let append = Append(
+                records: records,
+                owners: Self.owners(of: records, &state.owners),
+                completion: completion
+            )
+            if case .appends(var appends) = state.jobs.last {
+                appends.append(append)
+                state.jobs[state.jobs.count - 1] = .appends(appends)
+            } else {
+                state.jobs.append(.appends([append]))
+            }
+            return Self.schedule(&state)
+        }
+        switch schedule {
+        case nil: completion(.failure(JournalError(.closed, "the journal is closed")))
+        case true?: queue.async { self.pump() }
+        case false?: break
+        }
+    }
+
+    /// The token each record is written under, taking or letting go of sessions as the records say.
+    private static func owners(of records: [JournalRecord], _ owners: inout [String: Int64]) -> [Int64?] {
+        records.map { record in
+            switch record {
+            case .created(let creation):
+                let token = Int64.random(in: 1...Int64.max)
+                owners[creation.id] = token
+                return token
+            case .settled(let id, _?), .removed(let id):
+                return owners.removeValue(forKey: id)
+            case .event(let id, _, _, _), .snapshot(let id, _, _), .deadline(let id, _), .settled(let id, nil):
+                return owners[id]
+            case .answered(let answer):
+                return owners[answer.sessionID]
+            }
+        }
+    }
+
+    private static func schedule(_ state: inout State) -> Bool {
+        if state.scheduled { return false }
+        state.scheduled = true
+        return true
+    }
+
+    /// Runs the next job when the connection is idle; each job's end runs the one after.
+    private func pump() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !running else { return }
+        let next = state.withLock { state -> (Job, JournalError?)? in
+            guard !state.jobs.isEmpty else {
+                state.scheduled = false
+                return nil
+            }
+            return (state.jobs.removeFirst(), state.failure)
+        }
+        guard let (job, failure) = next else { return }
+        switch job {
+        case .appends(let appends):
+            if let failure {
+                let refused = Result<Void, JournalError>.failure(Journal.unavailable(failure))
+                for append in appends { append.completion(refused) }
+                return pump()
+            }
+            commit(appends)
+        case .query(let statements, let completion):
+            run(statements) { outcomes in completion(outcomes) }
+        }
+    }
+
+    /// Runs `statements` on the connection (opened again first when it broke), then the next job.
+    private func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !statements.isEmpty else {
+            completion(.success([]))
+            return pump()
+        }
+        if connection?.isUsable != true {
+            do throws(JournalError) {
+                try connect()
+            } catch {
+                completion(.failure(error))
+                return pump()
+            }
+        }
+        running = true
+        connection!.run(statements) { [self] outcomes in
+            running = false
+            completion(outcomes)
+            pump()
+        }
+    }
+
+    private func commit(_ appends: [Append]) {
+        var statements: [PostgresConnection.Statement] = []
+        var ranges: [Range<Int>] = []
+        var records = 0
+        for append in appends {
+            let start = statements.count
+            for (record, owner) in zip(append.records, append.owners) {
+                statements.append(statement(record, owner: owner))
+            }
+            records += append.records.count
+            ranges.append(start..<statements.count)
+        }
+        let start = DispatchTime.now().uptimeNanoseconds
+        run(statements) { [self] result in
+            let outcomes: [PostgresOutcome]
+            do throws(JournalError) {
+                outcomes = try result.get()
+                if let error = outcomes.lazy.compactMap(\.error).first { throw error }
+            } catch {
+                return failed(appends, error, records: records)
+            }
+            metrics.commitDuration.recordNanoseconds(Int64(DispatchTime.now().uptimeNanoseconds - start))
+            metrics.committed.increment()
+            metrics.records.increment(by: records)
+            metrics.batchRecords.record(records)
+            metrics.batchAppends.record(appends.count)
+            state.withLock { state in
+                state.statistics.commits += 1
+                state.statistics.records += records
+            }
+            for (append, range) in zip(appends, ranges) {
+                let refused = range.contains { outcomes[$0].rows.first?.first == "f" }
+                guard refused else {
+                    append.completion(.success(()))
+                    continue
+                }
+                let id = Self.sessionID(of: append.records.first!)
+                state.withLock { state in
+                    if state.owners[id] == append.owners.first ?? nil { state.owners[id] = nil }
+                }
+                append.completion(
+                    .failure(JournalError(.fenced, "session \(id) is owned by another replica now; nothing written"))
+                )
+            }
+        }
+    }
+
+    private func failed(_ appends: [Append], _ error: JournalError, records: Int) {
+        metrics.failed.increment()
+        logger.error("journal: commit failed", metadata: ["error": "\(error)", "records": "\(records)"])
+        let handler = state.withLock { state in
+            state.failure = error
+            state.statistics.failedCommits += 1
+            return state.healthHandler
+        }
+        for append in appends { append.completion(.failure(error)) }
+        becameUnhealthy(error, handler: handler)
+    }
+
+    private func statement(_ record: JournalRecord, owner: Int64?) -> PostgresConnection.Statement {
+        let token = owner.map(String.init)
+        switch record {
+        case .created(let creation):
+            return .init(
+                name: "create",
+                parameters: [
+                    creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
+                    String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
+                    String(replica),
+                ]
+            )
+        case .event(let id, let revision, let event, let origin):
+            let crc = RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin.rawValue), event)
+            return .init(
+                name: "event",
+                parameters: [id, token, String(revision), String(origin.rawValue), event, String(crc)]
+            )
+        case .snapshot(let id, let revision, let state):
+            let crc = RecordChecksum.of(id, revision, state)
+            return .init(name: "snapshot", parameters: [id, token, String(revision), state, String(crc)])
+        case .removed(let id):
+            return .init(name: "remove", parameters: [id, token])
+        case .answered(let answer):
+            return .init(
+                name: "answer",
+                parameters: [
+                    answer.sessionID, token, answer.key, String(Int64(bitPattern: answer.fingerprint)),
+                    String(Int64(bitPattern: answer.epoch)), String(answer.revision), answer.state,
+                    String(RecordChecksum.answer(answer)), String(max(configuration.answersPerSession, 1)),
+                ]
+            )
+        case .deadline(let id, let at):
+            return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
+        case .settled(let id, _?):
+            return .init(name: "release", parameters: [id, token])
+        case .settled(let id, nil):
+            return .init(name: "owns", parameters: [id, token])
+        }
+    }
+
+    static func sessionID(of record: JournalRecord) -> String {
+        switch record {
+        case .created(let creation): creation.id
+        case .event(let id, _, _, _), .snapshot(let id, _, _), .removed(let id), .deadline(let id, _),
+            .settled(let id, _):
+            id
+        case .answered(let answer): answer.sessionID
+        }
+    }
+
+    // MARK: Reads
+
+    /// Runs `statements` as one transaction in turn with the appends (after those queued before) and waits for them.
+    func query(_ statements: [PostgresConnection.Statement]) throws(JournalError) -> [PostgresOutcome] {
+        dispatchPrecondition(condition: .notOnQueue(queue))
+        let box = Mutex<Outcomes?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let schedule = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.jobs.append(
+                .query(statements) { outcomes in
+                    box.withLock { $0 = outcomes }
+                    done.signal()
+                }
+            )
+            return Self.schedule(&state)
+        }
+        switch schedule {
+        case nil: throw JournalError(.closed, "the journal is closed")
+        case true?: queue.async { self.pump() }
+        case false?: break
+        }
+        done.wait()
+        let outcomes = try box.withLock { $0 }!.get()
+        if let error = outcomes.lazy.compactMap(\.error).first { throw error }
+        return outcomes
+    }
+
+    public func start() throws(JournalError) -> JournalRecovery.Summary {
+        let count = try query([.init(name: "count", parameters: [])])[0].integer ?? 0
+        return JournalRecovery.Summary(sessions: Int(count), movedAside: nil, problems: [])
+    }
+
+    public var health: JournalHealth {
+        state.withLock { state in state.failure.map { .failing($0) } ?? .healthy }
+    }
+
+    public func onHealthChange(_ handler: @escaping @Sendable (JournalHealth) -> Void) {
+        state.withLock { $0.healthHandler = handler }
+    }
+
+    public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        let due = PostgresConnection.Statement(
+            name: "due",
+            parameters: [String(time), String(limit), String(leaseMilliseconds)]
+        )
+        let rows = try query([due])[0].rows
+        return rows.compactMap { row in
+            guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
+            return JournalDeadline(sessionID: id, at: at)
+        }
+    }
+
+    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
+        try query([.init(name: "next", parameters: [String(time)])])[0].integer
+    }
+
+    public func deadlineCount() throws(JournalError) -> Int {
+        Int(try query([.init(name: "deadlines", parameters: [])])[0].integer ?? 0)
+    }
+
+    public func compact() throws(JournalError) -> CompactionReport {
+        let outcomes = try query([
+            .init(name: "compact.events", parameters: []),
+            .init(name: "compact.snapshots", parameters: []),
+            .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
+            .init(name: "compact.deadlines", parameters: []),
+            .init(name: "bytes", parameters: []),
+        ])
+        let bytes = outcomes[4].integer ?? 0
+        metrics.fullCompactions.increment()
+        metrics.bytes.record(bytes)
+        return CompactionReport(
+            deletedEvents: outcomes[0].affected,
+            deletedSnapshots: outcomes[1].affected,
+            deletedAnswers: outcomes[2].affected,
+            vacuumed: false,
+            bytes: bytes
+        )
+    }
+
+    public var statistics: JournalStatistics {
+        state.withLock { $0.statistics }
+    }
+
+    public func close() {
+        let waiting = state.withLock { state -> Bool in
+            let was = state.closed
+            state.closed = true
+            return !was
+        }
+        guard waiting else { return }
+        // A barrier behind every job queued before the close; the lease goes with it (a replica that closed holds
+        // nothing: a graceful shutdown passivated its sessions).
+        let done = DispatchSemaphore(value: 0)
+        let schedule = state.withLock { state -> Bool in
+            state.jobs.append(.query([.init(name: "retire", parameters: [String(replica)])]) { _ in done.signal() })
+            return Self.schedule(&state)
+        }
+        if schedule { queue.async { self.pump() } }
+        done.wait()
+        queue.sync {
+            probeTimer?.cancel()
+            probeTimer = nil
+            leaseTimer?.cancel()
+            leaseTimer = nil
+            connection?.close()
+            connection = nil
+        }
+    }
+
+    // MARK: Health
+
+    private func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        metrics.report(error)
+        logger.error(
+            "journal: cannot commit; writes are refused until a test write succeeds",
+            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
+        )
+        handler?(.failing(error))
+        guard probeTimer == nil else { return }
+        let every = max(configuration.probeIntervalMilliseconds, 1)
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
+        timer.setEventHandler { [weak self] in self?.probe() }
+        probeTimer = timer
+        timer.resume()
+    }
+
+    /// A test write while failing (opening the connection again when it broke); when it succeeds, the appends that
+    /// waited during the failure are refused (they may follow a lost append of the same writer), then the journal is
+    /// healthy again.
+    private func probe() {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard !running else { return }
+        probes += 1
+        run([.init(name: "probe", parameters: [String(probes)])]) { [self] result in
+            guard case .success(let outcomes) = result, outcomes.allSatisfy({ $0.error == nil }), probeTimer != nil
+            else { return }
+            probeTimer?.cancel()
+            probeTimer = nil
+            let (refused, error, handler) = state.withLock { state in
+                var refused: [Append] = []
+                state.jobs.removeAll { job in
+                    guard case .appends(let appends) = job else { return false }
+                    refused += appends
+                    return true
+                }
+                let error = state.failure.map(Journal.unavailable)
+                state.failure = nil
+                return (refused, error, state.healthHandler)
+            }
+            if let error {
+                for append in refused { append.completion(.failure(error)) }
+            }
+            metrics.report(nil)
+            logger.info("journal: commits work again")
+            handler?(.healthy)
+        }
+    }
+}
+
+extension PostgresOutcome {
+    /// The first column of the first row as an integer, nil when there is none or it is NULL.
+    var integer: Int64? { rows.first?.first.flatMap { $0 }.flatMap { Int64($0) } }
+}

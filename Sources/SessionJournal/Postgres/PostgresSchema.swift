@@ -1,0 +1,203 @@
+/// The PostgreSQL journal's tables, functions and prepared statements.
+///
+/// - `fh_sessions`: one row per live session (its creation record and checksum), with its owner: `owner` is the
+///   token of the replica that holds it in memory (NULL when none does: passivated, or never activated), `fence` counts
+///   the takeovers. Reading a session back sets a new owner under the row's lock, in the transaction that reads it.
+/// - `fh_events`: the log, keyed by (session, rev). A snapshot deletes the events it covers in its own transaction, so
+///   reading a session back is one index range.
+/// - `fh_replicas`: each replica's lease, renewed while it runs (`seen`). A session whose `holder` has not renewed its
+///   lease for `leaseMilliseconds` counts as held by nobody when timers are due: a replica that died (SIGKILL) or
+///   stalls (SIGSTOP) leaves its sessions' timers to the others, and fencing refuses whatever it writes on waking.
+/// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
+///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
+///
+/// Every write of a session goes through a function that first checks, with `FOR SHARE` on the session's row, that
+/// the caller's token is the owner, and writes nothing (returns false) when it is not: the share lock is held until
+/// the commit, so a takeover (an `UPDATE` of the row) waits for every append that passed the check, and an append
+/// checked after a takeover sees the new owner. Creation (`fh_create`) takes the row whoever owned it.
+enum PostgresSchema {
+    static let version = "1"
+
+    /// Creates what is missing, under an advisory lock so that replicas starting together do not race.
+    static let create = """
+        SELECT pg_advisory_xact_lock(7206150371);
+        CREATE TABLE IF NOT EXISTS fh_sessions(
+            id text PRIMARY KEY, system text NOT NULL, epoch bigint NOT NULL, state text NOT NULL,
+            created double precision NOT NULL, crc bigint NOT NULL, owner bigint, holder bigint,
+            fence bigint NOT NULL DEFAULT 1);
+        CREATE TABLE IF NOT EXISTS fh_replicas(id bigint PRIMARY KEY, seen timestamptz NOT NULL);
+        CREATE TABLE IF NOT EXISTS fh_events(
+            session text NOT NULL, rev bigint NOT NULL, origin integer NOT NULL, event text NOT NULL,
+            crc bigint NOT NULL, PRIMARY KEY (session, rev));
+        CREATE TABLE IF NOT EXISTS fh_snapshots(
+            session text PRIMARY KEY, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
+        CREATE TABLE IF NOT EXISTS fh_answers(
+            seq bigserial PRIMARY KEY, session text NOT NULL, key text NOT NULL, fingerprint bigint NOT NULL,
+            epoch bigint NOT NULL, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
+        CREATE INDEX IF NOT EXISTS fh_answers_by_session ON fh_answers(session, seq);
+        CREATE TABLE IF NOT EXISTS fh_deadlines(session text PRIMARY KEY, at bigint NOT NULL);
+        CREATE INDEX IF NOT EXISTS fh_deadlines_by_time ON fh_deadlines(at);
+        CREATE TABLE IF NOT EXISTS fh_meta(name text PRIMARY KEY, value text NOT NULL);
+        INSERT INTO fh_meta VALUES('schema.version', '\(version)') ON CONFLICT DO NOTHING;
+
+        CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM 1 FROM fh_sessions WHERE id = p_session AND owner = p_owner FOR SHARE;
+            RETURN FOUND;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION fh_forget(p_session text) RETURNS void
+        LANGUAGE sql AS $$
+            DELETE FROM fh_events WHERE session = p_session;
+            DELETE FROM fh_snapshots WHERE session = p_session;
+            DELETE FROM fh_answers WHERE session = p_session;
+            DELETE FROM fh_deadlines WHERE session = p_session;
+        $$;
+
+        CREATE OR REPLACE FUNCTION fh_create(
+            p_id text, p_system text, p_epoch bigint, p_state text, p_created double precision, p_crc bigint,
+            p_owner bigint, p_holder bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            INSERT INTO fh_sessions(id, system, epoch, state, created, crc, owner, holder)
+                VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder)
+                ON CONFLICT (id) DO UPDATE SET system = EXCLUDED.system, epoch = EXCLUDED.epoch,
+                    state = EXCLUDED.state, created = EXCLUDED.created, crc = EXCLUDED.crc, owner = EXCLUDED.owner,
+                    holder = EXCLUDED.holder, fence = fh_sessions.fence + 1;
+            PERFORM fh_forget(p_id);
+            RETURN true;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION fh_event(
+            p_session text, p_owner bigint, p_rev bigint, p_origin integer, p_event text, p_crc bigint)
+            RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            INSERT INTO fh_events VALUES(p_session, p_rev, p_origin, p_event, p_crc);
+            RETURN true;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION fh_snapshot(
+            p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            INSERT INTO fh_snapshots VALUES(p_session, p_rev, p_state, p_crc)
+                ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc;
+            DELETE FROM fh_events WHERE session = p_session AND rev <= p_rev;
+            RETURN true;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION fh_answer(
+            p_session text, p_owner bigint, p_key text, p_fingerprint bigint, p_epoch bigint, p_rev bigint,
+            p_state text, p_crc bigint, p_keep integer) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            INSERT INTO fh_answers(session, key, fingerprint, epoch, rev, state, crc)
+                VALUES(p_session, p_key, p_fingerprint, p_epoch, p_rev, p_state, p_crc);
+            DELETE FROM fh_answers WHERE session = p_session AND seq <= (
+                SELECT seq FROM fh_answers WHERE session = p_session ORDER BY seq DESC OFFSET p_keep LIMIT 1);
+            RETURN true;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION fh_deadline(p_session text, p_owner bigint, p_at bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            IF p_at IS NULL THEN
+                DELETE FROM fh_deadlines WHERE session = p_session;
+            ELSE
+                INSERT INTO fh_deadlines VALUES(p_session, p_at) ON CONFLICT (session) DO UPDATE SET at = EXCLUDED.at;
+            END IF;
+            RETURN true;
+        END $$;
+
+        -- A passivation: the owner lets go, so that any replica may activate the session (a due timer, a request).
+        CREATE OR REPLACE FUNCTION fh_release(p_session text, p_owner bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE fh_sessions SET owner = NULL WHERE id = p_session AND owner = p_owner;
+            RETURN FOUND;
+        END $$;
+
+        -- The owner's removal, or (p_owner NULL) a removal by whoever holds no copy (a broken session discarded).
+        CREATE OR REPLACE FUNCTION fh_remove(p_session text, p_owner bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF p_owner IS NOT NULL AND NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            DELETE FROM fh_sessions WHERE id = p_session;
+            PERFORM fh_forget(p_session);
+            RETURN true;
+        END $$;
+        """
+
+    /// The prepared statements by name: the record writers return whether the caller owned the session.
+    static let statements: [(name: String, sql: String)] = [
+        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8)"),
+        ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6)"),
+        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5)"),
+        ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        ("deadline", "SELECT fh_deadline($1, $2, $3)"),
+        ("owns", "SELECT fh_owns($1, $2)"),
+        ("release", "SELECT fh_release($1, $2)"),
+        ("remove", "SELECT fh_remove($1, $2)"),
+        // Reading one session back, in the transaction that takes it: the row's lock waits for the appends of its
+        // previous owner that passed their check, and the reads after it see them.
+        (
+            "take",
+            "UPDATE fh_sessions SET owner = $2, holder = $3, fence = fence + 1 WHERE id = $1 "
+                + "RETURNING id, system, epoch, state, created, crc"
+        ),
+        ("read.snapshot", "SELECT rev, state, crc FROM fh_snapshots WHERE session = $1"),
+        ("read.events", "SELECT rev, origin, event, crc FROM fh_events WHERE session = $1 ORDER BY rev"),
+        (
+            "read.answers",
+            "SELECT session, key, fingerprint, epoch, rev, state, crc FROM fh_answers WHERE session = $1 ORDER BY seq"
+        ),
+        ("ids", "SELECT id FROM fh_sessions ORDER BY id"),
+        ("count", "SELECT count(*) FROM fh_sessions"),
+        (
+            "due",
+            "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
+                + "WHERE d.at <= $1 AND (s.owner IS NULL OR NOT EXISTS (SELECT 1 FROM fh_replicas r "
+                + "WHERE r.id = s.holder AND r.seen > now() - make_interval(secs => $3::float8 / 1000))) ORDER BY d.at LIMIT $2"
+        ),
+        ("next", "SELECT min(at) FROM fh_deadlines WHERE at > $1"),
+        // A replica's lease: renewed every quarter of it; rows of replicas gone for an hour are deleted.
+        (
+            "renew",
+            "WITH gone AS (DELETE FROM fh_replicas WHERE seen < now() - interval '1 hour') "
+                + "INSERT INTO fh_replicas VALUES($1, now()) ON CONFLICT (id) DO UPDATE SET seen = now()"
+        ),
+        ("retire", "DELETE FROM fh_replicas WHERE id = $1"),
+        ("deadlines", "SELECT count(*) FROM fh_deadlines"),
+        ("probe", "INSERT INTO fh_meta VALUES('probe', $1) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value"),
+        (
+            "compact.events",
+            "DELETE FROM fh_events e WHERE NOT EXISTS (SELECT 1 FROM fh_sessions s WHERE s.id = e.session) "
+                + "OR e.rev <= coalesce((SELECT n.rev FROM fh_snapshots n WHERE n.session = e.session), -1)"
+        ),
+        ("compact.snapshots", "DELETE FROM fh_snapshots WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        (
+            "compact.answers",
+            """
+            DELETE FROM fh_answers WHERE session NOT IN (SELECT id FROM fh_sessions) OR seq IN (
+                SELECT seq FROM (
+                    SELECT seq, row_number() OVER (PARTITION BY session ORDER BY seq DESC) AS newer FROM fh_answers) a
+                WHERE newer > $1)
+            """
+        ),
+        ("compact.deadlines", "DELETE FROM fh_deadlines WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        (
+            "bytes",
+            "SELECT sum(pg_total_relation_size(c))::bigint FROM unnest(ARRAY['fh_sessions', 'fh_events', "
+                + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta']::regclass[]) c"
+        ),
+    ]
+
+    static let fingerprintKeyName = "fingerprint.key"
+    static let readMeta = "SELECT value FROM fh_meta WHERE name = "
+}

@@ -1,0 +1,85 @@
+/// What the service needs from a journal of sessions, whatever holds it: `Journal` (SQLite in the data directory, one
+/// machine) or `PostgresJournal` (one PostgreSQL database shared by every replica).
+///
+/// The promises every implementation keeps:
+/// - An append completes only after its records are committed (durable under the journal's policy), or with the
+///   error that kept them out; the records of one append are committed together or not at all; completions run in
+///   the order of their appends. Appends that wait while a commit is in flight share the next one (group commit).
+/// - A failed commit is sticky: `health` is `.failing` and every append fails until a test write succeeds.
+/// - Each record carries a checksum; reading a session back keeps its records up to the first damaged or missing one
+///   and says so in `RecoveredSession.damage`.
+/// - A keyed answer (`JournalRecord.answered`) appended with its request's events is read back with its session;
+///   the newest `JournalConfiguration.answersPerSession` of each session are kept.
+/// - The deadline index (`JournalRecord.deadline`) answers `deadlines(through:limit:)` and `deadline(after:)`.
+/// - `compact()` deletes what no reading back needs.
+///
+/// Ownership (fencing), where the journal is shared: reading a session back (`recover(only:)`, `recover()`) or
+/// creating it (`JournalRecord.created`) makes this journal its owner; an append for a session this journal does not
+/// own (another took it since) fails with `JournalError.Code.fenced` and writes nothing, while the appends it shared a
+/// commit with are written. A journal on one machine owns every session and never answers `.fenced`.
+///
+/// Concurrency: every method may be called from any thread, except from inside a completion or health handler (they
+/// run on the journal's own queue; a read from there would wait for itself).
+public protocol SessionJournaling: AnyObject, Sendable {
+    /// A random 16-byte key made once with the journal and kept in it: key the fingerprints of idempotent requests
+    /// with it, so that they compare equal across restarts (and replicas) and a client cannot predict them.
+    var fingerprintKey: [UInt8] { get }
+
+    /// Queues `records` for the next group commit; `completion` runs once they are committed, or with the error that
+    /// kept them out. Completions run in the order of their appends, on the journal's queue: keep them short.
+    func append(_ records: [JournalRecord], completion: @escaping @Sendable (Result<Void, JournalError>) -> Void)
+
+    /// What opening found, without reading any session back: how many sessions the journal holds. Run it once after
+    /// opening.
+    func start() throws(JournalError) -> JournalRecovery.Summary
+
+    /// Reads every live session back (and owns them all). Tests and tools use it; the server activates sessions one
+    /// at a time (`recover(only:)`).
+    func recover() throws(JournalError) -> JournalRecovery
+
+    /// Reads the live sessions among `ids` back and owns them: what a passive session is activated from. Appends made
+    /// before the call are committed first.
+    func recover(only ids: Set<String>) throws(JournalError) -> [RecoveredSession]
+
+    /// Whether the journal can commit: `.failing` from a failed commit until a test write succeeds.
+    var health: JournalHealth { get }
+
+    /// Calls `handler` on the journal's queue at each change of `health`, after the completions of the commit that
+    /// failed. One handler; a later call replaces it.
+    func onHealthChange(_ handler: @escaping @Sendable (JournalHealth) -> Void)
+
+    /// The sessions whose deadline is at or before `time` (milliseconds since 1970), earliest first, at most `limit`:
+    /// the passive ones to wake (a shared journal leaves out the sessions a replica holds in memory).
+    func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline]
+
+    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none.
+    func deadline(after time: Int64) throws(JournalError) -> Int64?
+
+    /// How many sessions have a pending deadline.
+    func deadlineCount() throws(JournalError) -> Int
+
+    /// Deletes what no reading back needs (events covered by snapshots, records of removed sessions, keyed answers
+    /// beyond the newest of each session).
+    func compact() throws(JournalError) -> CompactionReport
+
+    // Retention (`session.retention`, sessions idle longer than an age are deleted) belongs here, beside `compact()`:
+    // one requirement that both implementations answer in their own storage.
+
+    /// Counters of the journal's work so far.
+    var statistics: JournalStatistics { get }
+
+    /// Commits what is waiting and closes the journal; later appends fail with `.closed`. Blocks until done.
+    func close()
+}
+
+extension SessionJournaling {
+    /// Appends `records` and returns once they are committed.
+    public func append(_ records: [JournalRecord]) async throws(JournalError) {
+        let result = await withCheckedContinuation { continuation in
+            append(records) { continuation.resume(returning: $0) }
+        }
+        try result.get()
+    }
+}
+
+extension Journal: SessionJournaling {}

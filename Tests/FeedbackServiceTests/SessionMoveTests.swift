@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+import Upstream
+
+/// Two replicas (the real binary, twice) on one PostgreSQL journal: a session lives where it was last asked for. The
+/// replica that gets a request for a session it does not hold activates it from the shared journal and takes it over;
+/// the copy on the other replica is fenced (its next write is refused, nothing of it kept), dropped (its stream ends)
+/// and, when asked again, takes the session back with everything the other wrote.
+@Suite(.serialized, .timeLimit(.minutes(2)))
+struct SessionMoveTests {
+    private static let increment = #"{"type":"increment"}"#
+
+    private func post(_ api: SessionAPIClient, _ id: String, key: String) async throws -> UpstreamResponse {
+        try await api.postIncrement(id, key: key)
+    }
+
+    @Test func aSessionMovesToTheReplicaAskedAndTheOldCopyIsFencedAndDropped() async throws {
+        let place = try ServiceJournal.postgres.place()
+        let first = try await StreamTestServer.start(place.flags)
+        let second = try await StreamTestServer.start(place.flags)
+        let id = try await first.api.create()
+        for _ in 1...3 { try await first.api.post(id, Self.increment) }
+        let stream = try first.reader("/v1/sessions/\(id)/stream")
+        #expect(try await stream.nextEvent().type == "snapshot")
+        let before = try await first.api.send("GET", "/v1/sessions/\(id)")
+
+        // The second replica never saw the session: its first request activates it from the shared journal, at the
+        // same revision and cursor epoch.
+        let moved = try await second.api.send("GET", "/v1/sessions/\(id)")
+        #expect(moved.status == 200)
+        #expect(moved.bodyText == before.bodyText)
+        #expect(moved.headers["etag"] == before.headers["etag"])
+
+        // The first replica's copy is superseded: its write is refused with a 503 that says to retry, and nothing of
+        // it is kept.
+        let refused = try await post(first.api, id, key: "k1")
+        #expect(refused.status == 503, "\(refused.bodyText)")
+        #expect(refused.bodyText.contains("another replica"))
+        // Its copy is dropped: the stream it served ends (the client reconnects wherever the balancer sends it).
+        var ending: String?
+        for _ in 0..<20 where ending == nil {
+            do {
+                _ = try await stream.nextEvent(timeout: .seconds(10))
+            } catch {
+                ending = "\(error)"
+            }
+        }
+        #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
+        await stream.disconnect()
+
+        // The retry, where the session lives now, is applied once.
+        let applied = try await post(second.api, id, key: "k1")
+        #expect(applied.status == 200)
+        #expect(jsonObject(applied.bodyText)["rev"] as? Int == 4)
+        #expect(try await post(second.api, id, key: "k1").bodyText == applied.bodyText)
+
+        // Asked again, the first replica takes it back with the second's history, and the second is fenced in turn.
+        let back = try await first.api.send("GET", "/v1/sessions/\(id)")
+        #expect(jsonObject(back.bodyText)["rev"] as? Int == 4)
+        #expect(try await first.api.post(id, Self.increment)["rev"] as? Int == 5)
+        #expect(try await post(second.api, id, key: "k2").status == 503)
+        #expect(jsonObject(try await first.api.send("GET", "/v1/sessions/\(id)").bodyText)["rev"] as? Int == 5)
+        await first.stop()
+        await second.stop()
+    }
+}

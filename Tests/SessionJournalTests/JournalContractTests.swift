@@ -1,0 +1,188 @@
+import Dispatch
+import Synchronization
+import Testing
+
+@testable import SessionJournal
+
+/// The promises of `SessionJournaling`, checked against both journals: SQLite in a data directory and PostgreSQL on
+/// the test process's private server.
+@Suite(.timeLimit(.minutes(2))) struct JournalContractTests {
+    private static func answer(_ id: String, _ key: String, revision: UInt64) -> KeyedAnswer {
+        KeyedAnswer(
+            sessionID: id,
+            key: key,
+            fingerprint: 42,
+            epoch: 7,
+            revision: revision,
+            state: "{\"r\":\(revision)}"
+        )
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func appendedRecordsAreReadBackAfterReopening(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let journal = try place.open()
+        let key = journal.fingerprintKey
+        try journal.appendAndWait([.created(JournalFixtures.creation(a)), .created(JournalFixtures.creation(b))])
+        try journal.appendAndWait([JournalFixtures.event(a, 1), JournalFixtures.event(b, 1, origin: .effect)])
+        try journal.appendAndWait([JournalFixtures.event(a, 2), .answered(Self.answer(a, "k", revision: 2))])
+        journal.close()
+
+        let reopened = try place.open()
+        defer { reopened.close() }
+        #expect(reopened.fingerprintKey == key)
+        #expect(key.count == 16)
+        #expect(try reopened.start().sessions == 2)
+        let recovery = try reopened.recover()
+        #expect(recovery.problems.isEmpty)
+        #expect(recovery.sessions.map(\.creation) == [JournalFixtures.creation(a), JournalFixtures.creation(b)])
+        #expect(recovery.sessions[0].events.map(\.revision) == [1, 2])
+        #expect(recovery.sessions[0].answers == [Self.answer(a, "k", revision: 2)])
+        #expect(
+            recovery.sessions[1].events == [JournalEvent(revision: 1, event: #"{"type":"add","n":1}"#, origin: .effect)]
+        )
+        #expect(try reopened.recover(only: [b]) == [recovery.sessions[1]])
+        #expect(try reopened.recover(only: ["nobody-here-at-all-xx"]).isEmpty)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aSnapshotIsTheBaseAndCompactionKeepsWhatReadingNeeds(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let id = JournalFixtures.id(1)
+        let journal = try place.open()
+        defer { journal.close() }
+        try journal.appendAndWait(
+            [.created(JournalFixtures.creation(id))] + (1...5).map { JournalFixtures.event(id, $0) }
+        )
+        try journal.appendAndWait([.snapshot(sessionID: id, revision: 3, state: #"{"count":6}"#)])
+        try journal.appendAndWait([JournalFixtures.event(id, 6)])
+        _ = try journal.compact()
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.baseRevision == 3)
+        #expect(session.baseState == #"{"count":6}"#)
+        #expect(session.events.map(\.revision) == [4, 5, 6])
+        #expect(session.damage == nil)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aRemovedSessionIsGoneAndARecreatedOneStartsAfresh(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        defer { journal.close() }
+        let (gone, again) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        for id in [gone, again] {
+            try journal.appendAndWait([
+                .created(JournalFixtures.creation(id, epoch: 1)), JournalFixtures.event(id, 1),
+                .answered(Self.answer(id, "k", revision: 1)), .deadline(sessionID: id, at: 10),
+            ])
+        }
+        try journal.appendAndWait([.removed(sessionID: gone)])
+        try journal.appendAndWait([.created(JournalFixtures.creation(again, epoch: 2))])
+        _ = try journal.compact()
+        let sessions = try journal.recover().sessions
+        #expect(sessions.map(\.creation.id) == [again])
+        #expect(sessions[0].creation.epoch == 2)
+        #expect(sessions[0].events.isEmpty)
+        #expect(sessions[0].answers.isEmpty)
+        #expect(try journal.deadlineCount() == 0)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func answersAreTrimmedToTheNewestOfEachSession(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(JournalConfiguration(answersPerSession: 3))
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        for revision in UInt64(1)...8 {
+            try journal.appendAndWait([
+                JournalFixtures.event(id, revision), .answered(Self.answer(id, "k\(revision)", revision: revision)),
+            ])
+        }
+        _ = try journal.compact()
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.answers.map(\.key) == ["k6", "k7", "k8"])
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func theDeadlineIndexAnswersByTime(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let (a, b, c) = (JournalFixtures.id(1), JournalFixtures.id(2), JournalFixtures.id(3))
+        let journal = try place.open()
+        defer { journal.close() }
+        try journal.appendAndWait([a, b, c].map { .created(JournalFixtures.creation($0)) })
+        try journal.appendAndWait([
+            .deadline(sessionID: a, at: 300), .deadline(sessionID: b, at: 100), .deadline(sessionID: c, at: 200),
+        ])
+        // Passivated: each lets go of its session (what a shared journal wakes is what nobody holds).
+        try journal.appendAndWait([a, b, c].map { .settled(sessionID: $0, revision: 0) })
+        #expect(try journal.deadlines(through: 250, limit: 10).map(\.sessionID) == [b, c])
+        #expect(try journal.deadlines(through: 250, limit: 1) == [JournalDeadline(sessionID: b, at: 100)])
+        #expect(try journal.deadline(after: 100) == 200)
+        #expect(try journal.deadline(after: 300) == nil)
+        #expect(try journal.deadlineCount() == 3)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func appendsArrivingDuringACommitShareTheNextOneAndCompleteInOrder(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        defer { journal.close() }
+        let ids = (1...20).map(JournalFixtures.id)
+        try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        let before = journal.statistics.commits
+        let release = DispatchSemaphore(value: 0)
+        place.hold(journal, until: release)
+        let order = Mutex<[Int]>([])
+        let completed = DispatchGroup()
+        for (index, id) in ids.enumerated() {
+            completed.enter()
+            journal.append([JournalFixtures.event(id, 1)]) { result in
+                if case .success = result { order.withLock { $0.append(index) } }
+                completed.leave()
+            }
+        }
+        release.signal()
+        completed.wait()
+        #expect(order.withLock { $0 } == Array(0..<20))
+        #expect(journal.statistics.commits - before == 1)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aDamagedEventEndsItsSessionsHistoryThere(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let id = JournalFixtures.id(1)
+        let journal = try place.open()
+        defer { journal.close() }
+        try journal.appendAndWait(
+            [.created(JournalFixtures.creation(id))] + (1...4).map { JournalFixtures.event(id, $0) }
+        )
+        try place.tamper(
+            journal,
+            sqlite: "UPDATE events SET event = '{\"type\":\"add\",\"n\":99}' WHERE rev = 3",
+            postgres: "UPDATE fh_events SET event = '{\"type\":\"add\",\"n\":99}' WHERE rev = 3"
+        )
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.events.map(\.revision) == [1, 2])
+        #expect(session.damage == "event 3 fails its checksum; it and later events dropped")
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aClosedJournalRefusesAppends(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        journal.close()
+        #expect(throws: JournalError(.closed, "the journal is closed")) {
+            try journal.appendAndWait([.created(JournalFixtures.creation(JournalFixtures.id(1)))])
+        }
+    }
+}

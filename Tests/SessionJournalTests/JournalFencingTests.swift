@@ -1,0 +1,141 @@
+import Dispatch
+import Foundation
+import PostgresFixture
+import Synchronization
+import Testing
+
+@testable import SessionJournal
+
+/// One owner per session in a shared journal: two `PostgresJournal`s on one database stand for two replicas. Reading a
+/// session back takes it; the previous owner's appends are then refused (`.fenced`) and write nothing, while what
+/// they shared a commit with is written.
+@Suite(.timeLimit(.minutes(2))) struct JournalFencingTests {
+    @Test func aSupersededOwnersAppendIsRefusedAndWritesNothing() throws {
+        let place = try JournalPlace(.postgres)
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let first = try place.open()
+        defer { first.close() }
+        let second = try place.open()
+        defer { second.close() }
+        try first.appendAndWait([.created(JournalFixtures.creation(a)), JournalFixtures.event(a, 1)])
+        try first.appendAndWait([.created(JournalFixtures.creation(b))])
+
+        // The second replica activates `a`: it reads everything the first committed and owns it from then on.
+        let taken = try #require(try second.recover(only: [a]).first)
+        #expect(taken.revision == 1)
+
+        // In one group commit of the first replica: `a`'s append is refused, `b`'s is written.
+        let release = DispatchSemaphore(value: 0)
+        place.hold(first, until: release)
+        let outcomes = Mutex<[String: Result<Void, JournalError>]>([:])
+        let done = DispatchGroup()
+        for (id, revision) in [(a, UInt64(2)), (b, UInt64(1))] {
+            done.enter()
+            first.append([JournalFixtures.event(id, revision)]) { result in
+                outcomes.withLock { $0[id] = result }
+                done.leave()
+            }
+        }
+        release.signal()
+        done.wait()
+        let results = outcomes.withLock { $0 }
+        #expect(results[a]?.failure?.code == .fenced)
+        #expect(results[b]?.failure == nil)
+        #expect(first.health == .healthy)
+
+        // The new owner appends revision 2 itself; the old owner's revision 2 never reached the log.
+        try second.appendAndWait([JournalFixtures.event(a, 2, origin: .effect)])
+        let third = try place.open()
+        defer { third.close() }
+        let sessions = try third.recover().sessions
+        #expect(sessions.map(\.revision) == [2, 1])
+        #expect(sessions[0].events.last?.origin == .effect)
+
+        // Once superseded, always: the first replica's later appends of `a` are refused too.
+        #expect(throws: JournalError.self) { try first.appendAndWait([JournalFixtures.event(a, 3)]) }
+    }
+
+    /// A replica that stalls (SIGSTOP, a long pause) with appends queued wakes after another took its session: every
+    /// append it makes then is refused, so nothing it applied while superseded reaches the log.
+    @Test func aPausedOwnerWakesFencedAndTheNewOwnersHistoryStands() throws {
+        let place = try JournalPlace(.postgres)
+        let id = JournalFixtures.id(1)
+        let paused = try place.open()
+        defer { paused.close() }
+        try paused.appendAndWait(
+            [.created(JournalFixtures.creation(id))] + (1...3).map { JournalFixtures.event(id, $0) }
+        )
+
+        let release = DispatchSemaphore(value: 0)
+        place.hold(paused, until: release)  // stalled: its queued appends are not sent
+        let refused = Mutex(0)
+        let done = DispatchGroup()
+        for revision in UInt64(4)...6 {
+            done.enter()
+            paused.append([JournalFixtures.event(id, revision)]) { result in
+                if result.failure?.code == .fenced { refused.withLock { $0 += 1 } }
+                done.leave()
+            }
+        }
+
+        let other = try place.open()
+        defer { other.close() }
+        #expect(try other.recover(only: [id]).first?.revision == 3)
+        try other.appendAndWait([JournalFixtures.event(id, 4, origin: .effect)])
+
+        release.signal()  // wakes
+        done.wait()
+        #expect(refused.withLock { $0 } == 3)
+        let after = try #require(try other.recover(only: [id]).first)
+        #expect(after.events.map(\.revision) == [1, 2, 3, 4])
+        #expect(after.events.last?.origin == .effect)
+    }
+
+    /// A passivation lets the session go: a due timer may then wake it on any replica, and only a passive session is
+    /// offered for waking.
+    @Test func aPassivatedSessionIsOfferedToEveryReplicaForItsTimer() throws {
+        let place = try JournalPlace(.postgres)
+        let (held, passive) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let first = try place.open()
+        defer { first.close() }
+        try first.appendAndWait([
+            .created(JournalFixtures.creation(held)), .deadline(sessionID: held, at: 10),
+            .created(JournalFixtures.creation(passive)), .deadline(sessionID: passive, at: 20),
+        ])
+        try first.appendAndWait([
+            .snapshot(sessionID: passive, revision: 0, state: "{}"), .settled(sessionID: passive, revision: 0),
+        ])
+        let second = try place.open()
+        defer { second.close() }
+        #expect(try second.deadlines(through: 100, limit: 10).map(\.sessionID) == [passive])
+        // Woken on the second replica: it owns it now, and it is no longer offered.
+        #expect(try second.recover(only: [passive]).count == 1)
+        #expect(try second.deadlines(through: 100, limit: 10).isEmpty)
+        try second.appendAndWait([.settled(sessionID: passive, revision: nil), JournalFixtures.event(passive, 1)])
+    }
+
+    /// A replica that stops renewing its lease (killed, or stalled as here) leaves the due timers of the sessions it
+    /// holds to the others; while it renews, they are its own.
+    @Test func aHeldSessionsTimerIsOfferedOnceItsHoldersLeaseLapses() throws {
+        let place = try JournalPlace(.postgres)
+        let id = JournalFixtures.id(1)
+        let holder = try PostgresJournal.open(url: place.url!, leaseMilliseconds: 3000, logger: JournalFixtures.logger)
+        defer { holder.close() }
+        let other = try PostgresJournal.open(url: place.url!, leaseMilliseconds: 3000, logger: JournalFixtures.logger)
+        defer { other.close() }
+        try holder.appendAndWait([.created(JournalFixtures.creation(id)), .deadline(sessionID: id, at: 10)])
+        #expect(try other.deadlines(through: 100, limit: 10).isEmpty)
+
+        let release = DispatchSemaphore(value: 0)
+        place.hold(holder, until: release)  // stalled: no renewal
+        var offered: [JournalDeadline] = []
+        for _ in 0..<100 where offered.isEmpty {
+            offered = try other.deadlines(through: 100, limit: 10)
+            if offered.isEmpty { usleep(100_000) }
+        }
+        #expect(offered == [JournalDeadline(sessionID: id, at: 10)])
+        #expect(try other.recover(only: [id]).count == 1)
+        release.signal()
+        #expect(throws: JournalError.self) { try holder.appendAndWait([.deadline(sessionID: id, at: nil)]) }
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import PostgresFixture
+import Synchronization
+import Testing
+
+@testable import SessionJournal
+
+/// The two journals behind `SessionJournaling`, for parameterized tests.
+enum JournalBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case sqlite
+    case postgres
+
+    var testDescription: String { rawValue }
+}
+
+/// Where one test's journal lives: a temporary data directory (SQLite) or a fresh database on the test process's
+/// private PostgreSQL server. `open` may be called again after a `close`, as a restart (or another replica) would.
+struct JournalPlace {
+    let backend: JournalBackend
+    let directory: TemporaryDirectory?
+    let url: String?
+
+    init(_ backend: JournalBackend) throws {
+        self.backend = backend
+        switch backend {
+        case .sqlite:
+            directory = TemporaryDirectory()
+            url = nil
+        case .postgres:
+            directory = nil
+            url = try PostgresServer.makeDatabase()
+        }
+    }
+
+    func open(_ configuration: JournalConfiguration = .init()) throws -> any SessionJournaling {
+        switch backend {
+        case .sqlite:
+            try Journal.open(directory: directory!.path, configuration: configuration, logger: JournalFixtures.logger)
+        case .postgres:
+            try PostgresJournal.open(url: url!, configuration: configuration, logger: JournalFixtures.logger)
+        }
+    }
+
+    /// Changes stored rows behind the journal's back (a damaged record): `sqlite` on SQLite's tables through the open
+    /// journal, `postgres` on PostgreSQL's through psql.
+    func tamper(_ journal: any SessionJournaling, sqlite: String, postgres: String) throws {
+        switch backend {
+        case .sqlite:
+            try (journal as! Journal).withStore { store throws(JournalError) in
+                try store.connection.execute(sqlite)
+            }
+        case .postgres:
+            _ = try PostgresServer.shared().psql(url!, postgres)
+        }
+    }
+
+    /// Holds the journal's queue (as a long commit or a stalled process would) until `release` is signalled; returns
+    /// once it is held.
+    func hold(_ journal: any SessionJournaling, until release: DispatchSemaphore) {
+        let held = DispatchSemaphore(value: 0)
+        let queue = (journal as? Journal)?.queue ?? (journal as! PostgresJournal).queue
+        queue.async {
+            held.signal()
+            release.wait()
+        }
+        held.wait()
+    }
+
+    func remove() {
+        directory?.remove()
+    }
+}
+
+extension SessionJournaling {
+    /// Appends and blocks until the completion ran.
+    func appendAndWait(_ records: [JournalRecord]) throws {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Void, JournalError>?>(nil)
+        append(records) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        try outcome.withLock { $0! }.get()
+    }
+}
