@@ -55,22 +55,25 @@ extension SessionService {
             return 0
         }
         guard !candidates.isEmpty, persistence.writeRefusal() == nil else { return 0 }
-        // Under the activation lock: an activation of one of them reads the journal after its removal is queued,
-        // so it finds nothing (404), as after a DELETE.
-        let active = activation.withLock { _ in
+        // Under the activation lock: an activation of one of them reads the journal after its removal, so it finds
+        // nothing (404), as after a DELETE. The journal deletes only those still passive (no replica took one
+        // meanwhile) whose time is still past, in the transaction that deletes them.
+        let active = activation.withLock { _ -> [String] in
             var active: [String] = []
+            var passive: [String] = []
             for candidate in candidates {
                 guard let id = SessionID(candidate) else { continue }
-                if store[id] != nil {
-                    active.append(candidate)
-                    continue
-                }
-                if persistence.discardBroken(id) {
-                    metrics.sessionsRetired.increment()
-                    continue
-                }
-                persistence.removed(id)
-                metrics.sessionsPassive.decrement()
+                if store[id] != nil { active.append(candidate) } else { passive.append(candidate) }
+            }
+            let retired: [String]
+            do throws(JournalError) {
+                retired = try persistence.journal.retire(passive, leftBefore: now - age)
+            } catch {
+                persistence.logger.warning("retention: sessions cannot be deleted", metadata: ["error": "\(error)"])
+                return active
+            }
+            for id in retired.compactMap(SessionID.init) {
+                if !persistence.forgetBroken(id) { metrics.sessionsPassive.decrement() }
                 metrics.sessionsRetired.increment()
             }
             return active

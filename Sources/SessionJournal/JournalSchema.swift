@@ -105,6 +105,11 @@ enum JournalSchema {
     static let upsertActivity = "INSERT OR REPLACE INTO activity(session, at) VALUES(?1, ?2)"
     static let deleteActivity = "DELETE FROM activity WHERE session = ?1"
     static let touchActivity = "UPDATE activity SET at = ?2 WHERE session = ?1"
+    /// Whether session ?1 left memory before ?2 and has no deadline pending (retention's check at deletion).
+    static let isAbandoned = """
+        SELECT 1 FROM activity a WHERE a.session = ?1 AND a.at < ?2
+            AND NOT EXISTS (SELECT 1 FROM deadlines d WHERE d.session = ?1)
+        """
     /// Gives every session without an activity row one at ?1.
     static let stampActivity = "INSERT OR IGNORE INTO activity(session, at) SELECT id, ?1 FROM sessions"
     /// Sessions that last left memory before ?1 and have no pending durable-timer deadline (a timer still to come

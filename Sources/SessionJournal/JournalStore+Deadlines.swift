@@ -54,6 +54,31 @@ extension JournalStore {
         }
     }
 
+    /// Removes those of `ids` that left memory before `time` and have no deadline pending, in one transaction;
+    /// returns them.
+    func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
+        let check = try connection.prepare(JournalSchema.isAbandoned)
+        defer { check.finalize() }
+        try connection.execute("BEGIN IMMEDIATE")
+        var retired: [String] = []
+        do throws(JournalError) {
+            for id in ids {
+                check.reset()
+                check.bind(1, id)
+                check.bind(2, time)
+                guard try check.step() else { continue }
+                check.reset()
+                try write(.removed(sessionID: id))
+                retired.append(id)
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return retired
+    }
+
     /// Sessions that last left memory before `time` with no deadline pending, oldest first, at most `limit`.
     func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
         let statement = try connection.prepare(JournalSchema.abandonedSessions)
@@ -114,6 +139,12 @@ extension Journal {
     /// Sets the last-activity time of `ids` (sessions that are active again) to `time`.
     public func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
         try withStore { store throws(JournalError) in try store.touchActivity(of: ids, at: time) }
+    }
+
+    /// Deletes, as a removal would, those of `ids` that left memory before `time` and have no deadline pending;
+    /// returns them. The caller holds none of them in memory.
+    public func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
+        try withStore { store throws(JournalError) in try store.retire(ids, leftBefore: time) }
     }
 
     /// How many sessions have a pending deadline.

@@ -129,7 +129,7 @@ final class JournalStore {
         }
     }
 
-    private func write(_ record: JournalRecord) throws(JournalError) {
+    func write(_ record: JournalRecord) throws(JournalError) {
         switch record {
         case .created(let creation):
             // Events of an earlier incarnation of this id have lower `seq`s than this generation.

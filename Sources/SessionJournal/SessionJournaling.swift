@@ -62,8 +62,23 @@ public protocol SessionJournaling: AnyObject, Sendable {
     /// beyond the newest of each session).
     func compact() throws(JournalError) -> CompactionReport
 
-    // Retention (`session.retention`, sessions idle longer than an age are deleted) belongs here, beside `compact()`:
-    // one requirement that both implementations answer in their own storage.
+    // Retention (`session.retention`): each session's last-activity time (when it last left memory, in
+    // milliseconds since 1970), and the deletion of the passive sessions whose time is older than an age.
+
+    /// Gives every session without a last-activity time one at `time` (a crash left it unsettled, or an older
+    /// version wrote it); returns how many got one.
+    func stampActivity(at time: Int64) throws(JournalError) -> Int
+
+    /// The passive sessions (held in memory by no replica) that last left memory before `time` and have no
+    /// deadline pending, oldest first, at most `limit`.
+    func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String]
+
+    /// Sets the last-activity time of `ids` (active again) to `time`.
+    func touchActivity(of ids: [String], at time: Int64) throws(JournalError)
+
+    /// Deletes, as a removal would, those of `ids` that are still passive, left memory before `time` and have no
+    /// deadline pending (checked in the transaction that deletes them); returns the ids deleted.
+    func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String]
 
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }

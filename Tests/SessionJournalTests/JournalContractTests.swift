@@ -67,6 +67,40 @@ import Testing
         #expect(session.damage == nil)
     }
 
+    /// `session.retention`: a session that left memory (its settled mark, a release) has a time; retiring deletes
+    /// only those whose time is before the cutoff and that have no timer to come, as a removal would.
+    @Test(arguments: JournalBackend.allCases)
+    func retentionRetiresOnlySessionsThatLeftBeforeTheCutoffWithNoTimerToCome(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        defer { journal.close() }
+        let (left, timed) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        try journal.appendAndWait([
+            .created(JournalFixtures.creation(left)), JournalFixtures.event(left, 1),
+            .created(JournalFixtures.creation(timed)), .deadline(sessionID: timed, at: 10),
+        ])
+        try journal.appendAndWait([
+            .snapshot(sessionID: left, revision: 1, state: "{}"), .settled(sessionID: left, revision: 1),
+            .settled(sessionID: timed, revision: 0),
+        ])
+        #expect(try journal.stampActivity(at: 5) == 0)  // both have a time: they left memory
+        #expect(try journal.abandonedSessions(before: 1, limit: 10).isEmpty)
+        #expect(try journal.abandonedSessions(before: .max, limit: 10) == [left])  // timed has a timer to come
+        #expect(try journal.retire([left, timed], leftBefore: 1).isEmpty)
+        #expect(try journal.retire([left, timed], leftBefore: .max) == [left])
+        #expect(try journal.recover(only: [left]).isEmpty)
+
+        // Its timer cleared (by the session, taken back), `timed` goes once its time is past the cutoff.
+        #expect(try journal.recover(only: [timed]).count == 1)
+        try journal.appendAndWait([.deadline(sessionID: timed, at: nil), .settled(sessionID: timed, revision: 0)])
+        try journal.touchActivity(of: [timed], at: 100)
+        #expect(try journal.abandonedSessions(before: 100, limit: 10).isEmpty)
+        #expect(try journal.abandonedSessions(before: 101, limit: 10) == [timed])
+        #expect(try journal.retire([timed], leftBefore: 101) == [timed])
+        #expect(try journal.recover().sessions.isEmpty)
+    }
+
     @Test(arguments: JournalBackend.allCases)
     func aRemovedSessionIsGoneAndARecreatedOneStartsAfresh(_ backend: JournalBackend) throws {
         let place = try JournalPlace(backend)

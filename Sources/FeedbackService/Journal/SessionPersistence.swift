@@ -220,9 +220,15 @@ public final class SessionPersistence: Sendable {
 
     /// Forgets a broken session and deletes its records; false when the id is not a broken session.
     func discardBroken(_ id: SessionID) -> Bool {
+        guard forgetBroken(id) else { return false }
+        removed(id)
+        return true
+    }
+
+    /// Forgets that `id` could not be restored (the journal no longer holds it); false when it was not marked.
+    func forgetBroken(_ id: SessionID) -> Bool {
         guard broken.withLock({ $0.removeValue(forKey: id) }) != nil else { return false }
         brokenGauge.decrement()
-        removed(id)
         return true
     }
 

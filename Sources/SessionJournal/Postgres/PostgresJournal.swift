@@ -464,6 +464,31 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         Int(try query([.init(name: "deadlines", parameters: [])])[0].integer ?? 0)
     }
 
+    public func stampActivity(at time: Int64) throws(JournalError) -> Int {
+        try query([.init(name: "activity.stamp", parameters: [String(time)])])[0].affected
+    }
+
+    public func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
+        let statement = PostgresConnection.Statement(
+            name: "activity.abandoned",
+            parameters: [String(time), String(limit), String(leaseMilliseconds)]
+        )
+        return try query([statement])[0].rows.compactMap { $0[0] }
+    }
+
+    public func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
+        guard !ids.isEmpty else { return }
+        _ = try query(ids.map { .init(name: "activity.touch", parameters: [$0, String(time)]) })
+    }
+
+    public func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let outcomes = try query(
+            ids.map { .init(name: "session.retire", parameters: [$0, String(time), String(leaseMilliseconds)]) }
+        )
+        return zip(ids, outcomes).compactMap { id, outcome in outcome.rows.first?[0] == "t" ? id : nil }
+    }
+
     public func compact() throws(JournalError) -> CompactionReport {
         let outcomes = try query([
             .init(name: "compact.events", parameters: []),

@@ -8,6 +8,10 @@
 /// - `fh_replicas`: each replica's lease, renewed while it runs (`seen`). A session whose `holder` has not renewed its
 ///   lease for `leaseMilliseconds` counts as held by nobody when timers are due: a replica that died (SIGKILL) or
 ///   stalls (SIGSTOP) leaves its sessions' timers to the others, and fencing refuses whatever it writes on waking.
+/// - `left_at` on `fh_sessions`: when the session last left memory (milliseconds since 1970; set by a release,
+///   cleared by a re-creation, stamped for rows without one), for `session.retention`: `fh_retire` deletes a session
+///   only while no live replica holds it, it left before the cutoff and no deadline is pending, under the row's lock,
+///   so a replica taking it at the same moment either wins (and the session stays) or finds it gone (404).
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
 ///
@@ -25,6 +29,8 @@ enum PostgresSchema {
             id text PRIMARY KEY, system text NOT NULL, epoch bigint NOT NULL, state text NOT NULL,
             created double precision NOT NULL, crc bigint NOT NULL, owner bigint, holder bigint,
             fence bigint NOT NULL DEFAULT 1);
+        ALTER TABLE fh_sessions ADD COLUMN IF NOT EXISTS left_at bigint;
+        CREATE INDEX IF NOT EXISTS fh_sessions_by_left ON fh_sessions(left_at);
         CREATE TABLE IF NOT EXISTS fh_replicas(id bigint PRIMARY KEY, seen timestamptz NOT NULL);
         CREATE TABLE IF NOT EXISTS fh_events(
             session text NOT NULL, rev bigint NOT NULL, origin integer NOT NULL, event text NOT NULL,
@@ -64,7 +70,7 @@ enum PostgresSchema {
                 VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder)
                 ON CONFLICT (id) DO UPDATE SET system = EXCLUDED.system, epoch = EXCLUDED.epoch,
                     state = EXCLUDED.state, created = EXCLUDED.created, crc = EXCLUDED.crc, owner = EXCLUDED.owner,
-                    holder = EXCLUDED.holder, fence = fh_sessions.fence + 1;
+                    holder = EXCLUDED.holder, fence = fh_sessions.fence + 1, left_at = NULL;
             PERFORM fh_forget(p_id);
             RETURN true;
         END $$;
@@ -119,8 +125,29 @@ enum PostgresSchema {
         CREATE OR REPLACE FUNCTION fh_release(p_session text, p_owner bigint) RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
-            UPDATE fh_sessions SET owner = NULL WHERE id = p_session AND owner = p_owner;
+            UPDATE fh_sessions SET owner = NULL, left_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+                WHERE id = p_session AND owner = p_owner;
             RETURN FOUND;
+        END $$;
+
+        -- Whether no live replica holds the session: no owner, or an owner whose lease lapsed (p_lease ms).
+        CREATE OR REPLACE FUNCTION fh_unheld(p_owner bigint, p_holder bigint, p_lease bigint) RETURNS boolean
+        LANGUAGE sql STABLE AS $$
+            SELECT p_owner IS NULL OR NOT EXISTS (SELECT 1 FROM fh_replicas r
+                WHERE r.id = p_holder AND r.seen > now() - make_interval(secs => p_lease::float8 / 1000));
+        $$;
+
+        -- Retention: deletes the session if no live replica holds it, it left memory before p_before and no
+        -- deadline is pending; the row's lock orders it with a takeover.
+        CREATE OR REPLACE FUNCTION fh_retire(p_session text, p_before bigint, p_lease bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            DELETE FROM fh_sessions s WHERE s.id = p_session AND s.left_at < p_before
+                AND fh_unheld(s.owner, s.holder, p_lease)
+                AND NOT EXISTS (SELECT 1 FROM fh_deadlines d WHERE d.session = p_session);
+            IF NOT FOUND THEN RETURN false; END IF;
+            PERFORM fh_forget(p_session);
+            RETURN true;
         END $$;
 
         -- The owner's removal, or (p_owner NULL) a removal by whoever holds no copy (a broken session discarded).
@@ -166,6 +193,14 @@ enum PostgresSchema {
                 + "WHERE r.id = s.holder AND r.seen > now() - make_interval(secs => $3::float8 / 1000))) ORDER BY d.at LIMIT $2"
         ),
         ("next", "SELECT min(at) FROM fh_deadlines WHERE at > $1"),
+        ("activity.stamp", "UPDATE fh_sessions SET left_at = $1 WHERE left_at IS NULL"),
+        (
+            "activity.abandoned",
+            "SELECT s.id FROM fh_sessions s WHERE s.left_at < $1 AND fh_unheld(s.owner, s.holder, $3) "
+                + "AND NOT EXISTS (SELECT 1 FROM fh_deadlines d WHERE d.session = s.id) ORDER BY s.left_at LIMIT $2"
+        ),
+        ("activity.touch", "UPDATE fh_sessions SET left_at = $2 WHERE id = $1"),
+        ("session.retire", "SELECT fh_retire($1, $2, $3)"),
         // A replica's lease: renewed every quarter of it; rows of replicas gone for an hour are deleted.
         (
             "renew",
