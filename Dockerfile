@@ -33,10 +33,17 @@ COPY --from=builder /out/feedback-host /usr/local/bin/feedback-host
 USER ${APP_UID}:${APP_UID}
 # Configuration: every --flag is also FEEDBACKHOST_<FLAG> (docs/API.md, "Configuration"). In a container the server
 # listens on every interface; logs are one JSON object per line on standard error.
+# Safe by default: tokens per session and scope (docs/API.md, "Tokens"). Anyone may create a session and gets its
+# read, post and admin tokens, signed with the key in a mounted secret (32+ random bytes; without it the container
+# exits at once with a message saying so). A backend that signs its own JWTs sets FEEDBACKHOST_AUTH_KEYS and
+# FEEDBACKHOST_AUTH_CREATE=token; FEEDBACKHOST_AUTH=off turns tokens off.
 ENV FEEDBACKHOST_HOST=0.0.0.0 \
     FEEDBACKHOST_PORT=8080 \
     FEEDBACKHOST_LOG_FORMAT=json \
-    FEEDBACKHOST_DATA_DIR=/var/lib/feedbackhost
+    FEEDBACKHOST_DATA_DIR=/var/lib/feedbackhost \
+    FEEDBACKHOST_AUTH=jwt \
+    FEEDBACKHOST_AUTH_CREATE=open \
+    FEEDBACKHOST_AUTH_KEY_FILE=/run/secrets/feedbackhost-auth-key
 # The session journal (SQLite, WAL): keep it on a volume so sessions survive a restart of the container.
 VOLUME ["/var/lib/feedbackhost"]
 EXPOSE 8080

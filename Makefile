@@ -4,7 +4,7 @@ SHELL := /bin/bash
 
 HOST ?= 127.0.0.1
 PORT ?= 8080
-DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx
+DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config curl python3 wrk haproxy nginx openssl
 # The PostgreSQL journal: libpq to build against, and the server the tests start privately (initdb, pg_ctl).
 DEBIAN_PACKAGES += libpq-dev postgresql
 PYPI_PACKAGES := openapi-spec-validator pyyaml
@@ -69,6 +69,8 @@ test: deps lint
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	# One page, 12 streams over HTTP/2 through HAProxy's TLS frontend (headless Chromium, self-signed certificate).
+	python3 Deployment/checks/h2_browser_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	# openapi.yaml against the server: schemathesis for 90 s, fixed seed; any finding fails (Tests/Schemathesis).
 	python3 Tests/Schemathesis/run.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
@@ -96,6 +98,7 @@ container-check: deps
 cluster-test: deps
 	swift build --product feedback-host
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	python3 Deployment/checks/h2_browser_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 # The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
 deployment-test: deps

@@ -153,16 +153,27 @@ def main():
     if not data_dir:
         raise SystemExit("container-check: the Dockerfile sets no FEEDBACKHOST_DATA_DIR for the journal")
     os.makedirs(root + data_dir, exist_ok=True)
+    # The token key (FEEDBACKHOST_AUTH_KEY_FILE): a secret mounted read-only, as compose and Kubernetes mount it.
+    key_path = runtime.env.get("FEEDBACKHOST_AUTH_KEY_FILE")
+    if not key_path:
+        raise SystemExit("container-check: the Dockerfile sets no FEEDBACKHOST_AUTH_KEY_FILE")
+    secrets_dir = os.path.dirname(key_path)
+    os.makedirs(root + secrets_dir, exist_ok=True)
     mounted = []
     server = None
     try:
         for command in (["mount", "--bind", root, view], ["mount", "-o", "remount,bind,ro", view],
                         ["mount", "-t", "proc", "proc", proc_dir],
                         ["mount", "-t", "tmpfs", "-o", f"uid={runtime.uid},gid={runtime.uid},mode=0700", "tmpfs",
-                         view + data_dir]):
+                         view + data_dir],
+                        ["mount", "-t", "tmpfs", "-o", "mode=0755", "tmpfs", view + secrets_dir]):
             subprocess.run(command, check=True)
             if command[1] != "-o":
                 mounted.insert(0, command[-1])
+        with open(view + key_path, "wb") as handle:
+            handle.write(os.urandom(32))
+        os.chown(view + key_path, runtime.uid, runtime.uid)
+        os.chmod(view + key_path, 0o400)
         root = view
         # The image's environment, except that the check listens on loopback only, on a free port.
         environment = dict(runtime.env)
@@ -195,16 +206,23 @@ def main():
                 raise SystemExit(f"container-check: GET {path} answered {status}")
         session = feedbackhost.new_session_id()
         status, _, created = client.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
-        if status != 201:
+        if status != 201 or set(created.get("tokens", {})) != {"read", "post", "admin"}:
             raise SystemExit(f"container-check: PUT /v1/sessions/{session} answered {status}: {created}")
+        tokens = created["tokens"]
+        status, _, _ = client.request("GET", f"/v1/sessions/{session}")
+        if status != 401:
+            raise SystemExit(f"container-check: a GET without a token answered {status}, expected 401")
         status, _, posted = client.request("POST", f"/v1/sessions/{session}/events",
-                                           {"events": [{"type": "add", "amount": 5}, {"type": "increment"}]})
+                                           {"events": [{"type": "add", "amount": 5}, {"type": "increment"}]},
+                                           {"Authorization": "Bearer " + tokens["post"]})
         if status != 200 or posted["state"] != {"count": 6}:
             raise SystemExit(f"container-check: posting events answered {status}: {posted}")
-        status, _, read = client.request("GET", f"/v1/sessions/{session}")
+        status, _, read = client.request("GET", f"/v1/sessions/{session}",
+                                         headers={"Authorization": "Bearer " + tokens["read"]})
         if status != 200 or read["state"] != {"count": 6} or read["rev"] != posted["rev"]:
             raise SystemExit(f"container-check: reading the session answered {status}: {read}")
-        log(f"session {session}: created, 2 events posted, read back count 6 at rev {read['rev']}")
+        log(f"session {session}: created (with its tokens; 401 without one), 2 events posted, read back count 6 at "
+            f"rev {read['rev']}")
         code = server.stop()
         if code != 0:
             raise SystemExit(f"container-check: SIGTERM ended the server with {code}, expected 0")

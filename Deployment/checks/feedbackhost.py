@@ -28,9 +28,10 @@ class Replica:
         self.base_url = f"http://127.0.0.1:{port}"
 
     @classmethod
-    def start(cls, command, name, timeout=20):
-        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-                                   start_new_session=True)
+    def start(cls, command, name, timeout=20, stderr=None, env=None):
+        """`stderr`: a file its standard error (its log) goes to, else nowhere; `env`: its whole environment."""
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=stderr or subprocess.DEVNULL,
+                                   start_new_session=True, env=env)
         deadline = time.monotonic() + timeout
         line = b""
         while not line.endswith(b"\n"):

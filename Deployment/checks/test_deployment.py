@@ -8,12 +8,16 @@ a running feedback-host (SERVER_BINARY, default .build/debug/feedback-host), the
 """
 
 import glob
+import http.client
 import os
 import re
 import shutil
+import socket
+import ssl
 import subprocess
 import sys
 import tempfile
+import time
 import unittest
 
 import yaml
@@ -21,7 +25,7 @@ import yaml
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dockerfile  # noqa: E402
 import proxy_configs  # noqa: E402
-from feedbackhost import Client, Replica  # noqa: E402
+from feedbackhost import Client, EventStream, Replica, new_session_id  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEPLOYMENT = os.path.join(ROOT, "Deployment")
@@ -74,6 +78,35 @@ def heartbeat_seconds():
 def drain_seconds():
     """The shutdown deadline feedback-host gives itself after SIGTERM."""
     return int(server_settings()["shutdown.deadline.ms"]) / 1000
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def request_when_listening(port, secure, path, headers, timeout=20):
+    """The status of one GET on 127.0.0.1:port (HTTPS without verifying the test's self-signed certificate), tried
+    again while the proxy is still starting."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            if secure:
+                context = ssl.create_default_context()
+                context.check_hostname, context.verify_mode = False, ssl.CERT_NONE
+                connection = http.client.HTTPSConnection("127.0.0.1", port, timeout=10, context=context)
+            else:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            try:
+                connection.request("GET", path, headers=headers)
+                return connection.getresponse().status
+            finally:
+                connection.close()
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.1)
 
 
 class DeploymentFilesTests(unittest.TestCase):
@@ -223,12 +256,15 @@ class DeploymentFilesTests(unittest.TestCase):
 
     def test_proxy_configurations_pass_their_own_checkers(self):
         with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+            # The certificates as mounted: one PEM with the key (compose), the key beside it (a Kubernetes TLS Secret).
+            combined, certificate, _ = proxy_configs.self_signed_certificate(workdir)
             rendered = os.path.join(workdir, "haproxy.cfg")
             with open(rendered, "w") as handle:
-                handle.write(proxy_configs.render_haproxy(self.haproxy, 18080, 18404, [18081, 18082, 18083]))
+                handle.write(proxy_configs.render_haproxy(self.haproxy, 18080, 18404, [18081, 18082, 18083],
+                                                          tls_port=18443, certificate=combined))
             k8s = os.path.join(workdir, "haproxy-k8s.cfg")
             with open(k8s, "w") as handle:
-                handle.write(self.k8s_haproxy)
+                handle.write(proxy_configs.with_certificate(self.k8s_haproxy, certificate))
             for path in (rendered, k8s):
                 result = subprocess.run(["haproxy", "-c", "-f", path], capture_output=True, text=True)
                 self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
@@ -237,6 +273,157 @@ class DeploymentFilesTests(unittest.TestCase):
                 handle.write(proxy_configs.render_nginx(self.nginx, 18090, [18081, 18082, 18083], workdir))
             result = subprocess.run(["nginx", "-t", "-e", "stderr", "-c", nginx], capture_output=True, text=True)
             self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+
+    def test_haproxy_terminates_tls_with_http2_from_a_mounted_secret(self):
+        for text in (self.haproxy, self.k8s_haproxy):
+            frontend = proxy_configs.haproxy_sections(text)["frontend feedback_host"]
+            self.assertIn(f"bind :8443 ssl crt {proxy_configs.CERTIFICATE} alpn h2,http/1.1", frontend)
+        haproxy = self.compose["services"]["haproxy"]
+        self.assertEqual(haproxy["secrets"], [{"source": "haproxy-certificate", "target": proxy_configs.CERTIFICATE}])
+        self.assertIn("8443:8443", haproxy["ports"])
+        self.assertTrue(all(p.startswith("127.0.0.1:") for p in haproxy["ports"] if p != "8443:8443"))
+        balancer = self.k8s[("Deployment", "feedback-host-haproxy")]["spec"]["template"]["spec"]
+        mount = next(m for m in balancer["containers"][0]["volumeMounts"] if m["name"] == "tls")
+        volume = next(v for v in balancer["volumes"] if v["name"] == "tls")
+        paths = {item["key"]: os.path.join(mount["mountPath"], item["path"]) for item in volume["secret"]["items"]}
+        self.assertEqual(paths, {"tls.crt": proxy_configs.CERTIFICATE, "tls.key": proxy_configs.CERTIFICATE + ".key"})
+        front = self.k8s[("Service", "feedback-host-lb")]["spec"]["ports"]
+        self.assertEqual([(p["port"], p["targetPort"]) for p in front], [(443, "https")])
+
+    def test_proxies_never_log_a_token(self):
+        """HAProxy (HTTPS and plain) and nginx with their shipped log formats: a token in the query, in
+        Authorization and in the cookie reaches no log line, while the request itself is logged."""
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        token = "eyJ" + os.urandom(12).hex() + ".secret-token-marker"
+        headers = {"Authorization": f"Bearer {token}", "Cookie": f"feedbackhost_token={token}"}
+        path = f"/v1/sessions/{new_session_id()}/stream?access_token={token}&mode=patch"
+        with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+            combined, _, _ = proxy_configs.self_signed_certificate(workdir)
+            replica = Replica.start([binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none"],
+                                    name="feedback-host")
+            ports = [free_port() for _ in range(4)]
+            haproxy_config = os.path.join(workdir, "haproxy.cfg")
+            with open(haproxy_config, "w") as handle:
+                handle.write(proxy_configs.render_haproxy(self.haproxy, ports[0], ports[1], [replica.port] * 3,
+                                                          tls_port=ports[2], certificate=combined))
+            nginx_config = os.path.join(workdir, "nginx.conf")
+            nginx_log = os.path.join(workdir, "nginx-access.log")
+            with open(nginx_config, "w") as handle:
+                handle.write(proxy_configs.render_nginx(self.nginx, ports[3], [replica.port] * 3, workdir, nginx_log))
+            haproxy_log = os.path.join(workdir, "haproxy.log")
+            proxies = []
+            try:
+                with open(haproxy_log, "wb") as out:
+                    proxies.append(subprocess.Popen(["haproxy", "-db", "-f", haproxy_config], stdout=out,
+                                                    stderr=subprocess.STDOUT, start_new_session=True))
+                proxies.append(subprocess.Popen(["nginx", "-e", "stderr", "-c", nginx_config, "-g", "daemon off;"],
+                                                stderr=subprocess.DEVNULL, start_new_session=True))
+                for port, secure in ((ports[0], False), (ports[2], True), (ports[3], False)):
+                    status = request_when_listening(port, secure, path, headers)
+                    self.assertEqual(status, 404, port)  # the session does not exist; the request went through
+            finally:
+                for proxy in proxies:
+                    proxy.terminate()
+                    proxy.wait(timeout=10)
+                self.assertEqual(replica.stop(), 0)
+            for log_path, expected_lines in ((haproxy_log, 2), (nginx_log, 1)):
+                with open(log_path) as handle:
+                    text = handle.read()
+                self.assertEqual(text.count("/stream"), expected_lines, text)
+                self.assertNotIn(token, text)
+                self.assertNotIn("access_token", text)
+
+    def test_the_images_settings_refuse_a_request_without_a_token(self):
+        """The Dockerfile's environment (host, port, data directory and the secret's path aside): tokens required,
+        anyone may create a session and gets its tokens, nobody else may read or post without them."""
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        self.assertEqual(self.runtime.env["FEEDBACKHOST_AUTH"], "jwt")
+        self.assertEqual(self.runtime.env["FEEDBACKHOST_AUTH_CREATE"], "open")
+        with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+            key = os.path.join(workdir, "feedbackhost-auth-key")
+            with open(key, "wb") as handle:
+                handle.write(os.urandom(32))
+            environment = dict(self.runtime.env, FEEDBACKHOST_HOST="127.0.0.1", FEEDBACKHOST_PORT="0",
+                               FEEDBACKHOST_DATA_DIR=workdir, FEEDBACKHOST_AUTH_KEY_FILE=key,
+                               PATH=os.environ["PATH"])
+            server_log = os.path.join(workdir, "server.log")
+            with open(server_log, "wb") as stderr:
+                replica = Replica.start([binary], name="image-settings", env=environment, stderr=stderr)
+            try:
+                client = Client(replica.base_url)
+                session = new_session_id()
+                status, _, created = client.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
+                self.assertEqual(status, 201)
+                tokens = created["tokens"]
+                self.assertEqual(set(tokens), {"read", "post", "admin"})
+                event = {"type": "increment"}
+                for method, route, body in (("GET", "", None), ("POST", "/events", event), ("DELETE", "", None)):
+                    status, headers, problem = client.request(method, f"/v1/sessions/{session}{route}", body)
+                    self.assertEqual(status, 401, (method, route))
+                    self.assertEqual(headers["Content-Type"], "application/problem+json")
+                    self.assertIn("token", problem["detail"])
+                stream = EventStream(replica.base_url, f"/v1/sessions/{session}/stream")
+                self.assertEqual(stream.status, 401)
+                stream.close()
+                bearer = {"Authorization": "Bearer " + tokens["read"]}
+                self.assertEqual(client.request("POST", f"/v1/sessions/{session}/events", event, bearer)[0], 403)
+                status, _, state = client.request("GET", f"/v1/sessions/{session}", headers=bearer)
+                self.assertEqual((status, state["rev"]), (200, 0))
+                bearer = {"Authorization": "Bearer " + tokens["post"]}
+                self.assertEqual(client.request("POST", f"/v1/sessions/{session}/events", event, bearer)[0], 200)
+                header, payload, signature = tokens["admin"].split(".")
+                forged = ".".join([header, payload, ("B" if signature[0] == "A" else "A") + signature[1:]])
+                bearer = {"Authorization": "Bearer " + forged}
+                self.assertEqual(client.request("DELETE", f"/v1/sessions/{session}", headers=bearer)[0], 401)
+                for token in (tokens["read"], forged):
+                    stream = EventStream(replica.base_url, f"/v1/sessions/{session}/stream?access_token={token}")
+                    self.assertEqual(stream.status, 200 if token == tokens["read"] else 401)
+                    stream.close()
+                client.close()
+            finally:
+                self.assertEqual(replica.stop(), 0)
+            # Its standard error, access log included (JSON, as the image writes it), holds none of them.
+            with open(server_log) as handle:
+                text = handle.read()
+            self.assertIn('"route":"/v1/sessions/{id}/stream"', text)
+            for token in [*tokens.values(), forged]:
+                self.assertNotIn(token, text)
+
+    def test_the_image_without_its_secret_stops_at_once_saying_so(self):
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+            missing = os.path.join(workdir, "feedbackhost-auth-key")
+            environment = dict(self.runtime.env, FEEDBACKHOST_HOST="127.0.0.1", FEEDBACKHOST_PORT="0",
+                               FEEDBACKHOST_DATA_DIR=workdir, FEEDBACKHOST_AUTH_KEY_FILE=missing,
+                               PATH=os.environ["PATH"])
+            result = subprocess.run([binary], env=environment, capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stdout, "")  # never listened
+        self.assertIn(f"cannot read the key file {missing}", result.stderr)
+
+    def test_a_server_on_an_address_other_machines_reach_needs_keys(self):
+        """`--auth auto` (the default): open on loopback (every other test), tokens elsewhere; without a key the
+        start stops before anything is bound."""
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        result = subprocess.run([binary, "--host", "0.0.0.0", "--port", "0", "--data-dir", "none"],
+                                env={"PATH": os.environ["PATH"]}, capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 2, result.stderr)
+        self.assertEqual(result.stdout, "")
+        self.assertIn("--host 0.0.0.0 is reachable from other machines", result.stderr)
+        self.assertIn("--auth off", result.stderr)
+
+    def test_compose_and_kubernetes_mount_the_token_key_where_the_image_reads_it(self):
+        path = self.runtime.env["FEEDBACKHOST_AUTH_KEY_FILE"]
+        self.assertTrue(path.startswith("/run/secrets/"))
+        for name, service in self.compose["services"].items():
+            if name.startswith("feedback-host"):
+                self.assertEqual(service["secrets"], [os.path.basename(path)])
+        self.assertIn(os.path.basename(path), self.compose["secrets"])
+        mount = next(m for m in self.container["volumeMounts"] if m["mountPath"] == path)
+        volume = next(v for v in self.statefulset["spec"]["template"]["spec"]["volumes"] if v["name"] == mount["name"])
+        self.assertIn("secretName", volume["secret"])
+        env = {item["name"] for item in self.container["env"]}
+        self.assertNotIn("FEEDBACKHOST_AUTH", env)  # the image's setting holds
 
     def test_probe_and_health_check_paths_answer_200_on_the_server(self):
         binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))

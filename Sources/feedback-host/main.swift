@@ -37,6 +37,14 @@ let reader = ServiceApplication.defaultReader(
     arguments: CommandLine.arguments,
     environment: ProcessInfo.processInfo.environment
 )
+// Tokens required (`--auth jwt`, or `auto` on an address other machines reach) need keys that load: else stop here.
+let authProblems = ServiceApplication.authStartProblems(reader)
+if !authProblems.isEmpty {
+    FileHandle.standardError.write(
+        Data("feedback-host: cannot start:\n\(authProblems.map { "  " + $0 }.joined(separator: "\n"))\n".utf8)
+    )
+    exit(2)
+}
 let logLevel = Logger.Level(rawValue: reader.string(.logLevel)) ?? .info
 let jsonLogs = reader.string(.logFormat) == "json"
 LoggingSystem.bootstrap { label in

@@ -73,7 +73,31 @@ def until(driver, what, script):
         raise AssertionError("timed out waiting for %s; client log: %s" % (what, log)) from error
 
 
+def page(driver, server):
+    """The web page itself with tokens on: it keeps the tokens its creation answered, and its viewer link reads."""
+    from selenium.webdriver.common.by import By
+    driver.get(server.base + "/")
+    until(driver, "the system list", "return !!document.getElementById('start-counter')")
+    driver.find_element(By.ID, "start-counter").click()
+    until(driver, "live at 0", "return document.getElementById('connection').textContent === 'live'"
+          " && (document.getElementById('counter-value') || {}).textContent === '0'")
+    driver.find_element(By.ID, "counter-increment").click()
+    until(driver, "count 1", "return document.getElementById('counter-value').textContent === '1'")
+    check("the page starts a session with tokens on, watches it and posts to it with the tokens it was given")
+    link = driver.execute_script("return document.getElementById('viewer-link').href")
+    assert "&token=" in link, link
+    driver.execute_script("sessionStorage.clear()")
+    driver.get(server.base + "/")
+    driver.get(link)
+    until(driver, "the viewer at 1", "return document.getElementById('connection').textContent === 'live'"
+          " && (document.getElementById('counter-value') || {}).textContent === '1'")
+    driver.find_element(By.ID, "counter-increment").click()
+    until(driver, "the refusal shown", "return document.getElementById('error').textContent.includes('needs post')")
+    check("its read-only link shows the session to a viewer, whose post is refused (403, shown)")
+
+
 def run(driver, server):
+    page(driver, server)
     driver.get(server.base + "/")
     until(driver, "client.js", "return typeof FeedbackHost === 'object'")
     created = driver.execute_async_script("""

@@ -61,12 +61,12 @@ class Server:
         return "http://127.0.0.1:%d" % self.port
 
 
-def browser(profile):
+def browser(profile, flags=()):
     options = webdriver.ChromeOptions()
     options.binary_location = shutil.which("chromium") or "/usr/bin/chromium"
     for flag in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
                  "--window-size=1280,900", "--no-first-run", "--disable-extensions",
-                 "--user-data-dir=" + profile):
+                 "--user-data-dir=" + profile, *flags):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"

@@ -30,6 +30,17 @@ struct AuthPolicyTests {
         return claims
     }
 
+    @Test func autoRequiresTokensUnlessOnlyThisMachineCanConnect() {
+        for host in ["127.0.0.1", "127.1.2.3", "localhost"] {
+            #expect(AuthMode(setting: "auto", host: host) == .off, "\(host)")
+            #expect(AuthMode(setting: "jwt", host: host) == .jwt, "\(host)")
+        }
+        for host in ["0.0.0.0", "10.0.0.7", "192.168.1.2", "", "127.0.0", "127.0.0.256", "128.0.0.1"] {
+            #expect(AuthMode(setting: "auto", host: host) == .jwt, "\(host)")
+            #expect(AuthMode(setting: "off", host: host) == .off, "\(host)")
+        }
+    }
+
     @Test func strongerScopesImplyWeakerOnesAndCreateStandsApart() {
         #expect(AccessScope.admin.implies(.post) && AccessScope.post.implies(.read) && AccessScope.admin.implies(.read))
         #expect(!AccessScope.read.implies(.post) && !AccessScope.post.implies(.admin))

@@ -1,9 +1,10 @@
 import Foundation
+import JWTKit
 import Testing
 
-/// `--auth jwt` end to end: every session route against missing, wrong, foreign, weaker, expired and forged tokens;
-/// backend JWTs (HS256, ES256); server-minted tokens and their revocation; a stream closed with `reauth` at its
-/// token's expiry; and a log that never holds a token.
+/// `--auth jwt` end to end: every session route against missing, wrong, foreign, weaker, expired and forged tokens,
+/// minted by the server and signed by a backend with HS256 and with ES256; nothing changes, and the log never holds
+/// a token. (Deployment/checks search the real binary's standard error, access log included, the same way.)
 @Suite(.timeLimit(.minutes(1)))
 struct AuthTests {
     /// A session created with a backend `create` token: its id and the tokens the server minted for it.
@@ -47,20 +48,51 @@ struct AuthTests {
             + base64URL(#"{"sid":"\#(id)","scope":"admin","exp":\#(exp)}"#) + "."
     }
 
-    @Test func everySessionRouteRefusesTokensThatDoNotAllowItAndChangesNothing() async throws {
+    /// A token for `id` signed under the kid `kid` with a key the server does not know (the right algorithm).
+    static func signedByAStranger(kid: String, sid: String) async throws -> String {
+        let stranger = JWTKeyCollection()
+        if kid == "es" {
+            await stranger.add(ecdsa: ES256PrivateKey(), kid: JWKIdentifier(string: kid))
+        } else {
+            await stranger.add(
+                hmac: HMACKey(from: "another-secret-that-this-server-was-never-given"),
+                digestAlgorithm: .sha256,
+                kid: JWKIdentifier(string: kid)
+            )
+        }
+        let claims = BackendClaims(
+            exp: ExpirationClaim(value: Date().addingTimeInterval(300)),
+            sid: sid,
+            scope: "admin"
+        )
+        return try await stranger.sign(claims, kid: JWKIdentifier(string: kid))
+    }
+
+    /// Every route against every kind of refused token, backend JWTs signed with HS256 ("hs") and with ES256 ("es")
+    /// beside the server's minted ones.
+    @Test(arguments: ["hs", "es"])
+    func everySessionRouteRefusesTokensThatDoNotAllowItAndChangesNothing(kid: String) async throws {
         let server = try await AuthTestServer.start()
         let a = try await create(server)
         let b = try await create(server)
         #expect(Set(a.tokens.keys) == ["read", "post", "admin"])
-        let expired = try await server.sign(sid: a.id, scope: "admin", lifetime: -30)
+        let expired = try await server.sign(kid: kid, sid: a.id, scope: "admin", lifetime: -30)
+        let backendAdmin = try await server.sign(kid: kid, sid: a.id, scope: "admin")
         let bad: [(name: String, token: String?, status: Int)] = [
             ("none", nil, 401),
             ("not a JWT", "not-a-token", 401),
             ("expired", expired, 401),
-            ("signature altered", Self.forged(a.tokens["admin"]!), 401),
+            ("minted, signature altered", Self.forged(a.tokens["admin"]!), 401),
+            ("backend's, signature altered", Self.forged(backendAdmin), 401),
+            ("signed with a key the server does not know", try await Self.signedByAStranger(kid: kid, sid: a.id), 401),
             ("alg none", Self.unsigned(a.id), 401),
-            ("another session's", b.tokens["admin"], 403),
+            ("another session's, minted", b.tokens["admin"], 403),
+            ("another session's, backend's", try await server.sign(kid: kid, sid: b.id, scope: "admin"), 403),
         ]
+        var weakerTokens: [String: [String]] = [:]
+        for scope in ["read", "post", "admin"] {
+            weakerTokens[scope] = [a.tokens[scope]!, try await server.sign(kid: kid, sid: a.id, scope: scope)]
+        }
         let routes: [(method: String, path: String, body: String?, needs: String)] = [
             ("GET", "/v1/sessions/\(a.id)", nil, "read"),
             ("POST", "/v1/sessions/\(a.id)/events", #"{"type":"increment"}"#, "post"),
@@ -78,23 +110,28 @@ struct AuthTests {
                 #expect(response.headers["www-authenticate"]?.hasPrefix("Bearer realm=") == true)
             }
             for weaker in ["read", "post", "admin"].prefix(while: { $0 != route.needs }) {
-                let response = try await server.send(
-                    route.method,
-                    route.path,
-                    token: a.tokens[weaker],
-                    body: route.body
-                )
-                #expect(response.status == 403, "\(route.method) \(route.path) with a \(weaker) token")
-                #expect(response.headers["www-authenticate"]?.contains(#"scope="\#(route.needs)""#) == true)
+                for token in weakerTokens[weaker]! {
+                    let response = try await server.send(route.method, route.path, token: token, body: route.body)
+                    #expect(response.status == 403, "\(route.method) \(route.path) with a \(weaker) token")
+                    #expect(response.headers["www-authenticate"]?.contains(#"scope="\#(route.needs)""#) == true)
+                }
             }
         }
+        // The stream in each of its three places for a token.
         for token in bad {
-            let reader = try server.reader(
-                "/v1/sessions/\(a.id)/stream",
-                headers: token.token.map { ["Authorization: Bearer \($0)"] } ?? []
-            )
-            #expect(try await reader.head().status == token.status, "stream with \(token.name)")
-            await reader.disconnect()
+            let places: [(path: String, headers: [String])] =
+                token.token.map { token in
+                    [
+                        ("/v1/sessions/\(a.id)/stream", ["Authorization: Bearer \(token)"]),
+                        ("/v1/sessions/\(a.id)/stream", ["Cookie: feedbackhost_token=\(token)"]),
+                        ("/v1/sessions/\(a.id)/stream?access_token=\(token)", []),
+                    ]
+                } ?? [("/v1/sessions/\(a.id)/stream", [])]
+            for place in places {
+                let reader = try server.reader(place.path, headers: place.headers)
+                #expect(try await reader.head().status == token.status, "stream with \(token.name)")
+                await reader.disconnect()
+            }
         }
         // Nothing changed: the session is there at revision 0, its tokens still work.
         #expect(try await rev(server, a) == 0)
@@ -108,7 +145,7 @@ struct AuthTests {
             body: #"{"type":"increment"}"#
         )
         #expect(posted.status == 200)
-        let used = bad.compactMap(\.token) + a.tokens.values + b.tokens.values
+        let used = bad.compactMap(\.token) + a.tokens.values + b.tokens.values + weakerTokens.values.joined()
         await server.stop()
         let log = server.loggedText
         #expect(!log.isEmpty)

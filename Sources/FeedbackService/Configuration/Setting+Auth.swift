@@ -2,9 +2,10 @@
 extension Setting {
     static let auth = Setting(
         "auth",
-        .choice(["off", "jwt"]),
-        default: "off",
-        "off: whoever knows a session's id may do anything with it; jwt: a token per session and scope (docs/API.md)"
+        .choice(["auto", "off", "jwt"]),
+        default: "auto",
+        "jwt: a token per session and scope (docs/API.md); off: whoever knows a session's id may do anything with it;"
+            + " auto: off when --host is a loopback address (127.x.x.x), else jwt"
     )
     static let authCreate = Setting(
         "auth.create",

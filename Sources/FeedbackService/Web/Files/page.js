@@ -27,6 +27,35 @@
     $("notice").hidden = !text;
   }
 
+  // With tokens on (docs/API.md, "Tokens"), a session's tokens: those its creation answered, kept for this tab in
+  // sessionStorage, or a read token from a viewer's link (#ID&token=…; a fragment never reaches a server or a log).
+  const tokenKey = (id) => "feedbackhost-tokens:" + id;
+
+  function keepTokens(id, tokens) {
+    if (tokens) sessionStorage.setItem(tokenKey(id), JSON.stringify(tokens));
+  }
+
+  function strongestToken(id, linkToken) {
+    const kept = JSON.parse(sessionStorage.getItem(tokenKey(id)) || "{}");
+    return kept.admin || kept.post || kept.read || linkToken || undefined;
+  }
+
+  function showViewerLink(id) {
+    const kept = JSON.parse(sessionStorage.getItem(tokenKey(id)) || "{}");
+    $("viewer").hidden = !kept.read;
+    if (!kept.read) return;
+    const link = location.origin + location.pathname + "#" + id + "&token=" + encodeURIComponent(kept.read);
+    $("viewer-link").href = link;
+    $("viewer-link").textContent = link.length > 60 ? link.slice(0, 60) + "…" : link;
+  }
+
+  /** `#ID` or `#ID&token=TOKEN` → [id, token]. */
+  function fromHash() {
+    const [id, query] = location.hash.slice(1).split("&", 2);
+    const token = query && query.startsWith("token=") ? decodeURIComponent(query.slice(6)) : undefined;
+    return [id, token];
+  }
+
   function send(event) {
     if (!current) return Promise.resolve();
     return current.session.send(event).then(() => showError(null), showError);
@@ -51,12 +80,13 @@
       return;
     }
     renderSystems();
-    if (location.hash.length > 1) attach(location.hash.slice(1));
+    if (location.hash.length > 1) attach(...fromHash());
   }
 
   async function start(name) {
     try {
       const created = await FeedbackHost.create(name);
+      keepTokens(created.id, created.tokens);
       location.hash = created.id;
     } catch (error) {
       $("session").hidden = false;
@@ -83,6 +113,8 @@
       if (error.status !== 404 && error.status !== 405) throw error;
       created = await FeedbackHost.create(name);
     }
+    keepTokens(created.id, created.tokens);
+    if (created.tokens) session.token = strongestToken(created.id);
     history.replaceState(null, "", "#" + created.id);
     $("session-id").textContent = created.id;
     notice("The server no longer had session " + session.id + " (restarted?): " + (created.id === session.id
@@ -90,12 +122,13 @@
     return created.id;
   }
 
-  async function attach(id) {
+  async function attach(id, linkToken) {
     detach();
     const token = ++attaching;
+    const credential = strongestToken(id, linkToken);
     let snapshot;
     try {
-      snapshot = await FeedbackHost.snapshot(id);
+      snapshot = await FeedbackHost.snapshot(id, undefined, credential);
     } catch (error) {
       if (token !== attaching) return;
       if (error.status === 404) history.replaceState(null, "", location.pathname);
@@ -111,6 +144,7 @@
     $("session-system").textContent = system.name;
     $("session-id").textContent = snapshot.id;
     $("session-rev").textContent = snapshot.rev;
+    showViewerLink(snapshot.id);
     renderExamples(system);
     const factory = pageViews[system.name];
     const view = factory ? factory(send, system) : null;
@@ -123,6 +157,7 @@
     render(snapshot.state, snapshot.rev);
     const session = FeedbackHost.open(snapshot.id, {
       mode: "patch",
+      token: credential,
       recreate,
       onState: render,
       onStatus: (status) => {
@@ -179,8 +214,8 @@
     for (const li of $("systems").children) li.classList.remove("active");
   });
   window.addEventListener("hashchange", () => {
-    const id = location.hash.slice(1);
-    if (id && (!current || current.session.id !== id)) attach(id);
+    const [id, linkToken] = fromHash();
+    if (id && (!current || current.session.id !== id)) attach(id, linkToken);
   });
   loadSystems();
 })();
