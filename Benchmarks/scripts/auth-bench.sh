@@ -69,13 +69,20 @@ body = json.load(sys.stdin)
 print(body["id"] + "=" + body.get("tokens", {}).get("post", "none"))')")
         done
         if [ "$mode" = es256 ]; then mapfile -t sessions < <(printf '%s\n' "${sessions[@]}" | es256_tokens); fi
+        cpu_before=$(awk '{print $14 + $15}' "/proc/$PID/stat")
         out=$(taskset -c "$LOAD_CPU" wrk -t1 -c64 "-d$DURATION" --latency -s scripts/post-session-event-token.lua \
             "http://127.0.0.1:$PORT" -- "${sessions[@]}")
         rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+        # The server's CPU time per posted event (user + system, clock ticks of 10 ms): less moved by other
+        # processes on the machine than the rate, which a busy machine lowers for every mode alike.
+        requests=$(awk '/requests in/ {print $1}' <<<"$out")
+        cpu_us=$(awk -v a="$cpu_before" -v b="$(awk '{print $14 + $15}' "/proc/$PID/stat")" -v n="$requests" \
+            'BEGIN {printf "%.1f", (b - a) * 10000 / n}')
         errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
-        printf 'round %d auth %-5s %10.0f events/s  p99 %s %s (load %s)\n' "$round" "$mode" "$rps" \
-            "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
+        printf 'round %d auth %-5s %10.0f events/s  %6s CPU us/event  p99 %s %s (load %s)\n' "$round" "$mode" \
+            "$rps" "$cpu_us" "$(awk '$1 == "99%" {print $2}' <<<"$out")" "$errors" "$(cut -d' ' -f1-3 /proc/loadavg)"
         echo "$mode $rps" >>"$WORK/results"
+        echo "$mode $cpu_us" >>"$WORK/cpu"
         kill "$PID"
         wait "$PID" 2>/dev/null || true
         PID=""
@@ -85,3 +92,8 @@ for mode in $MODES; do
     echo "$mode $(awk -v m="$mode" '$1 == m {print $2}' "$WORK/results" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
 done | tee "$WORK/medians"
 awk 'NR == 1 {b = $2} NR > 1 {printf "%s / %s = %.2f\n", $1, "off", $2 / b}' "$WORK/medians"
+echo "median server CPU per posted event (us):"
+for mode in $MODES; do
+    echo "$mode $(awk -v m="$mode" '$1 == m {print $2}' "$WORK/cpu" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')"
+done | tee "$WORK/cpu-medians"
+awk 'NR == 1 {b = $2} NR > 1 {printf "events per CPU second, %s / off = %.2f\n", $1, b / $2}' "$WORK/cpu-medians"

@@ -48,13 +48,14 @@ def free_port():
         return probe.getsockname()[1]
 
 
-def wait_for(description, predicate, timeout=20):
+def wait_for(description, predicate, timeout=20, on_timeout=None):
+    """Polls `predicate` until it holds; else `on_timeout` (this test's `fail` by default) with the description."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if predicate():
             return
         time.sleep(0.1)
-    fail(f"{description}: not within {timeout} s")
+    (on_timeout or fail)(f"{description}: not within {timeout} s")
 
 
 class Balancer:

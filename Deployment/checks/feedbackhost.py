@@ -112,10 +112,10 @@ class Client:
 class EventStream:
     """A server-sent event stream read over one connection; `next_event` returns (event, id, data) or None."""
 
-    def __init__(self, base_url, path, timeout=10):
+    def __init__(self, base_url, path, timeout=10, headers=None):
         host, _, port = base_url.removeprefix("http://").partition(":")
         self.connection = http.client.HTTPConnection(host, int(port), timeout=timeout)
-        self.connection.request("GET", path, headers={"Accept": "text/event-stream"})
+        self.connection.request("GET", path, headers={"Accept": "text/event-stream", **(headers or {})})
         self.response = self.connection.getresponse()
         self.status = self.response.status
 

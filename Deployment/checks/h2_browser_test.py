@@ -30,7 +30,8 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
 import proxy_configs  # noqa: E402
 from browser_test import browser  # noqa: E402
-from cluster_test import Balancer, free_port, wait_for  # noqa: E402
+from cluster_test import Balancer, free_port  # noqa: E402
+from cluster_test import wait_for as wait_until  # noqa: E402
 from feedbackhost import Replica, new_session_id  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -47,6 +48,10 @@ def log(message):
 
 def fail(message):
     raise SystemExit(f"h2-browser-test: FAILED: {message}")
+
+
+def wait_for(description, predicate):
+    wait_until(description, predicate, on_timeout=fail)
 
 
 def until(driver, what, script, *arguments):
