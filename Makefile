@@ -71,6 +71,9 @@ test: deps lint
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	# One page, 12 streams over HTTP/2 through HAProxy's TLS frontend (headless Chromium, self-signed certificate).
 	python3 Deployment/checks/h2_browser_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	# Sessions outlive their replica: PostgreSQL, replicas with --journal-url behind HAProxy, SIGKILL, a replica
+	# joining, SIGTERM, SIGSTOP past the lease, with posters and streams throughout (about a minute).
+	python3 Deployment/checks/cluster_fault_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	# openapi.yaml against the server: schemathesis for 90 s, fixed seed; any finding fails (Tests/Schemathesis).
 	python3 Tests/Schemathesis/run.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
@@ -99,6 +102,7 @@ cluster-test: deps
 	swift build --product feedback-host
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	python3 Deployment/checks/h2_browser_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	python3 Deployment/checks/cluster_fault_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 # The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
 deployment-test: deps
