@@ -209,6 +209,6 @@ extension Setting {
         streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
         journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,
         authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
-        logAccessFlush,
+        logAccessFlush, clock, clockStart, clockSettle,
     ]
 }

@@ -32,6 +32,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case tokenRequired = "token-required"
         case tokenInvalid = "token-invalid"
         case insufficientScope = "insufficient-scope"
+        case clockBusy = "clock-busy"
+        case clockStepsExceeded = "clock-steps-exceeded"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -41,11 +43,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .corsRefused, .insufficientScope: 403
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
-            case .idempotencyInFlight, .sessionExists: 409
+            case .idempotencyInFlight, .sessionExists, .clockBusy: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
-            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge: 422
+            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge, .clockStepsExceeded: 422
             case .inboxFull: 429
             case .atCapacity, .draining, .sessionPassivated: 503
             case .sessionBroken: 500
@@ -83,6 +85,8 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tokenRequired: "Token required"
             case .tokenInvalid: "Token not accepted"
             case .insufficientScope: "Token does not allow this"
+            case .clockBusy: "Clock advance under way"
+            case .clockStepsExceeded: "Too many deadlines in one advance"
             }
         }
     }
