@@ -1,4 +1,4 @@
-/// Told when each effect of a loop starts and ends: what a clock that tests move (``ManualClock``) needs to know
+/// Told when each effect of a loop starts and ends: what a clock that tests move (``TestClock``) needs to know
 /// that everything has settled, every effect either sleeping on it or finished.
 ///
 /// Concurrency: `effectStarted()` is called on the engine owner's thread right before the effect's task starts;

@@ -62,14 +62,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array).
     @usableFromInline
     let reactors: Reactor<Event>
-    /// Told when each effect starts and ends (a ``ManualClock``); nil for nobody.
+    /// Told when each effect starts and ends (a ``TestClock``); nil for nobody.
     @usableFromInline
     let tracker: (any EffectTracking)?
 
     /// Starts a loop: every feedback sees `initial` (in order) before this returns and before any event is
     /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread. `revision` is the revision
     /// of `initial`: 0 for a new history, the restored revision when a history resumes. `effectTracker` is told
-    /// when each effect starts and ends (a ``ManualClock`` that must know when everything has settled).
+    /// when each effect starts and ends (a ``TestClock`` that must know when everything has settled).
     @inlinable
     public init(
         initial: State,

@@ -57,7 +57,7 @@ public struct SystemEnvironment: Sendable {
     /// The base URL of this server's own listener (`http://127.0.0.1:8080`), for feedbacks that fetch what the
     /// server itself serves (the demo catalog); nil when no server listens (a loop in a test).
     public var localBaseURL: String?
-    /// Told when each effect of the session's loop starts and ends: the server's `ManualClock` under
+    /// Told when each effect of the session's loop starts and ends: the server's `TestClock` under
     /// `--clock manual`, so that advancing it can wait until every timer that fired was followed through; nil
     /// otherwise.
     public var effectTracker: (any EffectTracking)?

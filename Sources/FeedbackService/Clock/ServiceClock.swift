@@ -9,7 +9,7 @@ public import SystemKit
 import Glibc
 #endif
 
-/// The time of a server started with `--clock manual` (or `skip`): one ``ManualClock`` that every session's effects
+/// The time of a server started with `--clock manual` (or `skip`): one ``TestClock`` that every session's effects
 /// sleep on and that tracks every session's effects, the wall time that follows it from `origin` (what durable
 /// timers read and keep in their states), and the file in the data directory that keeps that time across restarts.
 ///
@@ -28,7 +28,7 @@ public final class ServiceClock: Sendable {
     /// How the clock moves.
     public let mode: Mode
     /// The clock every session's effects sleep on, and their effect tracker.
-    public let clock: ManualClock
+    public let clock: TestClock
     /// The wall time at the clock's instant zero.
     public let origin: WallTime
     /// The wall time durable timers read and wait for: `origin` plus the clock's instant.
@@ -47,7 +47,7 @@ public final class ServiceClock: Sendable {
         self.settleLimit = settleLimit
         self.logger = logger
         origin = file.flatMap(Self.savedTime(at:)) ?? start
-        clock = ManualClock()
+        clock = TestClock()
         wallClock = .following(clock, from: origin)
     }
 
@@ -55,12 +55,12 @@ public final class ServiceClock: Sendable {
     public func now() -> WallTime { wallClock.now() }
 
     /// The clock's instant at wall time `time`.
-    func instant(at time: WallTime) -> ManualClock.Instant {
-        ManualClock.Instant(offset: origin.duration(to: time))
+    func instant(at time: WallTime) -> TestClock.Instant {
+        TestClock.Instant(offset: origin.duration(to: time))
     }
 
     /// The wall time at the clock's `instant`.
-    func time(at instant: ManualClock.Instant) -> WallTime {
+    func time(at instant: TestClock.Instant) -> WallTime {
         origin.advanced(by: instant.offset)
     }
 
