@@ -108,4 +108,33 @@ struct TestClockTests {
         clock.move(to: TestClock.Instant(offset: .seconds(1)))
         #expect(clock.now == TestClock.Instant(offset: .seconds(5)))
     }
+
+    /// A `custom` feedback waiting for the loop's next state is idle, not busy: the clock is settled while it waits,
+    /// busy from the state that wakes it until its event was reduced, and settled again once it waits on the clock.
+    @Test func aCustomFeedbackWaitingForStatesIsSettled() async {
+        let clock = TestClock()
+        let loop = Loop<Int, Int>(
+            initial: 0,
+            reduce: { state, event in state += event },
+            feedbacks: [
+                .custom { (states: AsyncStream<Int>) in
+                    states.filter { $0 == 1 }.map { @Sendable _ in
+                        try await clock.sleep(for: .seconds(1))
+                        return 10
+                    }
+                }
+            ],
+            effectTracker: clock
+        )
+        #expect(await clock.settled())
+        loop.send(1)
+        await clock.waitForSleepers(count: 1)
+        #expect(await clock.settled())
+        #expect(clock.move(to: TestClock.Instant(offset: .seconds(1))) == 1)
+        #expect(await clock.settled())
+        #expect(loop.state == 11)
+        #expect(clock.busyEffects == 0)
+        loop.stop()
+        #expect(await clock.settled())
+    }
 }
