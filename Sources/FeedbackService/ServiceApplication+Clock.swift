@@ -10,13 +10,21 @@ extension ServiceApplication {
     /// `-DFEEDBACKHOST_NO_MANUAL_CLOCK` (the container image's) never makes one.
     public static func makeClock(_ reader: ConfigReader, logger: Logger) -> ServiceClock? {
         let name = reader.string(.clock)
-        guard let mode = ServiceClock.Mode(rawValue: name) else { return nil }
+        let directory = reader.string(.dataDirectory)
+        let file = directory == "none" || directory.isEmpty ? nil : directory + "/clock.json"
+        guard let mode = ServiceClock.Mode(rawValue: name) else {
+            if let file, let kept = ServiceClock.savedTime(at: file) {
+                logger.warning(
+                    "the data directory was last served with a manual clock: its deadlines are in that clock's time",
+                    metadata: ["clock.file": "\(file)", "clock.kept": "\(kept.millisecondsSince1970)"]
+                )
+            }
+            return nil
+        }
         #if FEEDBACKHOST_NO_MANUAL_CLOCK
         logger.error("clock \(name) refused: this build has no manual clock; the real clock is used")
         return nil
         #else
-        let directory = reader.string(.dataDirectory)
-        let file = directory == "none" || directory.isEmpty ? nil : directory + "/clock.json"
         let start = reader.int(.clockStart)
         let clock = ServiceClock(
             mode: mode,

@@ -241,6 +241,7 @@ public final class ServiceApplication: Sendable {
         await service.drainStreams(within: (deadline - (ContinuousClock.now - start)) / 2)
         await server.shutdown(deadline: max(deadline - (ContinuousClock.now - start), .milliseconds(100)))
         service.stopAll()
+        clock?.save()
         service.persistence?.journal.close()
         await upstream.shutdown()
     }

@@ -20,7 +20,7 @@ extension SessionService {
         router.post("/v1/clock/advance", maxBodySize: 4096) { [self] (request: Request) async -> Response in
             do throws(APIError) {
                 let target = try Self.advanceTarget(request, clock: clock)
-                let report = try await advanceClock(clock, to: target)
+                let report = try await advanceClock(clock, target)
                 return withCORS(Response.json(report.serialized()), request)
             } catch {
                 return withCORS(Self.problem(error), request)
@@ -40,9 +40,15 @@ extension SessionService {
         ])
     }
 
-    /// The wall time a `POST /v1/clock/advance` body asks for: `{"milliseconds": N}` from now, or `{"to": T}`
-    /// (milliseconds since 1970, not before now).
-    static func advanceTarget(_ request: Request, clock: ServiceClock) throws(APIError) -> WallTime {
+    /// Where an advance goes: by a span from the time when its turn comes, or to a time.
+    enum ClockTarget: Sendable {
+        case by(Duration)
+        case to(WallTime)
+    }
+
+    /// What a `POST /v1/clock/advance` body asks for: `{"milliseconds": N}` from now, or `{"to": T}` (milliseconds
+    /// since 1970, not before now).
+    static func advanceTarget(_ request: Request, clock: ServiceClock) throws(APIError) -> ClockTarget {
         let example = #"{"milliseconds": 1000} or {"to": \#(clock.now().millisecondsSince1970 + 1000)}"#
         guard case .object(let members) = try jsonBody(request), members.count == 1 else {
             throw APIError(.invalidRequest, "the body is a JSON object with one member: \(example)")
@@ -58,7 +64,7 @@ extension SessionService {
                         + "got \(milliseconds)"
                 )
             }
-            return now.advanced(by: .milliseconds(milliseconds))
+            return .by(.milliseconds(milliseconds))
         case (nil, .int(let to)?):
             guard to >= now.millisecondsSince1970 else {
                 throw APIError(
@@ -70,7 +76,7 @@ extension SessionService {
             guard to - now.millisecondsSince1970 <= tenYears else {
                 throw APIError(.invalidRequest, "\"to\" is more than ten years ahead; advance in smaller steps")
             }
-            return WallTime(millisecondsSince1970: to)
+            return .to(WallTime(millisecondsSince1970: to))
         default:
             throw APIError(
                 .invalidRequest,
@@ -83,17 +89,22 @@ extension SessionService {
     /// Moves `clock` to `target`, one deadline at a time in deadline order (those of sleeping effects, and those
     /// the journal indexes for passive sessions, which it wakes), and after each step waits until the effects it
     /// resumed have settled (asleep again, or ended with their events reduced). Returns once the clock is at
-    /// `target` and everything settled. One advance at a time: a second one meanwhile is 409.
-    func advanceClock(_ clock: ServiceClock, to target: WallTime) async throws(APIError) -> JSONValue {
-        guard clock.advancing.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
-            throw APIError(
-                .clockBusy,
-                "another advance of the clock is under way; send the next when it has answered"
-            )
-        }
-        defer { clock.advancing.store(false, ordering: .releasing) }
+    /// `target` and everything settled. Advances take turns: a span counts from the time when the turn comes, and a
+    /// time the clock has passed meanwhile moves nothing.
+    /// `save` writes the time to the data directory at the end (the skipping clock saves once a second instead).
+    func advanceClock(
+        _ clock: ServiceClock,
+        _ target: ClockTarget,
+        save: Bool = true
+    ) async throws(APIError) -> JSONValue {
+        await clock.takeTurn()
+        defer { clock.endTurn() }
         let from = clock.now()
-        let end = clock.instant(at: target)
+        let end: TestClock.Instant
+        switch target {
+        case .by(let span): end = clock.clock.now.advanced(by: span)
+        case .to(let time): end = clock.instant(at: time)
+        }
         var fired = 0
         var woken = 0
         var settled = await settle(clock)
@@ -108,7 +119,7 @@ extension SessionService {
             guard let next = [clock.clock.nextDeadline, passive].compactMap({ $0 }).min(), next <= end else { break }
             steps += 1
             if steps > Self.maxClockSteps {
-                clock.save()
+                if save { clock.save() }
                 let now = clock.now()
                 throw APIError(
                     .clockStepsExceeded,
@@ -121,7 +132,7 @@ extension SessionService {
             settled = await settle(clock) && settled
         }
         clock.clock.move(to: end)
-        clock.save()
+        if save { clock.save() }
         let now = clock.now()
         metrics.clockNow.record(Double(now.millisecondsSince1970) / 1000)
         return .object([
@@ -136,17 +147,24 @@ extension SessionService {
     }
 
     /// Until the task is cancelled: whenever every effect is asleep on the clock (or none runs), moves it to the
-    /// next deadline (`--clock skip`). Looks again every 10 ms of real time when there is none.
+    /// next deadline (`--clock skip`). Looks again every 10 ms of real time when there is none. Saves the time at
+    /// most once a second (and `ServiceApplication.shutdown` at the end), not at every skip.
     func skipClock(_ clock: ServiceClock) async {
+        var saved = ContinuousClock.now
+        defer { clock.save() }
         while !Task.isCancelled {
+            if ContinuousClock.now - saved > .seconds(1) {
+                clock.save()
+                saved = ContinuousClock.now
+            }
             guard await clock.clock.settled() else { return }
             let passive = nextPassiveDeadline(after: clock.now()).map(clock.instant(at:))
             let next = [clock.clock.nextDeadline, passive].compactMap { $0 }.min()
-            if let next, !clock.advancing.load(ordering: .relaxed) {
+            if let next, !clock.isAdvancing {
                 // Wall times are whole milliseconds: round a deadline between two up, so that it is reached.
                 var target = clock.time(at: next)
                 if clock.instant(at: target) < next { target = target.advanced(by: .milliseconds(1)) }
-                _ = try? await advanceClock(clock, to: target)
+                _ = try? await advanceClock(clock, .to(target), save: false)
                 await Task.yield()
                 continue
             }

@@ -166,6 +166,21 @@ struct ManualClockTests {
         await running.stop()
     }
 
+    /// Advances sent at once take turns: each answers after its own span, and the clock ends at the sum.
+    @Test func advancesSentAtOnceTakeTurns() async throws {
+        let running = try await Self.startServer()
+        let api = running.api
+        let id = try await api.create("catch")
+        try await api.post(id, #"{"type":"throwToMachine"}"#)
+        async let first = api.advance(milliseconds: 700)
+        async let second = api.advance(milliseconds: 700)
+        let answers = try await [first, second]
+        #expect(answers.compactMap { $0["timersFired"] as? Int }.sorted() == [0, 1])
+        #expect(try await api.clock()["now"] as? Int == Int(Self.start) + 1400)
+        #expect(try await api.state(id)["holder"] as? String == "human")
+        await running.stop()
+    }
+
     /// `--clock skip`: whenever every effect is asleep on the clock it jumps to the next deadline by itself, so
     /// the machine throws the ball back with nobody advancing anything.
     @Test func aSkippingClockThrowsTheBallBackByItself() async throws {

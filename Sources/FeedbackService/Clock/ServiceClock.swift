@@ -13,9 +13,9 @@ import Glibc
 /// sleep on and that tracks every session's effects, the wall time that follows it from `origin` (what durable
 /// timers read and keep in their states), and the file in the data directory that keeps that time across restarts.
 ///
-/// `SessionService.advanceClock(to:)` moves it; `GET /v1/clock` reads it. Thread-safe: the clock has its own lock,
-/// the rest is immutable but the one-advance-at-a-time flag (an atomic) and the time file, written only by the one
-/// advance under way.
+/// `SessionService.advanceClock(_:to:)` moves it; `GET /v1/clock` reads it. Thread-safe: the clock has its own
+/// lock, advances take turns under another (`takeTurn()`), and the time file is written by the advance whose turn
+/// it is (or at shutdown).
 public final class ServiceClock: Sendable {
     /// How the clock moves.
     public enum Mode: String, Sendable {
@@ -38,7 +38,13 @@ public final class ServiceClock: Sendable {
     /// Where the time is kept between runs (`DATA_DIR/clock.json`); nil without a journal.
     let file: String?
     let logger: Logger
-    let advancing = Atomic<Bool>(false)
+    /// Whether an advance is under way, and the advances waiting for their turn, in order.
+    private let turns = Mutex(Turns())
+
+    private struct Turns {
+        var taken = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+    }
 
     /// A clock at `start`, or at the time `file` kept when it holds one.
     public init(mode: Mode, start: WallTime, file: String?, settleLimit: Duration, logger: Logger) {
@@ -63,6 +69,37 @@ public final class ServiceClock: Sendable {
     func time(at instant: TestClock.Instant) -> WallTime {
         origin.advanced(by: instant.offset)
     }
+
+    /// Returns when no other advance is under way; advances take turns in the order they asked. Call `endTurn()`
+    /// after.
+    func takeTurn() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let now = turns.withLock { turns -> Bool in
+                if !turns.taken {
+                    turns.taken = true
+                    return true
+                }
+                turns.waiting.append(continuation)
+                return false
+            }
+            if now { continuation.resume() }
+        }
+    }
+
+    /// Gives the turn to the next advance waiting, if any.
+    func endTurn() {
+        let next = turns.withLock { turns -> CheckedContinuation<Void, Never>? in
+            guard !turns.waiting.isEmpty else {
+                turns.taken = false
+                return nil
+            }
+            return turns.waiting.removeFirst()
+        }
+        next?.resume()
+    }
+
+    /// Whether an advance is under way.
+    var isAdvancing: Bool { turns.withLock { $0.taken } }
 
     /// Writes the time now to `file` (a temporary file, synced, then renamed over it), so a restart resumes from it.
     func save() {

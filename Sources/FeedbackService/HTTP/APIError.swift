@@ -32,7 +32,6 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case tokenRequired = "token-required"
         case tokenInvalid = "token-invalid"
         case insufficientScope = "insufficient-scope"
-        case clockBusy = "clock-busy"
         case clockStepsExceeded = "clock-steps-exceeded"
 
         /// The HTTP status for this code.
@@ -43,7 +42,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .corsRefused, .insufficientScope: 403
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
-            case .idempotencyInFlight, .sessionExists, .clockBusy: 409
+            case .idempotencyInFlight, .sessionExists: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -85,7 +84,6 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tokenRequired: "Token required"
             case .tokenInvalid: "Token not accepted"
             case .insufficientScope: "Token does not allow this"
-            case .clockBusy: "Clock advance under way"
             case .clockStepsExceeded: "Too many deadlines in one advance"
             }
         }
