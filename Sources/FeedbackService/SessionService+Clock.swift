@@ -11,6 +11,8 @@ extension SessionService {
     /// How many deadlines one advance fires at most before it stops and says so: a timer that re-arms every
     /// millisecond would otherwise hold an advance by a year for hours.
     static let maxClockSteps = 100_000
+    /// The latest time an advance goes to: 9999-12-31T23:59:59.999Z.
+    static let latestClockTime: Int64 = 253_402_300_799_999
 
     /// Adds `GET /v1/clock` and `POST /v1/clock/advance` over `clock` to `router`.
     public func registerClock(_ clock: ServiceClock, in router: inout Router) {
@@ -47,15 +49,20 @@ extension SessionService {
     }
 
     /// What a `POST /v1/clock/advance` body asks for: `{"milliseconds": N}` from now, or `{"to": T}` (milliseconds
-    /// since 1970, not before now).
+    /// since 1970; a time already passed moves nothing).
     static func advanceTarget(_ request: Request, clock: ServiceClock) throws(APIError) -> ClockTarget {
-        let example = #"{"milliseconds": 1000} or {"to": \#(clock.now().millisecondsSince1970 + 1000)}"#
+        let example =
+            #"{"milliseconds": 1000} or {"to": \#(min(clock.now().millisecondsSince1970 + 1000, Self.latestClockTime))}"#
         guard case .object(let members) = try jsonBody(request), members.count == 1 else {
             throw APIError(.invalidRequest, "the body is a JSON object with one member: \(example)")
         }
-        let now = clock.now()
         let tenYears: Int64 = 10 * 366 * 24 * 3600 * 1000
-        switch (members["milliseconds"], members["to"]) {
+        /// A whole number, written as JSON Schema counts integers (`1000.0` is one).
+        func whole(_ value: JSONValue?) -> JSONValue? {
+            if case .double(let number)? = value, let exact = Int64(exactly: number) { return .int(exact) }
+            return value
+        }
+        switch (whole(members["milliseconds"]), whole(members["to"])) {
         case (.int(let milliseconds)?, nil):
             guard milliseconds >= 0, milliseconds <= tenYears else {
                 throw APIError(
@@ -66,15 +73,13 @@ extension SessionService {
             }
             return .by(.milliseconds(milliseconds))
         case (nil, .int(let to)?):
-            guard to >= now.millisecondsSince1970 else {
+            // A time the clock has passed moves nothing, as when another advance passed it first.
+            guard to >= 0, to <= Self.latestClockTime else {
                 throw APIError(
                     .invalidRequest,
-                    "the clock does not go back: \"to\" (\(to)) is before now (\(now.millisecondsSince1970)); "
-                        + "restart the server with another data directory for a fresh clock"
+                    "\"to\" is milliseconds since 1970, from 0 to \(Self.latestClockTime) (the end of the year 9999); "
+                        + "got \(to)"
                 )
-            }
-            guard to - now.millisecondsSince1970 <= tenYears else {
-                throw APIError(.invalidRequest, "\"to\" is more than ten years ahead; advance in smaller steps")
             }
             return .to(WallTime(millisecondsSince1970: to))
         default:
@@ -100,11 +105,13 @@ extension SessionService {
         await clock.takeTurn()
         defer { clock.endTurn() }
         let from = clock.now()
-        let end: TestClock.Instant
+        var end: TestClock.Instant
         switch target {
         case .by(let span): end = clock.clock.now.advanced(by: span)
         case .to(let time): end = clock.instant(at: time)
         }
+        // RFC 3339 has four digits for the year: the clock stops at the end of the year 9999.
+        end = min(end, clock.instant(at: WallTime(millisecondsSince1970: Self.latestClockTime)))
         var fired = 0
         var woken = 0
         var settled = await settle(clock)

@@ -137,12 +137,12 @@ struct ManualClockTests {
         await second.stop()
     }
 
-    /// Bodies an advance cannot use get a 400 or 415 that says what to send; the clock does not move.
+    /// Bodies an advance cannot use get a 400 or 415 that says what to send; the clock does not move, nor back.
     @Test func anAdvanceThatCannotBeDoneSaysWhatToSend() async throws {
         let running = try await Self.startServer()
         let api = running.api
         for body in [
-            #"{}"#, #"{"milliseconds":-1}"#, #"{"milliseconds":1.5}"#, #"{"to":1}"#, #"{"milliseconds":1,"to":2}"#,
+            #"{}"#, #"{"milliseconds":-1}"#, #"{"milliseconds":1.5}"#, #"{"to":-1}"#, #"{"milliseconds":1,"to":2}"#,
             #"[1]"#,
         ] {
             let response = try await api.send("POST", "/v1/clock/advance", body: body)
@@ -160,9 +160,21 @@ struct ManualClockTests {
         )
         #expect(response.status == 415)
         #expect(try await api.clock()["now"] as? Int == Int(Self.start))
+        // A whole number written with a fraction of zero is one, as JSON Schema counts them.
+        #expect(try await api.send("POST", "/v1/clock/advance", body: #"{"milliseconds":50.0}"#).status == 200)
         let to = try await api.send("POST", "/v1/clock/advance", body: #"{"to":\#(Self.start + 250)}"#)
         #expect(to.status == 200)
         #expect(try await api.clock()["now"] as? Int == Int(Self.start) + 250)
+        // A time the clock has passed moves nothing.
+        let back = try await api.send("POST", "/v1/clock/advance", body: #"{"to":1}"#)
+        #expect(back.status == 200)
+        #expect(try await api.clock()["now"] as? Int == Int(Self.start) + 250)
+        // The clock stops at the end of the year 9999 (RFC 3339's last).
+        let end = 253_402_300_799_999
+        #expect(try await api.send("POST", "/v1/clock/advance", body: #"{"to":\#(end)}"#).status == 200)
+        let last = try await api.advance(milliseconds: 316_224_000_000)
+        #expect(last["now"] as? Int == end)
+        #expect(last["time"] as? String == "9999-12-31T23:59:59.999Z")
         await running.stop()
     }
 
