@@ -22,7 +22,7 @@ extension ServiceApplication {
             return nil
         }
         #if FEEDBACKHOST_NO_MANUAL_CLOCK
-        logger.error("clock \(name) refused: this build has no manual clock; the real clock is used")
+        logger.error("clock \(mode.rawValue) refused: this build has no manual clock; the real clock is used")
         return nil
         #else
         let start = reader.int(.clockStart)
