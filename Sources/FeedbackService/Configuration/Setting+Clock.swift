@@ -11,7 +11,7 @@ extension Setting {
         check: { value in
             #if FEEDBACKHOST_NO_MANUAL_CLOCK
             if value != "system" {
-                return "this build has no manual clock (the container image is built without it); "
+                return "available in this build (the container image's, built without the manual clock); "
                     + "run a build of the sources (make run) for tests that move time"
             }
             #endif
