@@ -114,6 +114,24 @@ struct ManualClockTests {
         await upstream.stop()
     }
 
+    /// An upstream fetch is real and may hang: an advance waits for it at most `--clock-settle-ms` of real time,
+    /// then answers with `settled: false` and the effect still busy, instead of hanging with it.
+    @Test func anAdvanceWaitsForAFetchUnderWayOnlyAsLongAsTheSettleLimit() async throws {
+        let upstream = try ThrottlingUpstream(answers: false)
+        let running = try await Self.startServer([
+            "--upstream", "http://127.0.0.1:\(upstream.port)/search", "--clock-settle-ms", "100",
+        ])
+        let api = running.api
+        let id = try await api.create("paging")
+        try await api.post(id, #"{"type":"search","query":"lamp"}"#)
+        let answer = try await api.advance(milliseconds: 0)
+        #expect(answer["settled"] as? Bool == false)
+        #expect(answer["busyEffects"] as? Int == 1)
+        #expect(try await api.state(id)["status"] as? String == "loading")
+        await running.stop()
+        await upstream.stop()
+    }
+
     /// The manual time is kept in the data directory: after a restart the clock resumes where it was, and a
     /// passive session's journaled deadline (in manual time) fires when an advance reaches it.
     @Test func aRestartKeepsTheManualTimeAndItsJournaledDeadlines() async throws {
@@ -258,27 +276,37 @@ extension SessionAPIClient {
 }
 
 /// A search upstream on 127.0.0.1:0 (this project's HTTPServer) that answers its first request 429 with
-/// `Retry-After: 30` and every later one with a page of one item; it counts the requests.
+/// `Retry-After: 30` and every later one with a page of one item, or (`answers: false`) never answers; it counts
+/// the requests.
 final class ThrottlingUpstream: Sendable {
     private final class Count: Sendable {
         let value = Atomic<Int>(0)
+        /// The answers not given (a responder let go answers 500).
+        let held = Mutex<[Responder]>([])
     }
 
     private let server: Server
     private let count = Count()
     let port: Int
 
-    init() throws {
+    init(answers: Bool = true) throws {
         var router = Router()
         let count = count
-        router.get("/search") { (_: Request) -> Response in
-            if count.value.add(1, ordering: .relaxed).newValue == 1 {
-                var response = Response.json(Array(#"{"message":"slow down"}"#.utf8), status: 429)
-                response.headers.add(name: "Retry-After", value: "30")
-                return response
+        router.route(
+            .get,
+            "/search",
+            deferred: { (_: Request, responder: Responder) in
+                let number = count.value.add(1, ordering: .relaxed).newValue
+                // Not answering keeps the fetch under way until the server shuts down.
+                guard answers else { return count.held.withLock { $0.append(responder) } }
+                if number == 1 {
+                    var response = Response.json(Array(#"{"message":"slow down"}"#.utf8), status: 429)
+                    response.headers.add(name: "Retry-After", value: "30")
+                    return responder.respond(response)
+                }
+                responder.respond(Response.json(Array(#"{"total_count":1,"items":[{"name":"lamp"}]}"#.utf8)))
             }
-            return Response.json(Array(#"{"total_count":1,"items":[{"name":"lamp"}]}"#.utf8))
-        }
+        )
         var logger = Logger(label: "throttling-upstream")
         logger.logLevel = .warning
         server = Server(
