@@ -13,7 +13,9 @@ RUN swift package resolve
 COPY Sources ./Sources
 COPY Plugins ./Plugins
 # The Swift runtime libraries are no Debian packages: link them statically so that the runtime stage needs none.
-RUN swift build -c release --static-swift-stdlib --product feedback-host \
+# FEEDBACKHOST_NO_MANUAL_CLOCK: the image's server refuses --clock manual and skip (clocks that tests move, for local
+# test instances only): its timers always follow the real time.
+RUN swift build -c release --static-swift-stdlib -Xswiftc -DFEEDBACKHOST_NO_MANUAL_CLOCK --product feedback-host \
     && install -D -m 0755 "$(swift build -c release --show-bin-path)/feedback-host" /out/feedback-host
 
 # --- runtime: Debian 12 slim with only what the binary loads ---

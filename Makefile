@@ -11,6 +11,8 @@ PYPI_PACKAGES := openapi-spec-validator pyyaml
 # The OpenAPI document against the running server (Tests/Schemathesis): schemathesis from PyPI, this version.
 SCHEMATHESIS_VERSION := 4.32.5
 PYPI_PACKAGES += schemathesis==$(SCHEMATHESIS_VERSION)
+# The manual clock's Python example (Tests/ClockExamples, docs/API.md "A clock tests move"): pytest from PyPI.
+PYPI_PACKAGES += pytest
 # The browser test (Tests/Browser): headless Chromium and chromedriver from Debian, selenium from PyPI.
 DEBIAN_PACKAGES += chromium chromium-driver
 PYPI_PACKAGES += selenium
@@ -42,6 +44,8 @@ deps:
 		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
 	@python3 -c "import selenium" 2>/dev/null || python3 -m pip install -q selenium || \
 		python3 -m pip install -q --break-system-packages selenium
+	@python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest || \
+		python3 -m pip install -q --break-system-packages pytest
 
 build: deps
 	swift build
@@ -66,6 +70,9 @@ test: deps lint
 	# One test at a time: some tests count the process's file descriptors or rely on free cooperative threads,
 	# and other suites running beside them on 2 cores would disturb that. The whole run takes under a minute.
 	swift test --skip-build --no-parallel $(SWIFT_TEST_FLAGS)
+	# The manual clock's pytest example against the server (docs/API.md, "A clock tests move").
+	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 -m pytest -q -p no:cacheprovider \
+		Tests/ClockExamples
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
@@ -92,9 +99,9 @@ clean:
 # user. Downloads about 230 MB the first time, so it is not part of `make test`. Needs root.
 container-check: deps
 	@command -v debootstrap >/dev/null || { $(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq debootstrap; }
-	swift build -c release --static-swift-stdlib --product feedback-host
+	swift build -c release --static-swift-stdlib -Xswiftc -DFEEDBACKHOST_NO_MANUAL_CLOCK --product feedback-host
 	$(SUDO) python3 Deployment/checks/container_check.py --dockerfile Dockerfile \
-		--binary "$$(swift build -c release --static-swift-stdlib --show-bin-path)/feedback-host" --cache .build/container-root
+		--binary "$$(swift build -c release --static-swift-stdlib -Xswiftc -DFEEDBACKHOST_NO_MANUAL_CLOCK --show-bin-path)/feedback-host" --cache .build/container-root
 
 # Three replicas on loopback behind HAProxy (and then nginx) started from the shipped Deployment/haproxy/haproxy.cfg
 # and Deployment/nginx/nginx.conf, ports filled in. Part of `make test`.

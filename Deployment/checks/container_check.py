@@ -180,6 +180,16 @@ def main():
         environment.update({"FEEDBACKHOST_HOST": "127.0.0.1", "FEEDBACKHOST_PORT": "0", "PATH": "/usr/bin:/bin"})
         command = ["chroot", f"--userspec={runtime.uid}:{runtime.uid}", root, "env", "-i",
                    *[f"{k}={v}" for k, v in sorted(environment.items())], *runtime.entrypoint]
+        # The image's binary is built without the manual clock: asked for one, it refuses to start.
+        refused = subprocess.run(
+            ["chroot", f"--userspec={runtime.uid}:{runtime.uid}", root, "env", "-i",
+             *[f"{k}={v}" for k, v in sorted(environment.items())], "FEEDBACKHOST_CLOCK=manual", *runtime.entrypoint],
+            capture_output=True, text=True, timeout=30,
+        )
+        if refused.returncode == 0 or "without the manual clock" not in refused.stderr:
+            raise SystemExit(f"container-check: FEEDBACKHOST_CLOCK=manual was not refused ({refused.returncode}): "
+                             f"{refused.stderr[-500:]}")
+        log("FEEDBACKHOST_CLOCK=manual: refused at start (the image has no manual clock)")
         server = feedbackhost.Replica.start(command, name="chroot")
         log(f"serving inside the read-only root as uid {runtime.uid} on {server.base_url}")
         uid_line = subprocess.run(["ps", "-o", "uid=", "-p", str(server.process.pid)], capture_output=True,

@@ -125,7 +125,10 @@ class DeploymentFilesTests(unittest.TestCase):
     def test_dockerfile_builds_the_static_release_binary_and_runs_it_as_a_non_root_user(self):
         text = read("Dockerfile")
         self.assertRegex(text, r"(?m)^FROM swift:6\.3-bookworm AS builder")
-        self.assertIn("swift build -c release --static-swift-stdlib --product feedback-host", text)
+        self.assertIn(
+            "swift build -c release --static-swift-stdlib -Xswiftc -DFEEDBACKHOST_NO_MANUAL_CLOCK --product feedback-host",
+            text,
+        )
         self.assertEqual(self.runtime.base, "debian:bookworm-slim")
         self.assertEqual(self.runtime.entrypoint, ["/usr/local/bin/feedback-host"])
         self.assertEqual(self.runtime.stopsignal, "SIGTERM")
@@ -135,6 +138,18 @@ class DeploymentFilesTests(unittest.TestCase):
         self.assertEqual(int(self.runtime.env["FEEDBACKHOST_PORT"]), self.runtime.exposed_port)
         self.assertIn("/healthz", " ".join(self.runtime.healthcheck))
         self.assertTrue({"libcurl4", "zlib1g", "ca-certificates", "tzdata"} <= set(self.runtime.packages))
+
+    def test_the_image_never_runs_on_a_clock_that_tests_move(self):
+        # The image's binary is built without the manual clock (--clock manual and skip are refused at start), and
+        # nothing that runs the image asks for another clock than the real one.
+        self.assertIn("-Xswiftc -DFEEDBACKHOST_NO_MANUAL_CLOCK", read("Dockerfile"))
+        named = dict(self.runtime.env)
+        named.update({item["name"]: item.get("value") for item in self.container["env"]})
+        for name, service in self.compose["services"].items():
+            if name.startswith("feedback-host"):
+                named.update(service["environment"])
+        self.assertIn(named.get("FEEDBACKHOST_CLOCK", "system"), ["system"])
+        self.assertNotIn("--clock", " ".join(self.container.get("args", []) + self.container.get("command", [])))
 
     def test_dockerignore_keeps_build_products_out_of_the_context(self):
         lines = read(".dockerignore").split()

@@ -23,7 +23,7 @@ public struct Emitter<Event: Sendable>: Sendable {
 /// until its first suspension. So an effect that produces its event without suspending has queued it when this
 /// returns, and effects started one after the other queue such events in the order they were started. The body
 /// must not block: until it suspends it holds up the loop. With `executor`, the task prefers it (a `custom`
-/// feedback's ``ReactionExecutor``).
+/// feedback's ``ReactionExecutor``). The sink's effect tracker, if any, is told when the effect starts and ends.
 @usableFromInline
 func launchEffect<Event: Sendable>(
     sink: EventSink<Event>,
@@ -33,7 +33,10 @@ func launchEffect<Event: Sendable>(
 ) -> EffectTicket {
     let ticket = EffectTicket()
     let emitter = Emitter(sink: sink.weakened(), ticket: ticket)
+    let tracker = sink.effectTracker
+    tracker?.effectStarted()
     let operation: @Sendable () async -> Void = {
+        defer { tracker?.effectEnded() }
         do {
             try await body(emitter)
         } catch is CancellationError {

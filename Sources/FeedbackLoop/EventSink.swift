@@ -24,6 +24,10 @@ public class EventSink<Event: Sendable>: @unchecked Sendable {
     func weakened() -> EventSink<Event> {
         fatalError("EventSink.weakened must be overridden")
     }
+
+    /// Who is told when the effects launched through this sink start and end; nil for nobody.
+    @usableFromInline
+    var effectTracker: (any EffectTracking)? { nil }
 }
 
 /// Refers to its target weakly, so that running effects do not keep a loop alive.
@@ -45,6 +49,9 @@ final class WeakEventSink<Event: Sendable>: EventSink<Event>, @unchecked Sendabl
 
     @usableFromInline
     override func weakened() -> EventSink<Event> { self }
+
+    @usableFromInline
+    override var effectTracker: (any EffectTracking)? { target?.effectTracker }
 }
 
 /// Maps a child's events into a parent sink (pulled-back feedbacks).
@@ -83,4 +90,7 @@ final class MappedEventSink<Child: Sendable, Parent: Sendable>: EventSink<Child>
     override func weakened() -> EventSink<Child> {
         MappedEventSink(retaining: parent.weakened(), transform: transform)
     }
+
+    @usableFromInline
+    override var effectTracker: (any EffectTracking)? { parent.effectTracker }
 }

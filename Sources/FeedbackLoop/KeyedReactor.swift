@@ -2,7 +2,8 @@
 ///
 /// An ID's effect starts once; a new value for a running ID is pushed into its update stream (conflating:
 /// the effect sees the latest value); an ID that disappears cancels its effect, drops its queued events and
-/// finishes its update stream. Touched only by the loop's engine owner.
+/// finishes its update stream. Touched only by the loop's engine owner. With an effect tracker, an effect waiting
+/// for its next update counts as idle (``LoopFeed``).
 final class KeyedReactor<
     State: Sendable,
     Event: Sendable,
@@ -12,7 +13,7 @@ final class KeyedReactor<
     struct Running {
         var request: Request
         let ticket: EffectTicket
-        let updates: AsyncStream<Request>.Continuation
+        let updates: LoopFeed<Request>
     }
 
     private let requests: @Sendable (State) -> [ID: Request]
@@ -48,15 +49,13 @@ final class KeyedReactor<
                 entry.updates.yield(request)
                 running[id] = entry
             } else {
-                let (updates, continuation) = AsyncStream.makeStream(
-                    of: Request.self,
-                    bufferingPolicy: .bufferingNewest(1)
-                )
+                let feed = LoopFeed<Request>(tracker: sink.effectTracker, bufferingPolicy: .bufferingNewest(1))
+                let updates = feed.makeStream()
                 let run = self.run
                 let ticket = launchEffect(sink: sink, onError: onError) { emit in
                     try await run(request, updates, emit)
                 }
-                running[id] = Running(request: request, ticket: ticket, updates: continuation)
+                running[id] = Running(request: request, ticket: ticket, updates: feed)
             }
         }
     }

@@ -62,20 +62,26 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array).
     @usableFromInline
     let reactors: Reactor<Event>
+    /// Told when each effect starts and ends (a ``TestClock``); nil for nobody.
+    @usableFromInline
+    let tracker: (any EffectTracking)?
 
     /// Starts a loop: every feedback sees `initial` (in order) before this returns and before any event is
     /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread. `revision` is the revision
-    /// of `initial`: 0 for a new history, the restored revision when a history resumes.
+    /// of `initial`: 0 for a new history, the restored revision when a history resumes. `effectTracker` is told
+    /// when each effect starts and ends (a ``TestClock`` that must know when everything has settled).
     @inlinable
     public init(
         initial: State,
         revision: UInt64 = 0,
         reduce: @escaping @Sendable (inout State, Event) -> Void,
-        feedbacks: [Feedback<State, Event>] = []
+        feedbacks: [Feedback<State, Event>] = [],
+        effectTracker: (any EffectTracking)? = nil
     ) {
         core = Core(state: initial, revision: revision)
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
+        tracker = effectTracker
         reactors = Self.combine(feedbacks)
         super.init()
         withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
@@ -163,6 +169,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     @usableFromInline
     override func weakened() -> EventSink<Event> { WeakEventSink(self) }
+
+    @usableFromInline
+    override var effectTracker: (any EffectTracking)? { tracker }
 
     /// Queues an entry; runs the queue on this thread when no other thread owns the engine. Returns false when
     /// the loop is stopped.

@@ -4,8 +4,9 @@
 /// loop reduces anything. Each later state is yielded through the task's ``ReactionExecutor``: when the task is
 /// waiting for it, it reacts on the engine owner's thread, in the step, before the next reduce. A task busy
 /// elsewhere (suspended on something else) finds the state in the stream's buffer (unbounded) when it comes back.
+/// With an effect tracker, the task's waiting for the next state counts as idle (``LoopFeed``).
 final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable {
-    private var continuation: AsyncStream<State>.Continuation?
+    private var feed: LoopFeed<State>?
     private let effect = EffectSlot<Event>()
     private let executor = ReactionExecutor()
 
@@ -15,21 +16,22 @@ final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable 
         body: @escaping @Sendable (AsyncStream<State>, Emitter<Event>) async throws -> Void,
         onError: @escaping @Sendable (any Error) -> Event?
     ) {
-        if let continuation {
-            executor.deliver { continuation.yield(state) }
+        if let feed {
+            executor.deliver { feed.yield(state) }
             return
         }
         guard !effect.started else { return }
-        let (stream, continuation) = AsyncStream.makeStream(of: State.self)
-        self.continuation = continuation
-        continuation.yield(state)
+        let feed = LoopFeed<State>(tracker: sink.effectTracker)
+        let stream = feed.makeStream()
+        self.feed = feed
+        feed.yield(state)
         effect.started = true
         effect.launch(sink: sink, executor: executor, onError: onError) { emit in try await body(stream, emit) }
     }
 
     func stop() {
-        continuation?.finish()
-        continuation = nil
+        feed?.finish()
+        feed = nil
         effect.cancel()
     }
 }

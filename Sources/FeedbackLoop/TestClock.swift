@@ -1,11 +1,17 @@
 import Synchronization
 
-/// A virtual `Clock` for tests: time moves only when `advance(by:)` is called, which resumes the sleepers that
-/// are due, earliest deadline first (registration order among equal deadlines). No real sleeps.
+/// A virtual `Clock`: time moves only when `advance(by:)` or `move(to:)` is called, which resumes the sleepers
+/// that are due, earliest deadline first (registration order among equal deadlines). No real sleeps. In-process
+/// tests use it directly; a server started with `--clock manual` runs every session on one.
 ///
-/// Concurrency: a `Mutex` owns the current instant, the sleepers and the waiters; continuations are resumed
-/// outside it. Cancelling a sleeping task resumes its sleep with `CancellationError`.
-public final class TestClock: Clock, @unchecked Sendable {
+/// It can also count the effects of the loops it is given to (it is their ``EffectTracking``), so that whoever
+/// moves it can wait until everything has *settled* (`settled()`): every effect started is either asleep on this
+/// clock or finished, and, since an effect ends only after the events it sent were queued (and reduced, when its
+/// thread ran the loop), nothing is under way that time does not hold up.
+///
+/// Concurrency: a `Mutex` owns the current instant, the sleepers, the effect count and the waiters; continuations
+/// are resumed outside it. Cancelling a sleeping task resumes its sleep with `CancellationError`.
+public final class TestClock: Clock, EffectTracking, @unchecked Sendable {
     /// An instant of a `TestClock`: a duration since the clock's start.
     public struct Instant: InstantProtocol, Sendable {
         /// Time since the clock's start.
@@ -30,9 +36,11 @@ public final class TestClock: Clock, @unchecked Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    /// A task waiting for a number of sleepers, or (`count` nil) for the tracked effects to settle.
     private struct Waiter {
-        let count: Int
-        let continuation: CheckedContinuation<Void, Never>
+        let id: UInt64
+        let count: Int?
+        let continuation: CheckedContinuation<Bool, Never>
     }
 
     private struct Core {
@@ -41,6 +49,25 @@ public final class TestClock: Clock, @unchecked Sendable {
         var sleepers: [Sleeper] = []
         var cancelledIDs: Set<UInt64> = []
         var waiters: [Waiter] = []
+        var runningEffects = 0
+
+        /// Tracked effects neither finished nor asleep here. An effect may sleep twice at once (a task group),
+        /// hence the floor.
+        var busy: Int { max(runningEffects - sleepers.count, 0) }
+
+        mutating func takeSatisfiedWaiters() -> [Waiter] {
+            guard !waiters.isEmpty else { return [] }
+            let count = sleepers.count
+            let settled = busy == 0
+            let ready = waiters.filter { $0.count.map { $0 <= count } ?? settled }
+            if !ready.isEmpty { waiters.removeAll { $0.count.map { $0 <= count } ?? settled } }
+            return ready
+        }
+
+        mutating func makeID() -> UInt64 {
+            nextID += 1
+            return nextID
+        }
     }
 
     private let core = Mutex(Core())
@@ -57,23 +84,26 @@ public final class TestClock: Clock, @unchecked Sendable {
     /// The number of tasks sleeping on this clock now.
     public var sleeperCount: Int { core.withLock { $0.sleepers.count } }
 
-    /// Suspends until `advance(by:)` moves the clock to or past `deadline`.
+    /// The earliest instant a sleeper waits for, nil when nobody sleeps.
+    public var nextDeadline: Instant? { core.withLock { $0.sleepers.map(\.deadline).min() } }
+
+    /// Tracked effects that are neither asleep on this clock nor finished (an upstream fetch, a reduce under way).
+    public var busyEffects: Int { core.withLock { $0.busy } }
+
+    /// Suspends until the clock is moved to or past `deadline`.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let id = core.withLock { core -> UInt64 in
-            core.nextID += 1
-            return core.nextID
-        }
+        let id = core.withLock { $0.makeID() }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 let outcome = core.withLock { core -> (Result<Void, any Error>?, [Waiter]) in
                     if core.cancelledIDs.remove(id) != nil { return (.failure(CancellationError()), []) }
                     if deadline <= core.now { return (.success(()), []) }
                     core.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return (nil, Self.takeSatisfiedWaiters(&core))
+                    return (nil, core.takeSatisfiedWaiters())
                 }
                 if let result = outcome.0 { continuation.resume(with: result) }
-                for waiter in outcome.1 { waiter.continuation.resume() }
+                for waiter in outcome.1 { waiter.continuation.resume(returning: true) }
             }
         } onCancel: {
             let sleeper = core.withLock { core -> Sleeper? in
@@ -91,8 +121,15 @@ public final class TestClock: Clock, @unchecked Sendable {
 
     /// Moves the clock forward and resumes every sleeper whose deadline has come, in deadline order.
     public func advance(by duration: Duration) {
+        move(to: now.advanced(by: duration))
+    }
+
+    /// Moves the clock to `instant` (never back) and resumes every sleeper whose deadline has come, in deadline
+    /// order. Returns how many it resumed.
+    @discardableResult
+    public func move(to instant: Instant) -> Int {
         let due = core.withLock { core -> [Sleeper] in
-            core.now = core.now.advanced(by: duration)
+            if instant > core.now { core.now = instant }
             let now = core.now
             let due = core.sleepers.enumerated()
                 .filter { $0.element.deadline <= now }
@@ -102,25 +139,62 @@ public final class TestClock: Clock, @unchecked Sendable {
             return due
         }
         for sleeper in due { sleeper.continuation.resume() }
+        return due.count
     }
 
     /// Returns once at least `count` tasks sleep on this clock: a deterministic signal that effects reached
     /// their sleep.
     public func waitForSleepers(count: Int = 1) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let ready = core.withLock { core -> Bool in
-                if core.sleepers.count >= count { return true }
-                core.waiters.append(Waiter(count: count, continuation: continuation))
-                return false
-            }
-            if ready { continuation.resume() }
-        }
+        _ = await wait(for: count)
     }
 
-    private static func takeSatisfiedWaiters(_ core: inout Core) -> [Waiter] {
-        let count = core.sleepers.count
-        let ready = core.waiters.filter { $0.count <= count }
-        core.waiters.removeAll { $0.count <= count }
-        return ready
+    /// Returns true once every tracked effect is asleep on this clock or finished (at once when that is so now),
+    /// false when the task is cancelled first.
+    public func settled() async -> Bool {
+        await wait(for: nil)
+    }
+
+    /// Waits for `count` sleepers, or for the tracked effects to settle when nil; false when cancelled first.
+    private func wait(for count: Int?) async -> Bool {
+        let id = core.withLock { $0.makeID() }
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+                let ready = core.withLock { core -> Bool? in
+                    if core.cancelledIDs.remove(id) != nil { return false }
+                    let met = count.map { core.sleepers.count >= $0 } ?? (core.busy == 0)
+                    if met { return true }
+                    core.waiters.append(Waiter(id: id, count: count, continuation: continuation))
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        } onCancel: {
+            let waiter = core.withLock { core -> Waiter? in
+                guard let index = core.waiters.firstIndex(where: { $0.id == id }) else {
+                    core.cancelledIDs.insert(id)
+                    return nil
+                }
+                return core.waiters.remove(at: index)
+            }
+            waiter?.continuation.resume(returning: false)
+        }
+        core.withLock { _ = $0.cancelledIDs.remove(id) }
+        return result
+    }
+
+    // MARK: - EffectTracking
+
+    /// Counts an effect as running.
+    public func effectStarted() {
+        core.withLock { $0.runningEffects += 1 }
+    }
+
+    /// Counts an effect as finished; resumes the waiters of `settled()` when nothing is busy any more.
+    public func effectEnded() {
+        let ready = core.withLock { core -> [Waiter] in
+            core.runningEffects -= 1
+            return core.takeSatisfiedWaiters()
+        }
+        for waiter in ready { waiter.continuation.resume(returning: true) }
     }
 }

@@ -42,6 +42,8 @@ public final class ServiceApplication: Sendable {
     private let retention = Mutex<Task<Void, Never>?>(nil)
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
     private let localBaseURL: LocalBaseURL
+    /// The clock tests move (`--clock manual` or `skip`); nil when timers follow the real time.
+    public let clock: ServiceClock?
 
     init(
         server: Server,
@@ -50,8 +52,10 @@ public final class ServiceApplication: Sendable {
         shutdownDeadline: Duration = .seconds(10),
         shutdownDelay: Duration = .zero,
         localBaseURL: LocalBaseURL,
+        clock: ServiceClock? = nil,
         logger: Logger
     ) {
+        self.clock = clock
         self.server = server
         self.service = service
         self.upstream = upstream
@@ -67,7 +71,13 @@ public final class ServiceApplication: Sendable {
         localBaseURL.set(port: port)
         let service = service
         expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
-        waker.withLock { $0 = Task { await service.wakeSessionsWithDueTimers(on: .system) } }
+        if let clock {
+            // A manual clock's advance wakes passive sessions itself; a skipping one advances by itself.
+            if clock.mode == .skip { waker.withLock { $0 = Task { await service.skipClock(clock) } } }
+        } else {
+            waker.withLock { $0 = Task { await service.wakeSessionsWithDueTimers(on: .system) } }
+        }
+        // Retention counts real time whatever the sessions' clock: ages of days are an operator's, not a test's.
         retention.withLock { $0 = Task { await service.deleteAbandonedSessions(on: .system) } }
         return port
     }
@@ -108,7 +118,8 @@ public final class ServiceApplication: Sendable {
         )
         configuration.auth = authConfiguration(reader, logger: logger)
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
-        let clock = ContinuousClock()
+        let manualClock = makeClock(reader, logger: logger)
+        let clock: any Clock<Duration> = manualClock?.clock ?? ContinuousClock()
         let host = reader.string(.host)
         let localBaseURL = LocalBaseURL(host: host)
         let service = SessionService(
@@ -121,15 +132,21 @@ public final class ServiceApplication: Sendable {
             sessionLogger[metadataKey: "session.id"] = "\(id)"
             return SystemEnvironment(
                 clock: clock,
-                wallClock: .system,
+                wallClock: manualClock?.wallClock ?? .system,
                 upstream: upstream,
                 logger: sessionLogger,
-                localBaseURL: localBaseURL.value
+                localBaseURL: localBaseURL.value,
+                effectTracker: manualClock?.clock
             )
         }
+        service.metrics.clockManual.record(manualClock == nil ? 0 : 1)
         if let journaled { start(journaled, service: service, logger: logger) }
         var router = Router()
         service.register(in: &router)
+        if let manualClock {
+            service.registerClock(manualClock, in: &router)
+            service.metrics.clockNow.record(Double(manualClock.now().millisecondsSince1970) / 1000)
+        }
         WebPage.register(in: &router)
         DemoCatalog().register(in: &router)
         router.get("/metrics") { _ in
@@ -166,6 +183,7 @@ public final class ServiceApplication: Sendable {
             shutdownDeadline: .milliseconds(reader.int(.shutdownDeadline)),
             shutdownDelay: .milliseconds(reader.int(.shutdownDelay)),
             localBaseURL: localBaseURL,
+            clock: manualClock,
             logger: logger
         )
     }
@@ -229,6 +247,7 @@ public final class ServiceApplication: Sendable {
         await service.drainStreams(within: (deadline - (ContinuousClock.now - start)) / 2)
         await server.shutdown(deadline: max(deadline - (ContinuousClock.now - start), .milliseconds(100)))
         service.stopAll()
+        clock?.save()
         service.persistence?.journal.close()
         await upstream.shutdown()
     }

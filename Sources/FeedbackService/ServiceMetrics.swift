@@ -32,6 +32,10 @@ struct ServiceMetrics: Sendable {
     let activationDuration: Timer
     /// Every reduce of every session's loop.
     let reduceDuration: Timer
+    /// 1 when the sessions run on a clock that tests move (`--clock manual` or `skip`), else 0.
+    let clockManual: Gauge
+    /// The manual clock's time, in seconds since 1970 (set at start and after each advance).
+    let clockNow: Gauge
 
     init(factory: any MetricsFactory) {
         /// A counter of `label` with one dimension: the many `name{key="value"}` series of this service.
@@ -64,5 +68,7 @@ struct ServiceMetrics: Sendable {
             factory: factory
         )
         reduceDuration = Timer(label: "feedbackhost_reduce_duration_seconds", dimensions: [], factory: factory)
+        clockManual = Gauge(label: "feedbackhost_clock_manual", dimensions: [], factory: factory)
+        clockNow = Gauge(label: "feedbackhost_clock_manual_time_seconds", dimensions: [], factory: factory)
     }
 }

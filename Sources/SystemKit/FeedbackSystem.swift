@@ -57,6 +57,10 @@ public struct SystemEnvironment: Sendable {
     /// The base URL of this server's own listener (`http://127.0.0.1:8080`), for feedbacks that fetch what the
     /// server itself serves (the demo catalog); nil when no server listens (a loop in a test).
     public var localBaseURL: String?
+    /// Told when each effect of the session's loop starts and ends: the server's `TestClock` under
+    /// `--clock manual`, so that advancing it can wait until every timer that fired was followed through; nil
+    /// otherwise.
+    public var effectTracker: (any EffectTracking)?
 
     /// Creates an environment. Without a `wallClock`, the wall time starts at the real time now and moves with
     /// `clock` (so a `TestClock` moves both).
@@ -65,13 +69,15 @@ public struct SystemEnvironment: Sendable {
         wallClock: WallClock? = nil,
         upstream: any UpstreamFetching,
         logger: Logger,
-        localBaseURL: String? = nil
+        localBaseURL: String? = nil,
+        effectTracker: (any EffectTracking)? = nil
     ) {
         self.clock = clock
         self.wallClock = wallClock ?? .following(clock, from: .now())
         self.upstream = upstream
         self.logger = logger
         self.localBaseURL = localBaseURL
+        self.effectTracker = effectTracker
     }
 }
 
@@ -83,6 +89,12 @@ extension FeedbackSystem {
         revision: UInt64 = 0,
         environment: SystemEnvironment
     ) -> Loop<State, Event> {
-        Loop(initial: state, revision: revision, reduce: Self.reduce, feedbacks: feedbacks(environment))
+        Loop(
+            initial: state,
+            revision: revision,
+            reduce: Self.reduce,
+            feedbacks: feedbacks(environment),
+            effectTracker: environment.effectTracker
+        )
     }
 }

@@ -51,7 +51,8 @@ struct OpenAPIDocumentTests {
         #expect(result.status == 0, "\(result.output)")
         let operations = result.output.split(separator: "\n").map { $0.split(separator: " ").map(String.init) }
         #expect(operations.count >= 8)
-        let server = try RunningServer()
+        // With a manual clock, so that its routes (served only then) are served too.
+        let server = try RunningServer(arguments: ["--clock", "manual"])
         defer { server.stop() }
         let created = try postJSON("\(server.base)/v1/sessions", #"{"system":"counter"}"#)
         let id = try #require(created.json["id"] as? String)
@@ -61,7 +62,8 @@ struct OpenAPIDocumentTests {
             let (method, path) = (operation[0], operation[1].replacingOccurrences(of: "{id}", with: id))
             var arguments = ["-X", method]
             if method == "POST" || method == "PUT" {
-                let body = path.hasSuffix("/events") ? #"{"type":"increment"}"# : #"{"system":"counter"}"#
+                var body = path.hasSuffix("/events") ? #"{"type":"increment"}"# : #"{"system":"counter"}"#
+                if path.hasPrefix("/v1/clock") { body = #"{"milliseconds":0}"# }
                 arguments += ["-H", "Content-Type: application/json", "--data-binary", body]
             }
             // An event stream never ends by itself: its head is the answer, so stop reading after a moment.

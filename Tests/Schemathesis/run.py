@@ -51,9 +51,10 @@ def default_binary() -> str:
 
 def start_server(binary: str, log: Path, log_level: str) -> tuple[subprocess.Popen, str]:
     """Starts the server; returns it and its base URL, read from its first line of output."""
+    # --clock manual: GET /v1/clock and POST /v1/clock/advance are served (and checked) only with it.
     server = subprocess.Popen(
         [binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none", "--cors-origins", CORS_ORIGIN,
-         "--log-level", log_level],
+         "--log-level", log_level, "--clock", "manual"],
         stdout=subprocess.PIPE,
         stderr=log.open("wb"),
         cwd=ROOT,

@@ -261,7 +261,7 @@ extension Setting {
         journalLease, auth, authCreate,
         authKeyFile, authPreviousKeyFile,
         authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
-        logAccessFlush,
+        logAccessFlush, clock, clockStart, clockSettle,
     ]
 }
 

@@ -32,6 +32,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case tokenRequired = "token-required"
         case tokenInvalid = "token-invalid"
         case insufficientScope = "insufficient-scope"
+        case clockStepsExceeded = "clock-steps-exceeded"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -45,7 +46,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
-            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge: 422
+            case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge, .clockStepsExceeded: 422
             case .inboxFull: 429
             case .atCapacity, .draining, .sessionPassivated: 503
             case .sessionBroken: 500
@@ -83,6 +84,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tokenRequired: "Token required"
             case .tokenInvalid: "Token not accepted"
             case .insufficientScope: "Token does not allow this"
+            case .clockStepsExceeded: "Too many deadlines in one advance"
             }
         }
     }

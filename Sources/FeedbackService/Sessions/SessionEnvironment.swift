@@ -35,7 +35,8 @@ struct SessionEnvironment: Sendable {
             initial: state,
             revision: revision,
             reduce: timed,
-            feedbacks: system.feedbacks(self.system)
+            feedbacks: system.feedbacks(self.system),
+            effectTracker: self.system.effectTracker
         )
     }
 }
