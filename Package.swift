@@ -161,6 +161,7 @@ let package = Package(
             name: "feedback-host",
             dependencies: [
                 "FeedbackService",
+                "SessionJournal",
                 "Systems",
                 "HTTPServer",
                 "CurlClient",

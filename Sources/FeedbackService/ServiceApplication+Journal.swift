@@ -43,7 +43,7 @@ extension ServiceApplication {
                 commitDelayMicroseconds: max(0, reader.int(.journalCommitDelay)),
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe)),
                 vfs: vfs
-            ),
+            ).keepingHistory(reader.int(.journalHistorySnapshots)),
             logger: logger,
             metricsFactory: metricsFactory
         )

@@ -124,6 +124,13 @@ public final class ServiceApplication: Sendable {
             )
         }
         if let journaled { start(journaled, service: service, logger: logger) }
+        if reader.bool(.verifyOnStart) {
+            service.verifyBeforeReady(
+                systems: systems,
+                maxDivergent: reader.int(.verifyMaxDivergent),
+                logger: logger
+            )
+        }
         var router = Router()
         service.register(in: &router)
         WebPage.register(in: &router)

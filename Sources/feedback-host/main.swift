@@ -11,6 +11,22 @@ import Systems
 // a TZ given by the environment is kept.
 setenv("TZ", ":/etc/localtime", 0)
 
+// `feedback-host verify ...`: replay the journal through this build, report, exit.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "verify" {
+    exit(
+        VerifyCommand.run(
+            arguments: Array(CommandLine.arguments.dropFirst(2)),
+            environment: ProcessInfo.processInfo.environment,
+            systems: builtInSystems(
+                ServiceApplication.defaultReader(
+                    arguments: ["feedback-host"],
+                    environment: ProcessInfo.processInfo.environment
+                )
+            )
+        )
+    )
+}
+
 // Mistakes stop the start: an unknown flag or variable, an ill-typed or out-of-range value.
 do {
     switch try ConfigurationCheck.check(
@@ -50,12 +66,7 @@ let application: ServiceApplication
 do {
     application = try ServiceApplication.build(
         reader: reader,
-        systems: [
-            HostedSystem(CounterSystem()),
-            HostedSystem(CatchSystem()),
-            HostedSystem(TrafficLightSystem()),
-            HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
-        ],
+        systems: builtInSystems(reader),
         logger: logger
     )
 } catch {

@@ -201,14 +201,18 @@ extension Setting {
     )
 
     /// Every setting the service reads, in the order `--help` lists them.
-    public static let service: [Setting] = [
-        host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve, maxSessions,
-        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
-        sessionWakeRate,
-        corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
-        streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile, authPreviousKeyFile,
-        authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
-        logAccessFlush,
-    ]
+    public static let service: [Setting] =
+        [
+            host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
+            maxSessions,
+            sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
+            sessionWakeRate,
+            corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
+            streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
+            journalSnapshotInterval, journalCommitDelay, journalProbe, auth, authCreate, authKeyFile,
+            authPreviousKeyFile,
+            authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel,
+            logAccessBufferBytes,
+            logAccessFlush,
+        ] + versions
 }
