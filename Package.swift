@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .library(name: "Systems", targets: ["Systems"]),
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
+        .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -86,6 +87,12 @@ let package = Package(
                 "Upstream",
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strict
+        ),
+        // Replays a session exported by GET /v1/sessions/{id}/export in `swift test`.
+        .target(
+            name: "FeedbackTesting",
+            dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
             swiftSettings: strict
         ),
         .target(
@@ -202,7 +209,7 @@ let package = Package(
             name: "FeedbackServiceTests",
             dependencies: [
                 "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
-                "SystemKit", "Upstream",
+                "SystemKit", "Upstream", "FeedbackTesting",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

@@ -147,6 +147,7 @@ public final class SessionService: Sendable {
         router.route(.get, "/v1/sessions/{id}/stream", handler: stream)
         router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
         registerTokenRoutes(in: &router)
+        registerExport(in: &router)
     }
 
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
@@ -154,6 +155,7 @@ public final class SessionService: Sendable {
     func registerPreflights(in router: inout Router) {
         for path in [
             "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
+            "/v1/sessions/{id}/export",
         ] {
             router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
                 let answer = configuration.cors.preflight(

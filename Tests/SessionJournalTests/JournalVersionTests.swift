@@ -19,7 +19,10 @@ import Testing
         #expect(session.baseVersion == 1)
         #expect(session.events.map(\.revision) == [3])
         #expect(session.events.map(\.stamp) == [EventStamp()])
-        #expect(try journal.withStore { store throws(JournalError) in try store.connection.integer("PRAGMA user_version") } == 5)
+        #expect(
+            try journal.withStore { store throws(JournalError) in try store.connection.integer("PRAGMA user_version") }
+                == 5
+        )
         let stamp = EventStamp(version: 2, time: 1_700_000_000_123, stateChecksum: 0xFEED_FACE_CAFE_BEEF)
         try journal.appendAndWait([
             .event(sessionID: id, revision: 4, event: #"{"type":"add","by":4}"#, origin: .effect, stamp: stamp),

@@ -27,6 +27,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionSchemaNewer = "session-schema-newer"
         case sessionSchemaUnreadable = "session-schema-unreadable"
         case verifying = "verifying"
+        case exportUnavailable = "export-unavailable"
         case verificationFailed = "verification-failed"
         case journalUnavailable = "journal-unavailable"
         case storageFull = "storage-full"
@@ -45,7 +46,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .corsRefused, .insufficientScope: 403
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
-            case .idempotencyInFlight, .sessionExists: 409
+            case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -83,6 +84,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionSchemaNewer: "Session written by a newer build"
             case .sessionSchemaUnreadable: "Session not readable by this build's migrations"
             case .verifying: "Verifying the journal"
+            case .exportUnavailable: "No journal to export from"
             case .verificationFailed: "This build does not reproduce the journal"
             case .journalUnavailable: "Journal unavailable"
             case .storageFull: "Insufficient storage"
