@@ -19,6 +19,7 @@ extension SessionService {
     func exportSession(_ request: Request) throws(APIError) -> Response {
         let id = try sessionID(request)
         guard let persistence else {
+            guard store[id] != nil else { throw Self.notFound(id) }
             throw APIError(
                 .exportUnavailable,
                 "this server keeps no journal (data.dir is none), and a fixture is made from the journal; run it "
