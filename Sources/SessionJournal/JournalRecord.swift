@@ -55,7 +55,7 @@ public enum JournalRecord: Sendable, Equatable {
     case settled(sessionID: String, revision: UInt64?)
 }
 
-/// What the journal keeps beside an event since schema version 5: the system's schema version it was written with,
+/// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,
 /// when it was recorded and the checksum of the state it produced (`StateChecksum` of the encoded state). The
 /// defaults are what an older row reads as.
 public struct EventStamp: Sendable, Equatable {

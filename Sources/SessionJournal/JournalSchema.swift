@@ -20,7 +20,7 @@
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
 ///
-/// - Version 5 adds the systems' schema versions: `version` on `sessions`, `events` and `snapshots` (the version of
+/// - Version 6 adds the systems' schema versions (version 5 is main's `activity` table, issue 19): `version` on `sessions`, `events` and `snapshots` (the version of
 ///   the system's JSON the row was written with; 1 for every row written before), and on `events` the wall time the
 ///   event was recorded at (`at`, milliseconds since 1970) and the checksum of the state it produced (`state_sum`,
 ///   `StateChecksum` of the encoded state): NULL on older rows. It adds `history`: the kept snapshots of each session
@@ -28,15 +28,15 @@
 ///   from one kept snapshot to the next. A row's checksum covers its version (and `at`, `state_sum`) only when they
 ///   differ from an old row's (version 1, NULLs), so older rows keep theirs.
 ///
-/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`) or 4 (no versions, no `history`) gets
-/// what it lacks and becomes version 5 in one transaction when opened; a new file starts at 5 the same way. Any
+/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 or 5 (no versions, no `history`)
+/// gets what it lacks and becomes version 6 in one transaction when opened; a new file starts at 6 the same way. Any
 /// other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 5
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 4 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4, 5]
+    static let version: Int64 = 6
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 5 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6]
 
-    /// Version 5's columns, added to a file below it (a new file too: `create` makes version 4's tables).
+    /// Version 6's columns, added to a file below it (a new file too: `create` makes the older tables).
     static let addVersions = """
         ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
         ALTER TABLE events ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
@@ -45,7 +45,7 @@ enum JournalSchema {
         ALTER TABLE snapshots ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
         """
 
-    /// Creates whatever table is missing (version 4's shape, plus `history`): run in one transaction with
+    /// Creates whatever table is missing (the shape before version 6, plus `history`): run in one transaction with
     /// `addVersions` and the new `user_version`, it both creates and migrates.
     static let create = """
         CREATE TABLE IF NOT EXISTS sessions(

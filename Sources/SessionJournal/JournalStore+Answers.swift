@@ -4,13 +4,13 @@
 /// exists, on the thread that opens it).
 extension JournalStore {
     /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a
-    /// version 2, 3 or 4 file lacks (version 4's rows become version 1 rows); refuses any other version. Then makes sure the file has a fingerprint key.
+    /// version 2 to 5 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the file has a fingerprint key.
     static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
         let found = try connection.integer("PRAGMA user_version")
         guard JournalSchema.readable.contains(found) else {
             throw JournalError(
                 .sqlite,
-                "\(connection.path) has schema version \(found); this build opens versions 2 to 5: move it aside"
+                "\(connection.path) has schema version \(found); this build opens versions 2 to 6: move it aside"
             )
         }
         try connection.execute("BEGIN IMMEDIATE")

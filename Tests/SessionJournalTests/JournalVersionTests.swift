@@ -3,7 +3,7 @@ import Testing
 
 @testable import SessionJournal
 
-/// Schema version 5: the systems' versions on every row (a version 4 file's rows read as version 1), the events'
+/// Schema version 6: the systems' versions on every row (a version 4 file's rows read as version 1), the events'
 /// stamps under their checksums, and the kept history that compaction respects.
 @Suite struct JournalVersionTests {
     @Test func fileOfVersionFourOpensWithItsRowsAtVersionOneAndTakesVersionedRecords() throws {
@@ -21,7 +21,7 @@ import Testing
         #expect(session.events.map(\.stamp) == [EventStamp()])
         #expect(
             try journal.withStore { store throws(JournalError) in try store.connection.integer("PRAGMA user_version") }
-                == 5
+                == JournalSchema.version
         )
         let stamp = EventStamp(version: 2, time: 1_700_000_000_123, stateChecksum: 0xFEED_FACE_CAFE_BEEF)
         try journal.appendAndWait([

@@ -8,7 +8,7 @@ public import FeedbackJSON
 /// "base": {"revision", "schemaVersion", "state"}, "events": [{"revision", "origin", "type", "time",
 /// "schemaVersion", "event", "stateChecksum"}], "checkpoints": [{"revision", "schemaVersion", "state"}]}`; `time`
 /// is milliseconds since 1970 or null, `stateChecksum` 16 hexadecimal digits (`StateChecksum`) or null when the
-/// journal has none (events journaled before schema version 5 of the journal). A value type.
+/// journal has none (events journaled before schema version 6 of the journal). A value type.
 public struct SessionFixture: Sendable, Equatable {
     /// The format's name and version, the `fixture` member.
     public static let format = "feedbackhost-session/1"
