@@ -11,42 +11,10 @@ import Testing
 /// build is shown to reproduce the journal.
 @Suite(.timeLimit(.minutes(2)))
 struct ExportRouteTests {
-    private struct Server {
-        let application: FeedbackService.ServiceApplication
-        let api: SessionAPIClient
-
-        static func start(_ flags: [String], systems: [HostedSystem]) throws -> Server {
-            let reader = ServiceApplication.defaultReader(
-                arguments: ["feedback-host", "--host", "127.0.0.1", "--port", "0", "--stream-drain-ms", "100"] + flags,
-                environment: [:]
-            )
-            let application = try ServiceApplication.build(
-                reader: reader,
-                systems: systems,
-                logger: JournaledSessions.quiet
-            )
-            return Server(application: application, api: SessionAPIClient(port: try application.start()))
-        }
-
-        /// `/readyz`'s status once it is no longer `verifying` (bounded by the suite's time limit), and its body.
-        func readinessAfterVerification() async throws -> (Int, String) {
-            while true {
-                let answer = try await api.send("GET", "/readyz")
-                if !answer.bodyText.contains("problem:verifying") { return (answer.status, answer.bodyText) }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
-
-        func stop() async {
-            await api.shutdown()
-            await application.shutdown(deadline: .seconds(2))
-        }
-    }
-
     @Test func aSessionExportedOverHTTPReplaysToItsStateAndUnknownIdsAre404() async throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
-        let server = try Server.start(
+        let server = try JournaledServer.start(
             ["--data-dir", directory.path, "--verify-on-start"],
             systems: [HostedSystem(CounterSystem())]
         )
@@ -68,7 +36,7 @@ struct ExportRouteTests {
         #expect(unknown.status == 404)
         await server.stop()
 
-        let memoryOnly = try Server.start(["--data-dir", "none"], systems: [HostedSystem(CounterSystem())])
+        let memoryOnly = try JournaledServer.start(["--data-dir", "none"], systems: [HostedSystem(CounterSystem())])
         let session = try await memoryOnly.api.create()
         let refused = try await memoryOnly.api.send("GET", "/v1/sessions/\(session)/export")
         #expect(refused.status == 409)
@@ -93,7 +61,7 @@ struct ExportRouteTests {
         }
         let withDecrement = sessions.filter { $0.contains(.decrement) }.count
         #expect(withDecrement > 0)
-        let wrong = try Server.start(
+        let wrong = try JournaledServer.start(
             ["--data-dir", directory.path, "--verify-on-start"],
             systems: [HostedSystem(VersionedCounter.DecrementsTwice())]
         )
@@ -103,7 +71,7 @@ struct ExportRouteTests {
         #expect(body.contains("\(withDecrement) diverged"))
         await wrong.stop()
 
-        let tolerant = try Server.start(
+        let tolerant = try JournaledServer.start(
             ["--data-dir", directory.path, "--verify-on-start", "--verify-max-divergent", "\(withDecrement)"],
             systems: [HostedSystem(VersionedCounter.DecrementsTwice())]
         )

@@ -33,8 +33,12 @@ struct SchemaMigrationTests {
         let recovered = try journal.recover().sessions
         #expect(recovered.count == sessions.count)
         #expect(recovered.allSatisfy { $0.baseVersion == 1 && $0.events.allSatisfy { $0.stamp.version == 1 } })
-        let persistence = SessionPersistence(journal: journal, snapshotInterval: 5, logger: JournaledSessions.quiet)
         let v2 = HostedSystem(V2())
+        // Verified under version 2 before any session is loaded: every one reproduced through the migration.
+        let before = try JournalVerifier(systems: [v2]).verify(journal)
+        #expect(before.total.migrated == sessions.count, "\(before.lines.prefix(4))")
+        #expect(before.total.events > 0)
+        let persistence = SessionPersistence(journal: journal, snapshotInterval: 5, logger: JournaledSessions.quiet)
         var broken: [String] = []
         var different: [String] = []
         for session in recovered {
@@ -127,5 +131,40 @@ struct SchemaMigrationTests {
             #expect(error.code == .unreachable)
             #expect(error.message.contains("version 2 to 3"))
         }
+    }
+}
+
+/// The same over HTTP: a version 1 session read by a version 2 server, and a version 2 session asked of a version 1
+/// server, which answers 503 with the session, the versions and where.
+@Suite(.timeLimit(.minutes(2)))
+struct SchemaVersionHTTPTests {
+    @Test func aNewerBuildsSessionIs503WithWordsAndAnOlderOneIsMigrated() async throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let flags = ["--data-dir", directory.path]
+        let v1 = try JournaledServer.start(flags, systems: [HostedSystem(VersionedCounter.V1())])
+        let old = try await v1.api.create()
+        try await v1.api.post(old, #"{"type":"add","amount":5}"#)
+        await v1.stop()
+
+        let v2 = try JournaledServer.start(flags, systems: [HostedSystem(VersionedCounter.V2())])
+        let read = try await v2.api.send("GET", "/v1/sessions/\(old)")
+        #expect(read.status == 200)
+        #expect(read.bodyText.contains(#""state":{"total":5}"#))
+        let new = try await v2.api.create()
+        try await v2.api.post(new, #"{"type":"add","by":7}"#)
+        await v2.stop()
+
+        let back = try JournaledServer.start(flags, systems: [HostedSystem(VersionedCounter.V1())])
+        let refused = try await back.api.send("GET", "/v1/sessions/\(new)")
+        #expect(refused.status == 503)
+        #expect(refused.headers["Retry-After"] != nil)
+        let problem = jsonObject(refused.bodyText)
+        #expect(problem["type"] as? String == "urn:feedbackhost:problem:session-schema-newer")
+        #expect(problem["session"] as? String == new)
+        #expect(problem["schemaVersion"] as? Int == 2)
+        #expect(problem["buildSchemaVersion"] as? Int == 1)
+        #expect((problem["detail"] as? String)?.contains(new) == true)
+        await back.stop()
     }
 }
