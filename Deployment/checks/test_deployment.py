@@ -341,6 +341,11 @@ class VerifyTests(unittest.TestCase):
         self.assertIn("1 diverged", changed.stdout)
         self.assertIn(f"diverged counter {sessions[0]}: first at revision 2", changed.stdout)
         self.assertEqual(self.verify("--max-divergent", "1").returncode, 0)
+        missing = subprocess.run([self.binary, "verify", "--data-dir", os.path.join(self.data, "typo")],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("there is no journal", missing.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.data, "typo")))
 
         # A replica verifying on start takes no traffic while this build does not reproduce its journal.
         gated = self.serve("--verify-on-start")

@@ -43,6 +43,12 @@ enum VerifyCommand {
             default: return refuse("unknown option \(flag)")
             }
         }
+        // Opening would make an empty journal where there is none: a mistyped directory would then verify nothing.
+        let file = directory + "/" + JournalConfiguration().fileName
+        guard FileManager.default.fileExists(atPath: file) else {
+            FileHandle.standardError.write(Data("feedback-host verify: there is no journal at \(file)\n".utf8))
+            return 2
+        }
         var logger = Logger(label: "feedback-host.verify")
         logger.logLevel = .warning
         let journal: Journal

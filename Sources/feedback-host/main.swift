@@ -36,6 +36,9 @@ do {
     ) {
     case .help:
         FileHandle.standardOutput.write(Data(ConfigurationCheck.help(for: Setting.all).utf8))
+        FileHandle.standardOutput.write(
+            Data("\nfeedback-host verify --help: replay the journal through this build (docs/SYSTEMS.md)\n".utf8)
+        )
         exit(0)
     case .version:
         FileHandle.standardOutput.write(Data("feedback-host \(ServiceApplication.version)\n".utf8))
