@@ -66,7 +66,7 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
-        // verify throughput (issue 22): writes a journal as the recorder does; scripts/verify-bench.sh times the verify.
+        // verify throughput (issue 22): writes a journal as the recorder does; scripts/verify-bench.sh times verify.
         .executableTarget(
             name: "VerifyBenchmark",
             dependencies: [

@@ -20,13 +20,14 @@
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
 ///
-/// - Version 6 adds the systems' schema versions (version 5 is main's `activity` table, issue 19): `version` on `sessions`, `events` and `snapshots` (the version of
-///   the system's JSON the row was written with; 1 for every row written before), and on `events` the wall time the
-///   event was recorded at (`at`, milliseconds since 1970) and the checksum of the state it produced (`state_sum`,
-///   `StateChecksum` of the encoded state): NULL on older rows. It adds `history`: the kept snapshots of each session
-///   (`JournalConfiguration.historySnapshots`), which compaction keeps the events after, so that `verify` can replay
-///   from one kept snapshot to the next. A row's checksum covers its version (and `at`, `state_sum`) only when they
-///   differ from an old row's (version 1, NULLs), so older rows keep theirs.
+/// - Version 6 adds the systems' schema versions (version 5 is main's `activity` table, issue 19): `version` on
+///   `sessions`, `events` and `snapshots` (the version of the system's JSON the row was written with; 1 for every row
+///   written before), and on `events` the wall time the event was recorded at (`at`, milliseconds since 1970) and the
+///   checksum of the state it produced (`state_sum`, `StateChecksum` of the encoded state): NULL on older rows. It adds
+///   `history`: the kept snapshots of each session (`JournalConfiguration.historySnapshots`), which compaction keeps
+///   the events after, so that `verify` can replay from one kept snapshot to the next. A row's checksum covers its
+///   version (and `at`, `state_sum`) only when they differ from an old row's (version 1, NULLs), so older rows keep
+///   theirs.
 ///
 /// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 or 5 (no versions, no `history`)
 /// gets what it lacks and becomes version 6 in one transaction when opened; a new file starts at 6 the same way. Any
@@ -85,7 +86,8 @@ enum JournalSchema {
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
     static let insertEvent = """
-        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
         """
     static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4, ?5)"
     /// A kept snapshot (`history`), and the trim that keeps the newest ?2 of session ?1 (?2 > 0).

@@ -3,8 +3,9 @@
 /// Concurrency: runs on the journal's writer queue like every other use of the store (or, before the journal
 /// exists, on the thread that opens it).
 extension JournalStore {
-    /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a
-    /// version 2 to 5 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the file has a fingerprint key.
+    /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a version
+    /// 2 to 5 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the
+    /// file has a fingerprint key.
     static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
         let found = try connection.integer("PRAGMA user_version")
         guard JournalSchema.readable.contains(found) else {

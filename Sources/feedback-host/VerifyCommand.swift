@@ -10,7 +10,8 @@ import SessionJournal
 enum VerifyCommand {
     static let usage = """
         usage: feedback-host verify [--data-dir DIR] [--sample N] [--max-divergent N] [--show N]
-          --data-dir DIR       the journal's directory (default: FEEDBACKHOST_DATA_DIR, else ./data); no server may hold it
+          --data-dir DIR       the journal's directory (default: FEEDBACKHOST_DATA_DIR, else ./data);
+                               no server may hold it
           --sample N           replay about N sessions (every k-th in id order) instead of all
           --max-divergent N    diverged or failed sessions tolerated before the exit status is 1 (default 0)
           --show N             diverged or failed sessions described, at most (default 20)
@@ -73,13 +74,11 @@ enum VerifyCommand {
                 guard now - lastProgress >= .seconds(2) else { return }
                 lastProgress = now
                 let done = report.total.sessions
-                let seconds = Double((now - started).components.seconds) + 1e-9
-                FileHandle.standardError.write(
-                    Data(
-                        "verify: \(done) sessions replayed of \(report.sessionsInJournal) (\(Int(Double(done) / seconds))/s), \(report.divergent) divergent\n"
-                            .utf8
-                    )
-                )
+                let rate = Int(Double(done) / (Double((now - started).components.seconds) + 1e-9))
+                let line =
+                    "verify: \(done) sessions replayed of \(report.sessionsInJournal) (\(rate)/s), "
+                    + "\(report.divergent) divergent\n"
+                FileHandle.standardError.write(Data(line.utf8))
             }
         } catch {
             FileHandle.standardError.write(Data("feedback-host verify: cannot read the journal: \(error)\n".utf8))
@@ -90,12 +89,10 @@ enum VerifyCommand {
         text += "verified in \(elapsed.formatted(.units(allowed: [.seconds, .milliseconds], width: .narrow)))\n"
         FileHandle.standardOutput.write(Data(text.utf8))
         if report.divergent > maxDivergent {
-            FileHandle.standardError.write(
-                Data(
-                    "feedback-host verify: \(report.divergent) sessions diverged or failed, more than --max-divergent \(maxDivergent)\n"
-                        .utf8
-                )
-            )
+            let line =
+                "feedback-host verify: \(report.divergent) sessions diverged or failed, more than --max-divergent "
+                + "\(maxDivergent)\n"
+            FileHandle.standardError.write(Data(line.utf8))
             return 1
         }
         return 0

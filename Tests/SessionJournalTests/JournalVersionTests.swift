@@ -114,7 +114,8 @@ import Testing
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, rev INTEGER NOT NULL,
                 origin INTEGER NOT NULL, event TEXT NOT NULL, crc INTEGER NOT NULL);
             CREATE TABLE snapshots(
-                session TEXT PRIMARY KEY, rev INTEGER NOT NULL, state TEXT NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
+                session TEXT PRIMARY KEY, rev INTEGER NOT NULL, state TEXT NOT NULL,
+                crc INTEGER NOT NULL) WITHOUT ROWID;
             CREATE TABLE answers(
                 seq INTEGER PRIMARY KEY AUTOINCREMENT, session TEXT NOT NULL, key TEXT NOT NULL,
                 fingerprint INTEGER NOT NULL, epoch INTEGER NOT NULL, rev INTEGER NOT NULL, state TEXT NOT NULL,

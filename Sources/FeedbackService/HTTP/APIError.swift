@@ -172,7 +172,8 @@ extension APIError {
             return APIError(
                 .sessionSchemaNewer,
                 "session \(session) was written by a newer build (schema version \(version); this build reads up to "
-                    + "\(current)): \(what). Send it to a replica of the newer build; this one serves it once upgraded. "
+                    + "\(current)): \(what). Send it to a replica of the newer build; this one serves it once "
+                    + "upgraded. "
                     + "Its records are kept",
                 retryAfter: 5,
                 extra: extra
