@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .library(name: "Systems", targets: ["Systems"]),
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
+        .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -94,6 +95,12 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Replays a session exported by GET /v1/sessions/{id}/export in `swift test`.
+        .target(
+            name: "FeedbackTesting",
+            dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
+            swiftSettings: strict
+        ),
         .target(
             name: "HTTPServer",
             dependencies: [
@@ -167,6 +174,7 @@ let package = Package(
             name: "feedback-host",
             dependencies: [
                 "FeedbackService",
+                "SessionJournal",
                 "Systems",
                 "HTTPServer",
                 "CurlClient",
@@ -208,7 +216,7 @@ let package = Package(
             dependencies: [
                 "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
                 "PostgresFixture",
-                "SystemKit", "Upstream",
+                "SystemKit", "Upstream", "FeedbackTesting",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Logging", package: "swift-log"),

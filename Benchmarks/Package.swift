@@ -66,6 +66,17 @@ let package = Package(
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
         ),
+        // verify throughput (issue 22): writes a journal as the recorder does; scripts/verify-bench.sh times verify.
+        .executableTarget(
+            name: "VerifyBenchmark",
+            dependencies: [
+                .product(name: "SessionJournal", package: "FeedbackHost"),
+                .product(name: "SystemKit", package: "FeedbackHost"),
+                .product(name: "Systems", package: "FeedbackHost"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -16,9 +16,11 @@ import socket
 import ssl
 import subprocess
 import sys
+import sqlite3
 import tempfile
 import time
 import unittest
+import zlib
 
 import yaml
 
@@ -469,6 +471,98 @@ class DeploymentFilesTests(unittest.TestCase):
         stopped = subprocess.run(command, env=environment, capture_output=True, timeout=10)
         self.assertEqual(serving.returncode, 0, serving.stderr)
         self.assertNotEqual(stopped.returncode, 0)
+
+
+def record_checksum(*fields):
+    """The journal's row checksum (SessionJournal's RecordChecksum): CRC-32 over each field with its length before it;
+    an int is 8 little-endian bytes."""
+    crc = 0
+    for field in fields:
+        data = field.to_bytes(8, "little") if isinstance(field, int) else field.encode()
+        crc = zlib.crc32(len(data).to_bytes(4, "little"), crc)
+        if data:
+            crc = zlib.crc32(data, crc)
+    return crc
+
+
+class VerifyTests(unittest.TestCase):
+    """`feedback-host verify` and `--verify-on-start` on a journal the server itself wrote (issue 22)."""
+
+    def setUp(self):
+        self.binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        self.data = tempfile.mkdtemp(prefix="fh-verify-")
+        self.addCleanup(shutil.rmtree, self.data, ignore_errors=True)
+
+    def serve(self, *flags):
+        return Replica.start([self.binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", self.data, *flags],
+                             name="feedback-host")
+
+    def verify(self, *flags):
+        return subprocess.run([self.binary, "verify", "--data-dir", self.data, *flags], capture_output=True,
+                              text=True, timeout=120)
+
+    def test_verify_reproduces_a_journal_and_finds_a_changed_state_at_its_revision(self):
+        replica = self.serve()
+        sessions = []
+        try:
+            client = Client(replica.base_url)
+            for system, events in [("counter", [{"type": "increment"}, {"type": "add", "amount": 5}]),
+                                   ("catch", [{"type": "throwToMachine"}]),
+                                   ("traffic-light", [{"type": "start"}, {"type": "stop"}])]:
+                status, _, body = client.request("POST", "/v1/sessions", {"system": system})
+                self.assertEqual(status, 201)
+                sessions.append(body["id"])
+                for event in events:
+                    status, _, _ = client.request("POST", f"/v1/sessions/{body['id']}/events", event)
+                    self.assertEqual(status, 200)
+            status, _, fixture = client.request("GET", f"/v1/sessions/{sessions[0]}/export")
+            self.assertEqual(status, 200)
+            self.assertEqual([event["type"] for event in fixture["events"]], ["increment", "add"])
+            client.close()
+        finally:
+            self.assertEqual(replica.stop(), 0)
+
+        clean = self.verify()
+        self.assertEqual(clean.returncode, 0, clean.stderr)
+        self.assertRegex(clean.stdout, r"total: 3 sessions, \d+ events: 3 identical, 0 migrated, 0 diverged, 0 failed")
+
+        # The counter's second event is journaled with another state's checksum, as a build with another reducer
+        # would have written it: verify names that session and revision, and exits 1 past --max-divergent 0.
+        database = sqlite3.connect(os.path.join(self.data, "journal.sqlite"))
+        row = database.execute("SELECT seq, session, rev, origin, event, version, at FROM events "
+                               "WHERE session = ? AND rev = 2", (sessions[0],)).fetchone()
+        seq, session, revision, origin, event, version, at = row
+        wrong = 12345
+        crc = record_checksum(session, revision ^ (origin << 63), event, version, at, wrong, 1)
+        database.execute("UPDATE events SET state_sum = ?, crc = ? WHERE seq = ?", (wrong, crc, seq))
+        database.commit()
+        database.close()
+        changed = self.verify()
+        self.assertEqual(changed.returncode, 1, changed.stdout + changed.stderr)
+        self.assertIn("1 diverged", changed.stdout)
+        self.assertIn(f"diverged counter {sessions[0]}: first at revision 2", changed.stdout)
+        self.assertEqual(self.verify("--max-divergent", "1").returncode, 0)
+        missing = subprocess.run([self.binary, "verify", "--data-dir", os.path.join(self.data, "typo")],
+                                 capture_output=True, text=True, timeout=60)
+        self.assertEqual(missing.returncode, 2)
+        self.assertIn("there is no journal", missing.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.data, "typo")))
+
+        # A replica verifying on start takes no traffic while this build does not reproduce its journal.
+        gated = self.serve("--verify-on-start")
+        try:
+            client = Client(gated.base_url)
+            deadline = time.monotonic() + 60
+            while True:
+                status, _, problem = client.request("GET", "/readyz")
+                if problem is None or not problem["type"].endswith(":verifying") or time.monotonic() > deadline:
+                    break
+                time.sleep(0.05)
+            self.assertEqual(status, 503)
+            self.assertTrue(problem["type"].endswith(":verification-failed"), problem)
+            client.close()
+        finally:
+            self.assertEqual(gated.stop(), 0)
 
 
 if __name__ == "__main__":

@@ -48,7 +48,7 @@ extension ServiceApplication {
                 commitDelayMicroseconds: max(0, reader.int(.journalCommitDelay)),
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe)),
                 vfs: vfs
-            ),
+            ).keepingHistory(reader.int(.journalHistorySnapshots)),
             logger: logger,
             metricsFactory: metricsFactory
         )

@@ -141,6 +141,13 @@ public final class ServiceApplication: Sendable {
         }
         service.metrics.clockManual.record(manualClock == nil ? 0 : 1)
         if let journaled { start(journaled, service: service, logger: logger) }
+        if reader.bool(.verifyOnStart) {
+            service.verifyBeforeReady(
+                systems: systems,
+                maxDivergent: reader.int(.verifyMaxDivergent),
+                logger: logger
+            )
+        }
         var router = Router()
         service.register(in: &router)
         if let manualClock {

@@ -231,7 +231,7 @@ extension SessionService {
 
     // MARK: - Request parts
 
-    private func sessionID(_ request: Request) throws(APIError) -> SessionID {
+    func sessionID(_ request: Request) throws(APIError) -> SessionID {
         let text = request.parameter("id") ?? ""
         guard let id = SessionID(text) else {
             throw APIError(.sessionNotFound, "no session has the id \"\(text)\"; ids are 22 base64url characters")

@@ -233,7 +233,11 @@ extension SessionService {
             Self.refillLedger(of: session, from: recovered, persistence: persistence)
             return session
         } catch {
-            persistence.markBroken(id, reason: error.message)
+            if error.code == .sessionBroken {
+                persistence.markBroken(id, reason: error.message)
+            } else {
+                persistence.markBroken(id, problem: error)
+            }
             return nil
         }
     }

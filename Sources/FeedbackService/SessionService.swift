@@ -27,6 +27,8 @@ public final class SessionService: Sendable {
     /// The token checks of `--auth jwt`; nil when auth is off.
     let authorizer: Authorizer?
     private let draining = Atomic<Bool>(false)
+    /// Why `/readyz` fails besides draining and the journal (a verification running or failed); nil for nothing.
+    let readinessHold = Mutex<APIError?>(nil)
     /// Passivations and activations take turns under it, so a session is never read back from the journal while
     /// its passivated copy could still append: see `activeSession` and `expireIdleSessions`.
     let activation = Mutex(())
@@ -97,6 +99,7 @@ public final class SessionService: Sendable {
                     APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1)
                 )
             }
+            if let hold = readinessHold.withLock({ $0 }) { return Self.problem(hold) }
             // A journal that cannot commit takes no writes: a balancer should send them to another replica.
             if let refusal = persistence?.writeRefusal() {
                 return Self.problem(APIError(.journalUnavailable, refusal.message, retryAfter: refusal.retryAfter))
@@ -148,6 +151,7 @@ public final class SessionService: Sendable {
         router.route(.get, "/v1/sessions/{id}/stream", handler: stream)
         router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
         registerTokenRoutes(in: &router)
+        registerExport(in: &router)
     }
 
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
@@ -155,6 +159,7 @@ public final class SessionService: Sendable {
     func registerPreflights(in router: inout Router) {
         for path in [
             "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
+            "/v1/sessions/{id}/export",
         ] {
             router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
                 let answer = configuration.cors.preflight(

@@ -32,6 +32,7 @@ extension Journal {
                 let events = try connection.integer("SELECT changes()")
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
+                try connection.execute(JournalSchema.deleteOrphanHistory)
                 let answers = try store.compactAnswers()
                 _ = try store.compactDeadlines()
                 try connection.execute("COMMIT")

@@ -28,6 +28,10 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// While the journal cannot commit, a test write is tried every this many milliseconds; the first that
     /// succeeds makes the journal healthy again.
     public var probeIntervalMilliseconds: Int
+    /// Snapshots kept per session for verification (`history`), the newest first, with the events between them; the
+    /// creation's state counts as the first. 0 keeps none: compaction then deletes every event the latest snapshot
+    /// covers. 2 keeps the previous snapshot and the events from it to the latest.
+    public var historySnapshots: Int = 0
     /// The SQLite VFS the journal's files are opened through, by registered name; nil for SQLite's default. Only
     /// tests set it (to a VFS that injects faults): no configuration key reaches it.
     public var vfs: String?
@@ -57,5 +61,12 @@ public struct JournalConfiguration: Sendable, Equatable {
         self.autoCheckpointPages = autoCheckpointPages
         self.checkOnOpen = checkOnOpen
         self.fileName = fileName
+    }
+
+    /// This configuration with `historySnapshots` set to `snapshots`.
+    public func keepingHistory(_ snapshots: Int) -> JournalConfiguration {
+        var copy = self
+        copy.historySnapshots = max(snapshots, 0)
+        return copy
     }
 }

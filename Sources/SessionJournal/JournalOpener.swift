@@ -87,9 +87,6 @@ enum JournalOpener {
         do {
             try target.execute("BEGIN IMMEDIATE")
             for table in JournalSchema.tables {
-                let placeholders = (1...table.columns).map { "?\($0)" }.joined(separator: ", ")
-                let insert = try target.prepare("INSERT OR REPLACE INTO \(table.name) VALUES(\(placeholders))")
-                defer { insert.finalize() }
                 var copied = 0
                 var errors: [String] = []
                 for order in ["ASC", "DESC"] {
@@ -97,8 +94,16 @@ enum JournalOpener {
                     do {
                         let scan = try source.prepare("SELECT * FROM \(table.name) ORDER BY \(keys)")
                         defer { scan.finalize() }
+                        // A file of an older version has fewer columns: the rest take their defaults.
+                        let count = min(scan.columnCount, Int32(table.columns.count))
+                        let names = table.columns.prefix(Int(count)).joined(separator: ", ")
+                        let placeholders = (1...count).map { "?\($0)" }.joined(separator: ", ")
+                        let insert = try target.prepare(
+                            "INSERT OR REPLACE INTO \(table.name)(\(names)) VALUES(\(placeholders))"
+                        )
+                        defer { insert.finalize() }
                         while try scan.step() {
-                            scan.copyColumns(table.columns, to: insert)
+                            scan.copyColumns(count, to: insert)
                             try insert.run()
                             copied += 1
                         }

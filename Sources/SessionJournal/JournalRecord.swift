@@ -18,9 +18,12 @@ public struct SessionCreation: Sendable, Equatable {
     public var state: String
     /// Creation time, seconds since 1970.
     public var createdAt: Double
+    /// The system's schema version `state` was written with.
+    public var version: Int
 
     /// Creates a creation record.
-    public init(id: String, system: String, epoch: UInt64, state: String, createdAt: Double) {
+    public init(id: String, system: String, epoch: UInt64, state: String, createdAt: Double, version: Int = 1) {
+        self.version = version
         self.id = id
         self.system = system
         self.epoch = epoch
@@ -33,10 +36,12 @@ public struct SessionCreation: Sendable, Equatable {
 public enum JournalRecord: Sendable, Equatable {
     /// A session was created; replaces whatever the journal held under the same id.
     case created(SessionCreation)
-    /// The event that produced `revision` (the first event produces revision 1), as JSON text.
-    case event(sessionID: String, revision: UInt64, event: String, origin: EventOrigin)
-    /// The state at `revision` as JSON text; events up to `revision` are no longer needed and are deleted.
-    case snapshot(sessionID: String, revision: UInt64, state: String)
+    /// The event that produced `revision` (the first event produces revision 1), as JSON text, with its schema
+    /// version, when it was recorded and the checksum of the state it produced.
+    case event(sessionID: String, revision: UInt64, event: String, origin: EventOrigin, stamp: EventStamp = .init())
+    /// The state at `revision` as JSON text of schema `version`; events up to `revision` are no longer needed for
+    /// recovery (compaction deletes them unless the journal keeps them for verification).
+    case snapshot(sessionID: String, revision: UInt64, state: String, version: Int = 1)
     /// The session was deleted or expired: everything about it goes, its keyed answers too.
     case removed(sessionID: String)
     /// The answer to a request with an idempotency key; append it with the request's events, in one `append`,
@@ -48,4 +53,27 @@ public enum JournalRecord: Sendable, Equatable {
     /// The session left memory with its snapshot at `revision` and nothing after it (a passivation): reading it
     /// back then needs no scan of the log. Nil clears the mark (the session is active again and will append).
     case settled(sessionID: String, revision: UInt64?)
+}
+
+/// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,
+/// when it was recorded and the checksum of the state it produced (`StateChecksum` of the encoded state). The
+/// defaults are what an older row reads as.
+public struct EventStamp: Sendable, Equatable {
+    /// The system's schema version of the event's JSON (and of the state the checksum is of).
+    public var version: Int
+    /// When the event was recorded, milliseconds since 1970; nil when unknown.
+    public var time: Int64?
+    /// The checksum of the encoded state the event produced; nil when unknown.
+    public var stateChecksum: UInt64?
+
+    /// Creates a stamp.
+    public init(version: Int = 1, time: Int64? = nil, stateChecksum: UInt64? = nil) {
+        self.version = version
+        self.time = time
+        self.stateChecksum = stateChecksum
+    }
+
+    /// Whether the row's checksum covers the stamp: only when it differs from what an older row reads as, so that
+    /// older rows keep their checksums.
+    var isChecksummed: Bool { version != 1 || time != nil || stateChecksum != nil }
 }

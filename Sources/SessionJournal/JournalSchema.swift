@@ -24,14 +24,34 @@
 /// Each row of `sessions`, `events`, `snapshots` and `answers` carries a CRC-32 (`RecordChecksum`) of its key,
 /// number and payload.
 ///
-/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`) or 4 (no `activity`) gets what it
-/// lacks and becomes version 5 in one transaction when opened; a new file starts at 5. Any other version is refused.
+/// - Version 6 adds the systems' schema versions (version 5 is main's `activity` table, issue 19): `version` on
+///   `sessions`, `events` and `snapshots` (the version of the system's JSON the row was written with; 1 for every row
+///   written before), and on `events` the wall time the event was recorded at (`at`, milliseconds since 1970) and the
+///   checksum of the state it produced (`state_sum`, `StateChecksum` of the encoded state): NULL on older rows. It adds
+///   `history`: the kept snapshots of each session (`JournalConfiguration.historySnapshots`), which compaction keeps
+///   the events after, so that `verify` can replay from one kept snapshot to the next. A row's checksum covers its
+///   version (and `at`, `state_sum`) only when they differ from an old row's (version 1, NULLs), so older rows keep
+///   theirs.
+///
+/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`) or 5 (no versions, no `history`)
+/// gets what it lacks and becomes version 6 in one transaction when opened; a new file starts at 6 the same way. Any
+/// other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 5
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2, 3 and 4 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4, 5]
+    static let version: Int64 = 6
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 5 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6]
 
-    /// Creates whatever is missing and sets the version: run in one transaction, it both creates and migrates.
+    /// Version 6's columns, added to a file below it (a new file too: `create` makes the older tables).
+    static let addVersions = """
+        ALTER TABLE sessions ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE events ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE events ADD COLUMN at INTEGER;
+        ALTER TABLE events ADD COLUMN state_sum INTEGER;
+        ALTER TABLE snapshots ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
+        """
+
+    /// Creates whatever table is missing (the shape before version 6, plus `history`): run in one transaction with
+    /// `addVersions` and the new `user_version`, it both creates and migrates.
     static let create = """
         CREATE TABLE IF NOT EXISTS sessions(
             id TEXT PRIMARY KEY, system TEXT NOT NULL, epoch INTEGER NOT NULL, state TEXT NOT NULL,
@@ -52,24 +72,38 @@ enum JournalSchema {
         CREATE INDEX IF NOT EXISTS deadlines_by_time ON deadlines(at);
         CREATE TABLE IF NOT EXISTS activity(session TEXT PRIMARY KEY, at INTEGER NOT NULL) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS activity_by_time ON activity(at);
-        PRAGMA user_version = \(version);
+        CREATE TABLE IF NOT EXISTS history(
+            session TEXT NOT NULL, rev INTEGER NOT NULL, version INTEGER NOT NULL, state TEXT NOT NULL,
+            crc INTEGER NOT NULL, PRIMARY KEY(session, rev)) WITHOUT ROWID;
         """
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
-    static let tables: [(name: String, columns: Int32, key: String)] = [
-        ("sessions", 7, "id"),
-        ("events", 6, "seq"),
-        ("snapshots", 4, "session"),
-        ("answers", 8, "seq"),
-        ("meta", 2, "name"),
-        ("deadlines", 2, "session"),
-        ("settled", 2, "session"),
-        ("activity", 2, "session"),
+    /// A damaged file of an older version has fewer columns: its rows fill the first ones, the rest take defaults.
+    static let tables: [(name: String, columns: [String], key: String)] = [
+        ("sessions", ["id", "system", "epoch", "state", "created", "generation", "crc", "version"], "id"),
+        ("events", ["seq", "session", "rev", "origin", "event", "crc", "version", "at", "state_sum"], "seq"),
+        ("snapshots", ["session", "rev", "state", "crc", "version"], "session"),
+        ("answers", ["seq", "session", "key", "fingerprint", "epoch", "rev", "state", "crc"], "seq"),
+        ("meta", ["name", "value"], "name"),
+        ("deadlines", ["session", "at"], "session"),
+        ("settled", ["session", "rev"], "session"),
+        ("history", ["session", "rev", "version", "state", "crc"], "session,rev"),
+        ("activity", ["session", "at"], "session"),
     ]
 
-    static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-    static let insertEvent = "INSERT INTO events(session, rev, origin, event, crc) VALUES(?1, ?2, ?3, ?4, ?5)"
-    static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4)"
+    static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+    static let insertEvent = """
+        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        """
+    static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4, ?5)"
+    /// A kept snapshot (`history`), and the trim that keeps the newest ?2 of session ?1 (?2 > 0).
+    static let upsertHistory = "INSERT OR REPLACE INTO history VALUES(?1, ?2, ?3, ?4, ?5)"
+    static let trimHistory = """
+        DELETE FROM history WHERE session = ?1
+            AND rev <= (SELECT rev FROM history WHERE session = ?1 ORDER BY rev DESC LIMIT 1 OFFSET ?2)
+        """
+    static let deleteHistory = "DELETE FROM history WHERE session = ?1"
     static let deleteSnapshot = "DELETE FROM snapshots WHERE session = ?1"
     static let deleteSession = "DELETE FROM sessions WHERE id = ?1"
     static let lastSeq = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
@@ -131,32 +165,59 @@ enum JournalSchema {
     static let insertMetaIfMissing = "INSERT OR IGNORE INTO meta(name, value) VALUES(?1, ?2)"
 
     static let readSessions = """
-        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc
+        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc, s.version,
+            n.version
         FROM sessions s LEFT JOIN snapshots n ON n.session = s.id ORDER BY s.id
         """
-    static let readEvents = "SELECT session, rev, origin, event, crc, seq FROM events ORDER BY seq"
+    static let readEvents = """
+        SELECT session, rev, origin, event, crc, seq, version, at, state_sum FROM events ORDER BY seq
+        """
     /// One session, by id (?1): the columns of `readSessions`.
     static let readSession = """
-        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc
+        SELECT s.id, s.system, s.epoch, s.state, s.created, s.generation, s.crc, n.rev, n.state, n.crc, s.version,
+            n.version
         FROM sessions s LEFT JOIN snapshots n ON n.session = s.id WHERE s.id = ?1
         """
     /// One session's events (?1) after `seq` ?2 (its generation). The log has no index by session (an index costs a
     /// quarter of the posted events/s under `per-commit`: every commit then dirties a page per session), so this
     /// scans the log once.
     static let readSessionEvents = """
-        SELECT session, rev, origin, event, crc, seq FROM events WHERE session = ?1 AND seq > ?2 ORDER BY seq
+        SELECT session, rev, origin, event, crc, seq, version, at, state_sum FROM events
+        WHERE session = ?1 AND seq > ?2 ORDER BY seq
         """
     /// One session's keyed answers (?1), through `answers_by_session`: the columns of `readAnswers`.
     static let readSessionAnswers = """
         SELECT session, key, fingerprint, epoch, rev, state, crc FROM answers WHERE session = ?1 ORDER BY seq
         """
 
-    /// Deletes the events with `seq` in [?1, ?2) that no recovery needs: covered by their session's snapshot,
-    /// or of a session that is gone (or of an earlier incarnation of its id).
+    /// Deletes the events with `seq` in [?1, ?2) that neither recovery nor verification needs: covered by their
+    /// session's oldest kept snapshot (its latest when it keeps no history), or of a session that is gone (or of an
+    /// earlier incarnation of its id).
     static let compactRange = """
         DELETE FROM events WHERE seq >= ?1 AND seq < ?2 AND (
             NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = events.session AND s.generation < events.seq)
-            OR rev <= coalesce((SELECT n.rev FROM snapshots n WHERE n.session = events.session), -1))
+            OR rev <= coalesce(
+                (SELECT min(h.rev) FROM history h WHERE h.session = events.session),
+                (SELECT n.rev FROM snapshots n WHERE n.session = events.session), -1))
         """
     static let deleteOrphanSnapshots = "DELETE FROM snapshots WHERE session NOT IN (SELECT id FROM sessions)"
+    static let deleteOrphanHistory = "DELETE FROM history WHERE session NOT IN (SELECT id FROM sessions)"
+
+    /// Every live session's events of its current incarnation, by session then log order: what `verify` replays.
+    /// The log has no index by session, so SQLite sorts (in temporary files past its cache).
+    static let readHistoryEvents = """
+        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum
+        FROM events e JOIN sessions s ON s.id = e.session AND e.seq > s.generation ORDER BY e.session, e.seq
+        """
+    /// Every kept snapshot of every session, by session then revision.
+    static let readHistorySnapshots = "SELECT session, rev, version, state, crc FROM history ORDER BY session, rev"
+    /// One session's (?1) kept snapshots and events: the columns of `readHistorySnapshots` and `readHistoryEvents`.
+    static let readSessionHistorySnapshots =
+        "SELECT session, rev, version, state, crc FROM history WHERE session = ?1 ORDER BY rev"
+    static let readSessionHistoryEvents = """
+        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum
+        FROM events e JOIN sessions s ON s.id = e.session AND e.seq > s.generation WHERE e.session = ?1 ORDER BY e.seq
+        """
+    /// Sessions and their creation records by id, with the latest snapshot: the columns of `readSessions`.
+    static let readHistorySessions = readSessions
 }

@@ -3,20 +3,24 @@
 /// Concurrency: runs on the journal's writer queue like every other use of the store (or, before the journal
 /// exists, on the thread that opens it).
 extension JournalStore {
-    /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a
-    /// version 2 file lacks; refuses any other version. Then makes sure the file has a fingerprint key.
+    /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a version
+    /// 2 to 5 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the
+    /// file has a fingerprint key.
     static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
         let found = try connection.integer("PRAGMA user_version")
         guard JournalSchema.readable.contains(found) else {
             throw JournalError(
                 .sqlite,
-                "\(connection.path) has schema version \(found); this build opens versions 2 to 4: move it aside"
+                "\(connection.path) has schema version \(found); this build opens versions 2 to 6: move it aside"
             )
         }
         try connection.execute("BEGIN IMMEDIATE")
         do throws(JournalError) {
             if found != JournalSchema.version {
                 try connection.execute(JournalSchema.create)
+                // Rows of older files were written by systems at their version 1.
+                try connection.execute(JournalSchema.addVersions)
+                try connection.execute("PRAGMA user_version = \(JournalSchema.version)")
             }
             let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)
             defer { insert.finalize() }

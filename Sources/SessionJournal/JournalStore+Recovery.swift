@@ -98,26 +98,36 @@ extension JournalStore {
         return (sessions, unsettled)
     }
 
-    /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc.
-    private static func session(from row: SQLiteStatement, problems: inout [String]) -> RecoveredSession? {
+    /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc,
+    /// version, snapshot version.
+    static func session(from row: SQLiteStatement, problems: inout [String]) -> RecoveredSession? {
         let creation = SessionCreation(
             id: row.text(0),
             system: row.text(1),
             epoch: UInt64(bitPattern: row.int64(2)),
             state: row.text(3),
-            createdAt: row.double(4)
+            createdAt: row.double(4),
+            version: Int(row.int64(10))
         )
         guard RecordChecksum.creation(creation, generation: row.int64(5)) == row.int64(6) else {
             problems.append("session \(creation.id): creation record fails its checksum; session not restored")
             return nil
         }
-        var session = RecoveredSession(creation: creation, baseRevision: 0, baseState: creation.state, events: [])
+        var session = RecoveredSession(
+            creation: creation,
+            baseRevision: 0,
+            baseState: creation.state,
+            events: [],
+            baseVersion: creation.version
+        )
         guard row.isNull(7) == false else { return session }
         let revision = UInt64(bitPattern: row.int64(7))
         let state = row.text(8)
-        if RecordChecksum.of(creation.id, revision, state) == row.int64(9) {
+        let version = Int(row.int64(11))
+        if RecordChecksum.snapshot(creation.id, revision, state, version: version) == row.int64(9) {
             session.baseRevision = revision
             session.baseState = state
+            session.baseVersion = version
         } else {
             // The events it covered are gone: the initial state is the last consistent point.
             session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
@@ -125,9 +135,9 @@ extension JournalStore {
         return session
     }
 
-    /// Columns: session, rev, origin, event, crc, seq. Keeps events that follow on without a gap and pass their
-    /// checksum; the first one that does not ends the session's history.
-    private static func append(from row: SQLiteStatement, to session: inout RecoveredSession) {
+    /// Columns: session, rev, origin, event, crc, seq, version, at, state_sum. Keeps events that follow on without a
+    /// gap and pass their checksum; the first one that does not ends the session's history.
+    static func append(from row: SQLiteStatement, to session: inout RecoveredSession) {
         guard session.damage == nil else { return }
         let revision = UInt64(bitPattern: row.int64(1))
         if revision <= session.baseRevision { return }  // covered by the snapshot, not yet compacted
@@ -135,15 +145,27 @@ extension JournalStore {
             session.damage = "event \(session.revision + 1) is missing; events from \(revision) on dropped"
             return
         }
+        guard let event = event(from: row, revision: revision) else {
+            session.damage = "event \(revision) fails its checksum; it and later events dropped"
+            return
+        }
+        session.events.append(event)
+    }
+
+    /// The event of a row of `append`'s columns, nil when it fails its checksum.
+    static func event(from row: SQLiteStatement, revision: UInt64) -> JournalEvent? {
         let origin = Int(row.int64(2))
+        let stamp = EventStamp(
+            version: Int(row.int64(6)),
+            time: row.isNull(7) ? nil : row.int64(7),
+            stateChecksum: row.isNull(8) ? nil : UInt64(bitPattern: row.int64(8))
+        )
         var sum = RecordChecksum()
         sum.add(row.bytes(0))
         sum.add(RecordChecksum.eventNumber(revision, origin))
         sum.add(row.bytes(3))
-        guard sum.value == row.int64(4), let eventOrigin = EventOrigin(rawValue: origin) else {
-            session.damage = "event \(revision) fails its checksum; it and later events dropped"
-            return
-        }
-        session.events.append(JournalEvent(revision: revision, event: row.text(3), origin: eventOrigin))
+        if stamp.isChecksummed { sum.add(stamp) }
+        guard sum.value == row.int64(4), let eventOrigin = EventOrigin(rawValue: origin) else { return nil }
+        return JournalEvent(revision: revision, event: row.text(3), origin: eventOrigin, stamp: stamp)
     }
 }

@@ -24,6 +24,11 @@ final class JournalStore {
     private let deleteSettled: SQLiteStatement
     private let upsertActivity: SQLiteStatement
     private let deleteActivity: SQLiteStatement
+    private let upsertHistory: SQLiteStatement
+    private let trimHistory: SQLiteStatement
+    private let deleteHistory: SQLiteStatement
+    /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
+    let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
     let answersPerSession: Int
     /// Rows in `answers` per session as far as this store knows (filled by recovery, counted up by inserts): a
@@ -82,6 +87,10 @@ final class JournalStore {
         deleteSettled = try connection.prepare(JournalSchema.deleteSettled)
         upsertActivity = try connection.prepare(JournalSchema.upsertActivity)
         deleteActivity = try connection.prepare(JournalSchema.deleteActivity)
+        upsertHistory = try connection.prepare(JournalSchema.upsertHistory)
+        trimHistory = try connection.prepare(JournalSchema.trimHistory)
+        deleteHistory = try connection.prepare(JournalSchema.deleteHistory)
+        historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
     }
@@ -144,27 +153,37 @@ final class JournalStore {
             insertSession.bind(5, creation.createdAt)
             insertSession.bind(6, generation)
             insertSession.bind(7, RecordChecksum.creation(creation, generation: generation))
+            insertSession.bind(8, Int64(creation.version))
             try insertSession.run()
             try forgetAnswers(of: creation.id)
+            deleteHistory.bind(1, creation.id)
+            try deleteHistory.run()
+            // The initial state is the first kept snapshot: the events from revision 1 on are kept for verification.
+            try keep(creation.id, revision: 0, state: creation.state, version: creation.version)
             deleteDeadline.bind(1, creation.id)
             try deleteDeadline.run()
             deleteSettled.bind(1, creation.id)
             try deleteSettled.run()
             deleteActivity.bind(1, creation.id)
             try deleteActivity.run()
-        case .event(let id, let revision, let event, let origin):
+        case .event(let id, let revision, let event, let origin, let stamp):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
             insertEvent.bind(3, Int64(origin.rawValue))
             insertEvent.bind(4, event)
-            insertEvent.bind(5, RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin.rawValue), event))
+            insertEvent.bind(5, RecordChecksum.event(id, revision, origin.rawValue, event, stamp))
+            insertEvent.bind(6, Int64(stamp.version))
+            insertEvent.bind(7, stamp.time)
+            insertEvent.bind(8, stamp.stateChecksum.map { Int64(bitPattern: $0) })
             try insertEvent.run()
-        case .snapshot(let id, let revision, let state):
+        case .snapshot(let id, let revision, let state, let version):
             upsertSnapshot.bind(1, id)
             upsertSnapshot.bind(2, Int64(bitPattern: revision))
             upsertSnapshot.bind(3, state)
-            upsertSnapshot.bind(4, RecordChecksum.of(id, revision, state))
+            upsertSnapshot.bind(4, RecordChecksum.snapshot(id, revision, state, version: version))
+            upsertSnapshot.bind(5, Int64(version))
             try upsertSnapshot.run()
+            try keep(id, revision: revision, state: state, version: version)
         case .removed(let id):
             // The session's events stay in the log until compaction reaches them; recovery skips them.
             deleteSnapshot.bind(1, id)
@@ -178,6 +197,8 @@ final class JournalStore {
             try deleteSettled.run()
             deleteActivity.bind(1, id)
             try deleteActivity.run()
+            deleteHistory.bind(1, id)
+            try deleteHistory.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -214,6 +235,21 @@ final class JournalStore {
                 answerCounts[answer.sessionID] = count
             }
         }
+    }
+
+    /// Keeps a snapshot in `history` and trims the session's to the newest `historySnapshots`; nothing when none are
+    /// kept.
+    private func keep(_ id: String, revision: UInt64, state: String, version: Int) throws(JournalError) {
+        guard historySnapshots > 0 else { return }
+        upsertHistory.bind(1, id)
+        upsertHistory.bind(2, Int64(bitPattern: revision))
+        upsertHistory.bind(3, Int64(version))
+        upsertHistory.bind(4, state)
+        upsertHistory.bind(5, RecordChecksum.snapshot(id, revision, state, version: version))
+        try upsertHistory.run()
+        trimHistory.bind(1, id)
+        trimHistory.bind(2, Int64(historySnapshots))
+        try trimHistory.run()
     }
 
     private func forgetAnswers(of id: String) throws(JournalError) {
@@ -270,7 +306,7 @@ final class JournalStore {
         for statement in [
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
-            upsertSettled, deleteSettled, upsertActivity, deleteActivity,
+            upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
         ] {
             statement.finalize()
         }
@@ -295,7 +331,38 @@ public struct JournalStatistics: Sendable, Equatable {
 }
 
 extension RecordChecksum {
+    /// A version other than 1 is covered; a version 1 record sums as it did before versions existed.
     static func creation(_ creation: SessionCreation, generation: Int64) -> Int64 {
-        of(creation.id, creation.epoch, creation.system, creation.state, String(generation))
+        if creation.version != 1 {
+            return of(
+                creation.id,
+                creation.epoch,
+                creation.system,
+                creation.state,
+                String(generation),
+                "v\(creation.version)"
+            )
+        }
+        return of(creation.id, creation.epoch, creation.system, creation.state, String(generation))
+    }
+
+    static func snapshot(_ id: String, _ revision: UInt64, _ state: String, version: Int) -> Int64 {
+        version == 1 ? of(id, revision, state) : of(id, revision, state, "v\(version)")
+    }
+
+    static func event(_ id: String, _ revision: UInt64, _ origin: Int, _ event: String, _ stamp: EventStamp) -> Int64 {
+        var sum = RecordChecksum()
+        sum.add(id)
+        sum.add(eventNumber(revision, origin))
+        sum.add(event)
+        if stamp.isChecksummed { sum.add(stamp) }
+        return sum.value
+    }
+
+    mutating func add(_ stamp: EventStamp) {
+        add(UInt64(stamp.version))
+        add(UInt64(bitPattern: stamp.time ?? -1))
+        add(stamp.stateChecksum ?? 0)
+        add(stamp.stateChecksum == nil ? 0 : 1)
     }
 }

@@ -6,12 +6,15 @@ public struct JournalEvent: Sendable, Equatable {
     public var event: String
     /// Who produced it.
     public var origin: EventOrigin
+    /// Its schema version, time and the checksum of the state it produced.
+    public var stamp: EventStamp
 
     /// Creates a journaled event.
-    public init(revision: UInt64, event: String, origin: EventOrigin) {
+    public init(revision: UInt64, event: String, origin: EventOrigin, stamp: EventStamp = EventStamp()) {
         self.revision = revision
         self.event = event
         self.origin = origin
+        self.stamp = stamp
     }
 }
 
@@ -24,6 +27,8 @@ public struct RecoveredSession: Sendable, Equatable {
     public var baseRevision: UInt64
     /// The state to start from as JSON text: the latest snapshot, or the initial state.
     public var baseState: String
+    /// The system's schema version `baseState` was written with.
+    public var baseVersion: Int
     /// The events after `baseRevision`, revisions `baseRevision + 1, + 2, ...`.
     public var events: [JournalEvent]
     /// Why records after the last event were dropped (a checksum mismatch or a gap), nil when nothing was.
@@ -40,8 +45,10 @@ public struct RecoveredSession: Sendable, Equatable {
         baseState: String,
         events: [JournalEvent],
         damage: String? = nil,
-        answers: [KeyedAnswer] = []
+        answers: [KeyedAnswer] = [],
+        baseVersion: Int = 1
     ) {
+        self.baseVersion = baseVersion
         self.creation = creation
         self.baseRevision = baseRevision
         self.baseState = baseState

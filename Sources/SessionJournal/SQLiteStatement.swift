@@ -16,6 +16,14 @@ final class SQLiteStatement {
         sqlite3_bind_int64(handle, index, value)
     }
 
+    /// Binds NULL for nil.
+    func bind(_ index: Int32, _ value: Int64?) {
+        if let value { sqlite3_bind_int64(handle, index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
+    /// The number of columns of a row.
+    var columnCount: Int32 { sqlite3_column_count(handle) }
+
     func bind(_ index: Int32, _ value: Double) {
         sqlite3_bind_double(handle, index, value)
     }

@@ -20,7 +20,10 @@
 ///
 /// Concurrency: every method may be called from any thread, except from inside a completion or health handler (they
 /// run on the journal's own queue; a read from there would wait for itself).
-public protocol SessionJournaling: AnyObject, Sendable {
+///
+/// Histories (`SessionHistoryReading`, for `feedback-host verify` and the export route) are read without taking
+/// ownership.
+public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// A random 16-byte key made once with the journal and kept in it: key the fingerprints of idempotent requests
     /// with it, so that they compare equal across restarts (and replicas) and a client cannot predict them.
     var fingerprintKey: [UInt8] { get }

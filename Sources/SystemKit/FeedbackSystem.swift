@@ -36,6 +36,13 @@ public protocol FeedbackSystem: Sendable {
     /// with the journal and wakes a session that left memory when it comes, so that its timer fires on time.
     /// Read it from the state only (it is called after every reduce).
     func nextDeadline(of state: State) -> WallTime?
+
+    /// The version of the JSON this build writes for `State` and `Event` (1 by default). Raise it when a change
+    /// would not read older JSON (a renamed field, a new required one), and add the migration that turns the older
+    /// JSON into the new: journaled sessions, `feedback-host verify` and fixtures then read every older version.
+    var schemaVersion: Int { get }
+    /// One migration per version step, from 1 up to `schemaVersion` (none by default). See `SchemaMigration`.
+    var migrations: [SchemaMigration] { get }
 }
 
 extension FeedbackSystem {

@@ -11,6 +11,22 @@ import Systems
 // a TZ given by the environment is kept.
 setenv("TZ", ":/etc/localtime", 0)
 
+// `feedback-host verify ...`: replay the journal through this build, report, exit.
+if CommandLine.arguments.count > 1, CommandLine.arguments[1] == "verify" {
+    exit(
+        VerifyCommand.run(
+            arguments: Array(CommandLine.arguments.dropFirst(2)),
+            environment: ProcessInfo.processInfo.environment,
+            systems: builtInSystems(
+                ServiceApplication.defaultReader(
+                    arguments: ["feedback-host"],
+                    environment: ProcessInfo.processInfo.environment
+                )
+            )
+        )
+    )
+}
+
 // Mistakes stop the start: an unknown flag or variable, an ill-typed or out-of-range value.
 do {
     switch try ConfigurationCheck.check(
@@ -20,6 +36,9 @@ do {
     ) {
     case .help:
         FileHandle.standardOutput.write(Data(ConfigurationCheck.help(for: Setting.all).utf8))
+        FileHandle.standardOutput.write(
+            Data("\nfeedback-host verify --help: replay the journal through this build (docs/SYSTEMS.md)\n".utf8)
+        )
         exit(0)
     case .version:
         FileHandle.standardOutput.write(Data("feedback-host \(ServiceApplication.version)\n".utf8))
@@ -58,12 +77,7 @@ let application: ServiceApplication
 do {
     application = try ServiceApplication.build(
         reader: reader,
-        systems: [
-            HostedSystem(CounterSystem()),
-            HostedSystem(CatchSystem()),
-            HostedSystem(TrafficLightSystem()),
-            HostedSystem(PagingSystem(configuration: PagingConfiguration(reader: reader))),
-        ],
+        systems: builtInSystems(reader),
         logger: logger
     )
 } catch {

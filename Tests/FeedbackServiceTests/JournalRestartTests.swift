@@ -350,8 +350,10 @@ struct JournalRestartTests {
         defer { server.stop() }
         let answer = try curl(["\(server.base)/v1/sessions/\(broken)"])
         #expect(answer.status == 500)
-        #expect(answer.json["type"] as? String == "urn:feedbackhost:problem:session-broken")
+        #expect(answer.json["type"] as? String == "urn:feedbackhost:problem:session-schema-unreadable")
         #expect((answer.json["detail"] as? String)?.contains("event 2") == true)
+        #expect(answer.json["session"] as? String == broken)
+        #expect(answer.json["schemaVersion"] as? Int == 1)
         #expect(try curl(["\(server.base)/v1/sessions/\(healthy)"]).status == 200)
         let posted = try postJSON("\(server.base)/v1/sessions/\(broken)/events", #"{"type":"increment"}"#)
         #expect(posted.status == 500)

@@ -141,7 +141,7 @@ def before_call(context, case, kwargs):
             # A new id, for the 201: generated ids repeat, and a repeat with another body is only ever the 409.
             raw = base64.urlsafe_b64encode(RANDOM.randbytes(16)).decode().rstrip("=")
             parameters["id"] = raw
-    elif operation in ("getSession", "streamSession") or operation.startswith("preflight"):
+    elif operation in ("getSession", "streamSession", "exportSession") or operation.startswith("preflight"):
         parameters["id"] = _live(RANDOM.choice(SYSTEMS))
 
 

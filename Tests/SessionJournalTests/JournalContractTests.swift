@@ -67,6 +67,45 @@ import Testing
         #expect(session.damage == nil)
     }
 
+    /// Schema versions (issue 22): the creation's, a snapshot's and each event's version, time and state checksum
+    /// are read back, by an activation and as a history (which takes no ownership: the owner appends on).
+    @Test(arguments: JournalBackend.allCases)
+    func schemaVersionsAndStampsAreReadBackAndAHistoryTakesNoOwnership(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        var creation = JournalFixtures.creation(id)
+        creation.version = 2
+        let first = EventStamp(version: 2, time: 1_234, stateChecksum: 99)
+        let second = EventStamp(version: 3, time: 5_678, stateChecksum: UInt64.max - 7)
+        try journal.appendAndWait([
+            .created(creation),
+            .event(sessionID: id, revision: 1, event: #"{"type":"add","n":1}"#, origin: .client, stamp: first),
+        ])
+        try journal.appendAndWait([
+            .snapshot(sessionID: id, revision: 1, state: #"{"count":1}"#, version: 3),
+            .event(sessionID: id, revision: 2, event: #"{"type":"add","n":2}"#, origin: .effect, stamp: second),
+        ])
+        let history = try #require(try journal.history(of: id))
+        #expect(history.creation == creation)
+        #expect(history.snapshots.first == KeptSnapshot(revision: 0, version: 2, state: creation.state))
+        #expect(history.snapshots.last == KeptSnapshot(revision: 1, version: 3, state: #"{"count":1}"#))
+        #expect(
+            history.events.last
+                == JournalEvent(revision: 2, event: #"{"type":"add","n":2}"#, origin: .effect, stamp: second)
+        )
+        #expect(history.problems.isEmpty)
+        #expect(try journal.sessionCount() == 1)
+        try journal.appendAndWait([JournalFixtures.event(id, 3)])  // still its owner
+
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.creation.version == 2)
+        #expect(session.baseVersion == 3)
+        #expect(session.events.map(\.stamp) == [second, EventStamp()])
+    }
+
     /// `session.retention`: a session that left memory (its settled mark, a release) has a time; retiring deletes
     /// only those whose time is before the cutoff and that have no timer to come, as a removal would.
     @Test(arguments: JournalBackend.allCases)

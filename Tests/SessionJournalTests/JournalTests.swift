@@ -170,7 +170,7 @@ import Testing
                 """
                 INSERT INTO events(session, rev, origin, event, crc) VALUES('\(id)', 2, 0, '{}', 0);
                 INSERT INTO events(session, rev, origin, event, crc) VALUES('orphan', 1, 0, '{}', 0);
-                INSERT INTO snapshots VALUES('orphan', 1, '{}', 0);
+                INSERT INTO snapshots(session, rev, state, crc) VALUES('orphan', 1, '{}', 0);
                 """
             )
         }

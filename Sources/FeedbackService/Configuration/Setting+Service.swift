@@ -250,19 +250,21 @@ extension Setting {
     )
 
     /// Every setting the service reads, in the order `--help` lists them.
-    public static let service: [Setting] = [
-        host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
-        maxActiveSessions,
-        sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
-        sessionWakeRate, sessionActivationRate, sessionRetention,
-        corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
-        streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
-        journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
-        journalLease, auth, authCreate,
-        authKeyFile, authPreviousKeyFile,
-        authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel, logAccessBufferBytes,
-        logAccessFlush, clock, clockStart, clockSettle,
-    ]
+    public static let service: [Setting] =
+        [
+            host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
+            maxActiveSessions,
+            sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
+            sessionWakeRate, sessionActivationRate, sessionRetention,
+            corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
+            streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
+            journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
+            journalLease, auth, authCreate,
+            authKeyFile, authPreviousKeyFile,
+            authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel,
+            logAccessBufferBytes,
+            logAccessFlush, clock, clockStart, clockSettle,
+        ] + versions
 }
 
 extension Setting {

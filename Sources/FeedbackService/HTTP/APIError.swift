@@ -24,6 +24,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case atCapacity = "at-capacity"
         case draining = "draining"
         case sessionBroken = "session-broken"
+        case sessionSchemaNewer = "session-schema-newer"
+        case sessionSchemaUnreadable = "session-schema-unreadable"
+        case verifying = "verifying"
+        case exportUnavailable = "export-unavailable"
+        case verificationFailed = "verification-failed"
         case journalUnavailable = "journal-unavailable"
         case storageFull = "storage-full"
         case sessionsMemoryFull = "sessions-memory-full"
@@ -42,14 +47,15 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .corsRefused, .insufficientScope: 403
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
-            case .idempotencyInFlight, .sessionExists: 409
+            case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
             case .invalidEvent, .eventNotAccepted, .idempotencyMismatch, .stateTooLarge, .clockStepsExceeded: 422
             case .inboxFull: 429
             case .atCapacity, .draining, .sessionPassivated: 503
-            case .sessionBroken: 500
+            case .sessionBroken, .sessionSchemaUnreadable: 500
+            case .sessionSchemaNewer, .verifying, .verificationFailed: 503
             case .journalUnavailable: 503
             case .storageFull, .sessionsMemoryFull: 507
             }
@@ -76,6 +82,11 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .atCapacity: "Server at capacity"
             case .draining: "Server shutting down"
             case .sessionBroken: "Session could not be restored"
+            case .sessionSchemaNewer: "Session written by a newer build"
+            case .sessionSchemaUnreadable: "Session not readable by this build's migrations"
+            case .verifying: "Verifying the journal"
+            case .exportUnavailable: "No journal to export from"
+            case .verificationFailed: "This build does not reproduce the journal"
             case .journalUnavailable: "Journal unavailable"
             case .storageFull: "Insufficient storage"
             case .sessionsMemoryFull: "Session memory budget full"
@@ -135,6 +146,46 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             status: code.status,
             detail: message,
             extensions: extra.mapValues { $0.serialized() }
+        )
+    }
+}
+
+extension APIError {
+    /// A journaled session this build cannot read: written at a newer schema version (503: a replica of the newer
+    /// build serves it; this one will once it runs that build), or at an older one that no migration reaches or whose
+    /// migration or decoding failed (500: a bug of the system's migrations, fixed by a build that reads it). The
+    /// detail and the extra members name the session, the versions and the JSON Pointer where it failed.
+    static func unreadable(
+        session: SessionID,
+        _ what: String,
+        version: Int,
+        current: Int,
+        path: String? = nil,
+        newer: Bool = false
+    ) -> APIError {
+        var extra: [String: JSONValue] = [
+            "session": .string(session.description),
+            "schemaVersion": .int(Int64(version)),
+            "buildSchemaVersion": .int(Int64(current)),
+        ]
+        if let path { extra["path"] = .string(path) }
+        let at = path.map { $0.isEmpty ? " (at the root)" : " (at \($0))" } ?? ""
+        if newer {
+            return APIError(
+                .sessionSchemaNewer,
+                "session \(session) was written by a newer build (schema version \(version); this build reads up to "
+                    + "\(current)): \(what). Send it to a replica of the newer build; this one serves it once "
+                    + "upgraded. "
+                    + "Its records are kept",
+                retryAfter: 5,
+                extra: extra
+            )
+        }
+        return APIError(
+            .sessionSchemaUnreadable,
+            "session \(session) cannot be read by this build: \(what)\(at). Its records are kept: a build whose "
+                + "migrations read schema version \(version) serves it; DELETE it to discard them",
+            extra: extra
         )
     }
 }

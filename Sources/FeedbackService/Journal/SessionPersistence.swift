@@ -22,7 +22,7 @@ public final class SessionPersistence: Sendable {
     /// A session journals a snapshot of its state every this many revisions, so recovery replays fewer events.
     public let snapshotInterval: UInt64
     let logger: Logger
-    private let broken = Mutex<[SessionID: String]>([:])
+    private let broken = Mutex<[SessionID: APIError]>([:])
     private let brokenGauge: Meter
     private let fenced = Mutex<[SessionID: JournalError]>([:])
     private let fencedCount = Atomic<Int>(0)
@@ -204,18 +204,28 @@ public final class SessionPersistence: Sendable {
 
     /// Remembers a session that could not be restored; its records stay in the journal until it is deleted.
     func markBroken(_ id: SessionID, reason: String) {
-        logger.error("session could not be restored", metadata: ["session.id": "\(id)", "reason": "\(reason)"])
-        if broken.withLock({ $0.updateValue(reason, forKey: id) }) == nil { brokenGauge.increment() }
+        markBroken(
+            id,
+            problem: APIError(
+                .sessionBroken,
+                "session \(id) could not be restored from the journal: \(reason). "
+                    + "Its records are kept; DELETE it to discard them"
+            )
+        )
+    }
+
+    /// Remembers a session that could not be restored, with the problem its requests get.
+    func markBroken(_ id: SessionID, problem: APIError) {
+        logger.error(
+            "session could not be restored",
+            metadata: ["session.id": "\(id)", "reason": "\(problem.message)"]
+        )
+        if broken.withLock({ $0.updateValue(problem, forKey: id) }) == nil { brokenGauge.increment() }
     }
 
     /// The problem a request for a session that could not be restored gets, nil for any other id.
     func brokenProblem(_ id: SessionID) -> APIError? {
-        guard let reason = broken.withLock({ $0[id] }) else { return nil }
-        return APIError(
-            .sessionBroken,
-            "session \(id) could not be restored from the journal: \(reason). "
-                + "Its records are kept; DELETE it to discard them"
-        )
+        broken.withLock { $0[id] }
     }
 
     /// Forgets a broken session and deletes its records; false when the id is not a broken session.

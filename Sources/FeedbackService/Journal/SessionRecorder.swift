@@ -59,11 +59,13 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// The deadline of the last step, for the timer's lateness when a step replaces it; touched only in `record`
     /// (and by `restoring(from:)` before the loop exists).
     private var pendingDeadline: WallTime?
-    /// The time deadlines are in.
-    private let wallClock: WallClock
     private var creation: SessionCreation?
     private let startRevision: UInt64
     private let held = Mutex(Held())
+    /// The system's schema version, written on every record.
+    private let version: Int
+    /// What each event's time and a timer's lateness are read from (the session's wall clock, deadlines' time).
+    private let wallClock: WallClock
 
     /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
     /// the loop starts at.
@@ -75,14 +77,16 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         wallClock: WallClock = .system,
         persistence: SessionPersistence,
         creation: SessionCreation?,
-        revision: UInt64
+        revision: UInt64,
+        version: Int = 1
     ) {
+        self.version = version
+        self.wallClock = wallClock
         self.id = id.description
         sessionID = id
         self.persistence = persistence
         self.clientTypes = clientTypes
         self.deadline = deadline
-        self.wallClock = wallClock
         self.creation = creation
         startRevision = revision
     }
@@ -119,7 +123,16 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         let origin: EventOrigin =
             Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
         let text = String(decoding: bytes, as: UTF8.self)
-        var records: [JournalRecord] = [.event(sessionID: id, revision: step.revision, event: text, origin: origin)]
+        // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
+        // which a build's reducer gives another state.
+        let stamp = EventStamp(
+            version: version,
+            time: wallClock.now().millisecondsSince1970,
+            stateChecksum: StateChecksum.of(System.encodeState(step.state))
+        )
+        var records: [JournalRecord] = [
+            .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp)
+        ]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
         records += deadlineRecord(step.state)
         hold(records, step)
@@ -222,7 +235,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
                 let state = String(decoding: SystemSession<System>.encode(last.state), as: UTF8.self)
                 append(
                     [
-                        .snapshot(sessionID: id, revision: last.revision, state: state),
+                        .snapshot(sessionID: id, revision: last.revision, state: state, version: version),
                         .settled(sessionID: id, revision: last.revision),
                     ],
                     &held
@@ -254,7 +267,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
 
     private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
         let state = String(decoding: SystemSession<System>.encode(step.state), as: UTF8.self)
-        return .snapshot(sessionID: id, revision: step.revision, state: state)
+        return .snapshot(sessionID: id, revision: step.revision, state: state, version: version)
     }
 
     /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by

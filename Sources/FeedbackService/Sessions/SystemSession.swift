@@ -102,11 +102,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     static func encode(_ state: System.State) -> [UInt8] {
-        // A Codable state whose encoding throws is a bug of the system, not of a client.
-        guard let data = try? stateEncoder.encode(state) else {
-            preconditionFailure("the state of system \(System.self) failed to encode")
-        }
-        return Array(data)
+        System.encodeState(state)
     }
 
     func post(
@@ -238,11 +234,3 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         account?.close()
     }
 }
-
-/// The encoder of every session's states (sorted keys: a state always encodes to the same bytes). One shared
-/// instance: `JSONEncoder.encode` is thread-safe, and making an encoder per state cost an allocation per event.
-let stateEncoder: JSONEncoder = {
-    let encoder = JSONEncoder()
-    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-    return encoder
-}()

@@ -16,9 +16,16 @@ public struct HostedSystem: Sendable {
         @Sendable (RecoveredSession, SessionID, Int, SessionEnvironment, SessionPersistence) throws(APIError) ->
             any HostedSession
 
+    /// Replays a journaled session's history through this build (`feedback-host verify`).
+    let verify: @Sendable (SessionHistory) -> SessionVerdict
+    /// The system's schema version in this build.
+    public let schemaVersion: Int
+
     /// Wraps a system.
     public init<System: FeedbackSystem>(_ system: System) {
         name = system.name
+        schemaVersion = system.schemaVersion
+        verify = { history in SessionReplay.verify(history, of: system) }
         let examples = system.exampleEvents.compactMap { try? JSONValue(encoding: $0) }
         let initial = (try? JSONValue(encoding: system.initialState)) ?? .null
         description = .object([
@@ -60,9 +67,11 @@ public struct HostedSystem: Sendable {
                         system: system.name,
                         epoch: epoch,
                         state: String(decoding: encodedState, as: UTF8.self),
-                        createdAt: Date().timeIntervalSince1970
+                        createdAt: Date().timeIntervalSince1970,
+                        version: system.schemaVersion
                     ),
-                    revision: 0
+                    revision: 0,
+                    version: system.schemaVersion
                 )
             }
             return SystemSession(

@@ -45,7 +45,8 @@ extension PostgresJournal {
         return JournalRecovery(sessions: sessions, movedAside: nil, problems: [])
     }
 
-    /// Columns of "take": id, system, epoch, state, created, crc; of "read.snapshot": rev, state, crc.
+    /// Columns of "take": id, system, epoch, state, created, crc, version; of "read.snapshot": rev, state, crc,
+    /// version.
     private static func session(
         _ row: [String?],
         snapshot: [String?]?,
@@ -56,24 +57,33 @@ extension PostgresJournal {
             system: row[1] ?? "",
             epoch: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
             state: row[3] ?? "",
-            createdAt: Double(row[4] ?? "") ?? 0
+            createdAt: Double(row[4] ?? "") ?? 0,
+            version: Int(row[6] ?? "") ?? 1
         )
         guard RecordChecksum.creation(creation, generation: 0) == Int64(row[5] ?? "") else {
             problems.append("session \(creation.id): creation record fails its checksum; session not restored")
             return nil
         }
-        var session = RecoveredSession(creation: creation, baseRevision: 0, baseState: creation.state, events: [])
+        var session = RecoveredSession(
+            creation: creation,
+            baseRevision: 0,
+            baseState: creation.state,
+            events: [],
+            baseVersion: creation.version
+        )
         guard let snapshot, let revision = UInt64(snapshot[0] ?? ""), let state = snapshot[1] else { return session }
-        if RecordChecksum.of(creation.id, revision, state) == Int64(snapshot[2] ?? "") {
+        let version = Int(snapshot[3] ?? "") ?? 1
+        if RecordChecksum.snapshot(creation.id, revision, state, version: version) == Int64(snapshot[2] ?? "") {
             session.baseRevision = revision
             session.baseState = state
+            session.baseVersion = version
         } else {
             session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
         }
         return session
     }
 
-    /// Columns: rev, origin, event, crc. Keeps events that follow on without a gap and pass their checksum; the first
+    /// Columns: rev, origin, event, crc, version, at, state_sum. Keeps events that follow on without a gap and pass their checksum; the first
     /// one that does not ends the session's history.
     private static func append(_ row: [String?], to session: inout RecoveredSession) {
         guard session.damage == nil, let revision = UInt64(row[0] ?? "") else { return }
@@ -85,13 +95,18 @@ extension PostgresJournal {
         let origin = Int(row[1] ?? "") ?? -1
         let event = row[2] ?? ""
         let id = session.creation.id
+        let stamp = EventStamp(
+            version: Int(row[4] ?? "") ?? 1,
+            time: row[5].flatMap { Int64($0) },
+            stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) }
+        )
         guard let eventOrigin = EventOrigin(rawValue: origin),
-            RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin), event) == Int64(row[3] ?? "")
+            RecordChecksum.event(id, revision, origin, event, stamp) == Int64(row[3] ?? "")
         else {
             session.damage = "event \(revision) fails its checksum; it and later events dropped"
             return
         }
-        session.events.append(JournalEvent(revision: revision, event: event, origin: eventOrigin))
+        session.events.append(JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp))
     }
 
     /// Columns: session, key, fingerprint, epoch, rev, state, crc; oldest first.
@@ -117,5 +132,67 @@ extension PostgresJournal {
         if failed > 0 {
             problems.append("session \(session.creation.id): \(failed) keyed answers fail their checksum; dropped")
         }
+    }
+}
+
+/// Histories for verification and export. PostgreSQL keeps a session's latest snapshot and the events after it (a
+/// snapshot deletes the events it covers), so a history holds the initial state, that snapshot and those events.
+extension PostgresJournal: SessionHistoryReading {
+    public func sessionCount() throws(JournalError) -> Int {
+        Int(try query([.init(name: "count", parameters: [])])[0].integer ?? 0)
+    }
+
+    public func readHistories(batchSize: Int, _ body: ([SessionHistory]) -> Void) throws(JournalError) {
+        let ids = try query([.init(name: "ids", parameters: [])])[0].rows.compactMap { $0[0] }
+        var start = 0
+        while start < ids.count {
+            let batch = Array(ids[start..<min(start + max(batchSize, 1), ids.count)])
+            body(try histories(of: batch))
+            start += batch.count
+        }
+    }
+
+    public func history(of id: String) throws(JournalError) -> SessionHistory? {
+        try histories(of: [id]).first
+    }
+
+    /// The histories of `ids` that the journal holds, in the order given, read in one transaction.
+    private func histories(of ids: [String]) throws(JournalError) -> [SessionHistory] {
+        var statements: [PostgresConnection.Statement] = []
+        for id in ids {
+            statements.append(.init(name: "peek", parameters: [id]))
+            statements.append(.init(name: "read.snapshot", parameters: [id]))
+            statements.append(.init(name: "read.events", parameters: [id]))
+        }
+        let outcomes = try query(statements)
+        var histories: [SessionHistory] = []
+        for index in ids.indices {
+            let base = index * 3
+            guard let row = outcomes[base].rows.first else { continue }
+            var problems: [String] = []
+            guard let session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
+                continue
+            }
+            var snapshots = [
+                KeptSnapshot(revision: 0, version: session.creation.version, state: session.creation.state)
+            ]
+            if session.baseRevision > 0 {
+                snapshots.append(
+                    KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
+                )
+            }
+            var withEvents = session
+            for event in outcomes[base + 2].rows { Self.append(event, to: &withEvents) }
+            if let damage = withEvents.damage { problems.append("session \(session.creation.id): \(damage)") }
+            histories.append(
+                SessionHistory(
+                    creation: session.creation,
+                    snapshots: snapshots,
+                    events: withEvents.events,
+                    problems: problems
+                )
+            )
+        }
+        return histories
     }
 }

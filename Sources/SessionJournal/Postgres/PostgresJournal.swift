@@ -231,7 +231,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 return token
             case .settled(let id, _?), .removed(let id):
                 return owners.removeValue(forKey: id)
-            case .event(let id, _, _, _), .snapshot(let id, _, _), .deadline(let id, _), .settled(let id, nil):
+            case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .deadline(let id, _), .settled(let id, nil):
                 return owners[id]
             case .answered(let answer):
                 return owners[answer.sessionID]
@@ -361,18 +361,24 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 parameters: [
                     creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
                     String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
-                    String(replica),
+                    String(replica), String(creation.version),
                 ]
             )
-        case .event(let id, let revision, let event, let origin):
-            let crc = RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin.rawValue), event)
+        case .event(let id, let revision, let event, let origin, let stamp):
+            let crc = RecordChecksum.event(id, revision, origin.rawValue, event, stamp)
             return .init(
                 name: "event",
-                parameters: [id, token, String(revision), String(origin.rawValue), event, String(crc)]
+                parameters: [
+                    id, token, String(revision), String(origin.rawValue), event, String(crc), String(stamp.version),
+                    stamp.time.map(String.init), stamp.stateChecksum.map { String(Int64(bitPattern: $0)) },
+                ]
             )
-        case .snapshot(let id, let revision, let state):
-            let crc = RecordChecksum.of(id, revision, state)
-            return .init(name: "snapshot", parameters: [id, token, String(revision), state, String(crc)])
+        case .snapshot(let id, let revision, let state, let version):
+            let crc = RecordChecksum.snapshot(id, revision, state, version: version)
+            return .init(
+                name: "snapshot",
+                parameters: [id, token, String(revision), state, String(crc), String(version)]
+            )
         case .removed(let id):
             return .init(name: "remove", parameters: [id, token])
         case .answered(let answer):
@@ -396,7 +402,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     static func sessionID(of record: JournalRecord) -> String {
         switch record {
         case .created(let creation): creation.id
-        case .event(let id, _, _, _), .snapshot(let id, _, _), .removed(let id), .deadline(let id, _),
+        case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
             .settled(let id, _):
             id
         case .answered(let answer): answer.sessionID

@@ -30,6 +30,9 @@ enum PostgresSchema {
             created double precision NOT NULL, crc bigint NOT NULL, owner bigint, holder bigint,
             fence bigint NOT NULL DEFAULT 1);
         ALTER TABLE fh_sessions ADD COLUMN IF NOT EXISTS left_at bigint;
+        -- The systems' schema versions (issue 22): of the creation's state, of a snapshot, of an event (with the time
+        -- it was recorded and the checksum of the state it produced). Rows written before read as version 1.
+        ALTER TABLE fh_sessions ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1;
         CREATE INDEX IF NOT EXISTS fh_sessions_by_left ON fh_sessions(left_at);
         CREATE TABLE IF NOT EXISTS fh_replicas(id bigint PRIMARY KEY, seen timestamptz NOT NULL);
         CREATE TABLE IF NOT EXISTS fh_events(
@@ -37,6 +40,9 @@ enum PostgresSchema {
             crc bigint NOT NULL, PRIMARY KEY (session, rev));
         CREATE TABLE IF NOT EXISTS fh_snapshots(
             session text PRIMARY KEY, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
+        ALTER TABLE fh_events ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1,
+            ADD COLUMN IF NOT EXISTS at bigint, ADD COLUMN IF NOT EXISTS state_sum bigint;
+        ALTER TABLE fh_snapshots ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1;
         CREATE TABLE IF NOT EXISTS fh_answers(
             seq bigserial PRIMARY KEY, session text NOT NULL, key text NOT NULL, fingerprint bigint NOT NULL,
             epoch bigint NOT NULL, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
@@ -63,12 +69,13 @@ enum PostgresSchema {
 
         CREATE OR REPLACE FUNCTION fh_create(
             p_id text, p_system text, p_epoch bigint, p_state text, p_created double precision, p_crc bigint,
-            p_owner bigint, p_holder bigint) RETURNS boolean
+            p_owner bigint, p_holder bigint, p_version bigint) RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
-            INSERT INTO fh_sessions(id, system, epoch, state, created, crc, owner, holder)
-                VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder)
+            INSERT INTO fh_sessions(id, system, epoch, state, created, crc, owner, holder, version)
+                VALUES(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder, p_version)
                 ON CONFLICT (id) DO UPDATE SET system = EXCLUDED.system, epoch = EXCLUDED.epoch,
+                    version = EXCLUDED.version,
                     state = EXCLUDED.state, created = EXCLUDED.created, crc = EXCLUDED.crc, owner = EXCLUDED.owner,
                     holder = EXCLUDED.holder, fence = fh_sessions.fence + 1, left_at = NULL;
             PERFORM fh_forget(p_id);
@@ -76,22 +83,25 @@ enum PostgresSchema {
         END $$;
 
         CREATE OR REPLACE FUNCTION fh_event(
-            p_session text, p_owner bigint, p_rev bigint, p_origin integer, p_event text, p_crc bigint)
-            RETURNS boolean
+            p_session text, p_owner bigint, p_rev bigint, p_origin integer, p_event text, p_crc bigint,
+            p_version bigint, p_at bigint, p_state_sum bigint) RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
             IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
-            INSERT INTO fh_events VALUES(p_session, p_rev, p_origin, p_event, p_crc);
+            INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum)
+                VALUES(p_session, p_rev, p_origin, p_event, p_crc, p_version, p_at, p_state_sum);
             RETURN true;
         END $$;
 
         CREATE OR REPLACE FUNCTION fh_snapshot(
-            p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint) RETURNS boolean
+            p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint)
+            RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
             IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
-            INSERT INTO fh_snapshots VALUES(p_session, p_rev, p_state, p_crc)
-                ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc;
+            INSERT INTO fh_snapshots(session, rev, state, crc, version) VALUES(p_session, p_rev, p_state, p_crc, p_version)
+                ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc,
+                    version = EXCLUDED.version;
             DELETE FROM fh_events WHERE session = p_session AND rev <= p_rev;
             RETURN true;
         END $$;
@@ -163,9 +173,9 @@ enum PostgresSchema {
 
     /// The prepared statements by name: the record writers return whether the caller owned the session.
     static let statements: [(name: String, sql: String)] = [
-        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8)"),
-        ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6)"),
-        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5)"),
+        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
         ("owns", "SELECT fh_owns($1, $2)"),
@@ -176,10 +186,15 @@ enum PostgresSchema {
         (
             "take",
             "UPDATE fh_sessions SET owner = $2, holder = $3, fence = fence + 1 WHERE id = $1 "
-                + "RETURNING id, system, epoch, state, created, crc"
+                + "RETURNING id, system, epoch, state, created, crc, version"
         ),
-        ("read.snapshot", "SELECT rev, state, crc FROM fh_snapshots WHERE session = $1"),
-        ("read.events", "SELECT rev, origin, event, crc FROM fh_events WHERE session = $1 ORDER BY rev"),
+        ("read.snapshot", "SELECT rev, state, crc, version FROM fh_snapshots WHERE session = $1"),
+        // Reading a session for verification or export: no ownership taken.
+        ("peek", "SELECT id, system, epoch, state, created, crc, version FROM fh_sessions WHERE id = $1"),
+        (
+            "read.events",
+            "SELECT rev, origin, event, crc, version, at, state_sum FROM fh_events WHERE session = $1 ORDER BY rev"
+        ),
         (
             "read.answers",
             "SELECT session, key, fingerprint, epoch, rev, state, crc FROM fh_answers WHERE session = $1 ORDER BY seq"

@@ -1,0 +1,26 @@
+/// The settings of schema versions and verification: how much history the journal keeps, and whether the server
+/// verifies its journal before it takes traffic.
+extension Setting {
+    static let journalHistorySnapshots = Setting(
+        "journal.history.snapshots",
+        .integer(0...1000),
+        default: "2",
+        "snapshots kept per session (the initial state counts) with the events between them, for verify and export; "
+            + "0: only the latest"
+    )
+    static let verifyOnStart = Setting(
+        "verify.on.start",
+        .boolean,
+        default: "false",
+        "replay the journal through this build before taking traffic: /readyz is 503 until it passes"
+    )
+    static let verifyMaxDivergent = Setting(
+        "verify.max.divergent",
+        .integer(0...Int.max),
+        default: "0",
+        "with verify.on.start: diverged or failed sessions tolerated; past it /readyz stays 503"
+    )
+
+    /// The settings above.
+    static let versions: [Setting] = [journalHistorySnapshots, verifyOnStart, verifyMaxDivergent]
+}

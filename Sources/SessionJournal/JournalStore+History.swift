@@ -1,0 +1,117 @@
+import Foundation
+
+/// Reading histories back for verification and export: sessions, kept snapshots and events, each read in session
+/// order and merged, so that memory holds one batch of sessions at a time.
+///
+/// Concurrency: runs on the journal's writer queue like every other use of the store.
+extension JournalStore {
+    func readHistories(
+        only id: String? = nil,
+        batchSize: Int,
+        _ body: ([SessionHistory]) -> Void
+    ) throws(JournalError) {
+        let filter = id == nil ? "" : " WHERE s.id = ?1"
+        let sessions = try connection.prepare(
+            JournalSchema.readHistorySessions.replacingOccurrences(
+                of: " ORDER BY s.id",
+                with: filter + " ORDER BY s.id"
+            )
+        )
+        defer { sessions.finalize() }
+        let snapshots = try connection.prepare(
+            id == nil ? JournalSchema.readHistorySnapshots : JournalSchema.readSessionHistorySnapshots
+        )
+        defer { snapshots.finalize() }
+        let events = try connection.prepare(
+            id == nil ? JournalSchema.readHistoryEvents : JournalSchema.readSessionHistoryEvents
+        )
+        defer { events.finalize() }
+        if let id {
+            sessions.bind(1, id)
+            snapshots.bind(1, id)
+            events.bind(1, id)
+        }
+        var snapshotRow = try snapshots.step()
+        var eventRow = try events.step()
+        var batch: [SessionHistory] = []
+        batch.reserveCapacity(batchSize)
+        var ignored: [String] = []
+        while try sessions.step() {
+            let key = Array(sessions.bytes(0))
+            // Rows of sessions before this one (none are expected: the join and the orders agree) are skipped.
+            while snapshotRow, snapshots.bytes(0).lexicographicallyPrecedes(key) { snapshotRow = try snapshots.step() }
+            while eventRow, events.bytes(0).lexicographicallyPrecedes(key) { eventRow = try events.step() }
+            var problems: [String] = []
+            guard let recovered = Self.session(from: sessions, problems: &problems) else {
+                while snapshotRow, snapshots.bytes(0).elementsEqual(key) { snapshotRow = try snapshots.step() }
+                while eventRow, events.bytes(0).elementsEqual(key) { eventRow = try events.step() }
+                ignored += problems
+                continue
+            }
+            let creation = recovered.creation
+            var kept = [KeptSnapshot(revision: 0, version: creation.version, state: creation.state)]
+            while snapshotRow, snapshots.bytes(0).elementsEqual(key) {
+                let revision = UInt64(bitPattern: snapshots.int64(1))
+                let version = Int(snapshots.int64(2))
+                let state = snapshots.text(3)
+                if RecordChecksum.snapshot(creation.id, revision, state, version: version) == snapshots.int64(4) {
+                    if revision > kept.last!.revision {
+                        kept.append(KeptSnapshot(revision: revision, version: version, state: state))
+                    }
+                } else {
+                    problems.append("kept snapshot at revision \(revision) fails its checksum")
+                }
+                snapshotRow = try snapshots.step()
+            }
+            if let damage = recovered.damage { problems.append(damage) }
+            if recovered.baseRevision > kept.last!.revision {
+                kept.append(
+                    KeptSnapshot(
+                        revision: recovered.baseRevision,
+                        version: recovered.baseVersion,
+                        state: recovered.baseState
+                    )
+                )
+            }
+            var history = SessionHistory(creation: creation, snapshots: kept, events: [], problems: problems)
+            while eventRow, events.bytes(0).elementsEqual(key) {
+                let revision = UInt64(bitPattern: events.int64(1))
+                if let event = Self.event(from: events, revision: revision) {
+                    if revision > (history.events.last?.revision ?? 0) { history.events.append(event) }
+                } else {
+                    history.problems.append("event \(revision) fails its checksum")
+                }
+                eventRow = try events.step()
+            }
+            batch.append(history)
+            if batch.count >= batchSize {
+                body(batch)
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+        if !batch.isEmpty { body(batch) }
+    }
+}
+
+extension Journal: SessionHistoryReading {
+    /// The number of live sessions.
+    public func sessionCount() throws(JournalError) -> Int {
+        try withStore { store throws(JournalError) in Int(try store.connection.integer("SELECT count(*) FROM sessions"))
+        }
+    }
+
+    /// Every live session's history, in batches, read on the writer queue: appends wait until it returns, so run
+    /// it before the server takes writes (`--verify-on-start`) or on a journal no server holds (`verify`).
+    public func readHistories(batchSize: Int, _ body: ([SessionHistory]) -> Void) throws(JournalError) {
+        try withStore { store throws(JournalError) in try store.readHistories(batchSize: max(batchSize, 1), body) }
+    }
+
+    /// One session's history (a scan of the log: the log has no index by session).
+    public func history(of id: String) throws(JournalError) -> SessionHistory? {
+        try withStore { store throws(JournalError) in
+            var found: SessionHistory?
+            try store.readHistories(only: id, batchSize: 1) { found = $0.first }
+            return found
+        }
+    }
+}

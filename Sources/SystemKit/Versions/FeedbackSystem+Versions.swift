@@ -1,0 +1,46 @@
+import Foundation
+
+extension FeedbackSystem {
+    /// Version 1: a system that never changed its JSON.
+    public var schemaVersion: Int { 1 }
+    /// None.
+    public var migrations: [SchemaMigration] { [] }
+
+    /// The state as the host writes it everywhere (snapshots, answers, journal, fixtures): compact JSON with sorted
+    /// keys, slashes not escaped. Equal states give equal bytes, which the state checksums rely on.
+    public static func encodeState(_ state: State) -> [UInt8] {
+        // A Codable state whose encoding throws is a bug of the system, not of a client.
+        guard let data = try? canonicalEncoder.encode(state) else {
+            preconditionFailure("the state of system \(Self.self) failed to encode")
+        }
+        return Array(data)
+    }
+}
+
+/// The encoder of `encodeState`, shared (`JSONEncoder.encode` is thread-safe).
+let canonicalEncoder: JSONEncoder = {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    return encoder
+}()
+
+/// The checksum of an encoded state that the journal keeps with each event and a fixture with each step: 64-bit
+/// FNV-1a over the bytes. It finds the first revision at which a replay's state differs from the recorded one
+/// (not an integrity check against tampering).
+public enum StateChecksum {
+    /// The checksum of `bytes`.
+    @inlinable
+    public static func of(_ bytes: some Sequence<UInt8>) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in bytes {
+            hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3
+        }
+        return hash
+    }
+
+    /// `value` as 16 lowercase hexadecimal digits, as fixtures write it.
+    public static func hex(_ value: UInt64) -> String {
+        let digits = String(value, radix: 16)
+        return String(repeating: "0", count: 16 - digits.count) + digits
+    }
+}
