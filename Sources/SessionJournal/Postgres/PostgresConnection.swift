@@ -271,6 +271,11 @@ struct PostgresOutcome {
     /// The statement failed, or did not run because an earlier one of its pipeline failed.
     var error: JournalError?
 
+    /// An outcome of `rows`, as a statement that succeeded would give.
+    init(rows: [[String?]]) {
+        self.rows = rows
+    }
+
     init(_ result: OpaquePointer?, connection: OpaquePointer) {
         guard let result else {
             error = JournalError(.postgres, PostgresConnection.message(of: connection))

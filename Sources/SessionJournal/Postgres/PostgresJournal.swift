@@ -294,19 +294,17 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     private func commit(_ appends: [Append]) {
-        var statements: [PostgresConnection.Statement] = []
-        var ranges: [Range<Int>] = []
+        var plan = CommitPlan()
         var records = 0
-        for append in appends {
-            let start = statements.count
+        for (index, append) in appends.enumerated() {
             for (record, owner) in zip(append.records, append.owners) {
-                statements.append(statement(record, owner: owner))
+                plan.add(statement(record, owner: owner), of: index)
             }
             records += append.records.count
-            ranges.append(start..<statements.count)
         }
+        plan.finish()
         let start = DispatchTime.now().uptimeNanoseconds
-        run(statements) { [self] result in
+        run(plan.statements) { [self] result in
             let outcomes: [PostgresOutcome]
             do throws(JournalError) {
                 outcomes = try result.get()
@@ -323,9 +321,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 state.statistics.commits += 1
                 state.statistics.records += records
             }
-            for (append, range) in zip(appends, ranges) {
-                let refused = range.contains { outcomes[$0].rows.first?.first == "f" }
-                guard refused else {
+            let refused = plan.refused(outcomes)
+            for (index, append) in appends.enumerated() {
+                guard refused.contains(index) else {
                     append.completion(.success(()))
                     continue
                 }
