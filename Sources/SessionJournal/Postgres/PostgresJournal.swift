@@ -71,6 +71,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     /// Owned by `queue`.
     private var connection: PostgresConnection?
     private var running = false
+    /// Set by `close()`: jobs left then fail with `.closed` instead of reconnecting.
+    private var finished = false
     private var probeTimer: (any DispatchSourceTimer)?
     private var leaseTimer: (any DispatchSourceTimer)?
     private var probes = 0
@@ -249,6 +251,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     private func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !running else { return }
+        guard !finished else { return failLeftovers() }
         let next = state.withLock { state -> (Job, JournalError?)? in
             guard !state.jobs.isEmpty else {
                 state.scheduled = false
@@ -403,7 +406,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
 
     // MARK: Reads
 
-    /// Runs `statements` as one transaction in turn with the appends (after those queued before) and waits for them.
+    /// How long a read waits for its turn and its answer before it fails.
+    static let readTimeoutSeconds = 10
+
+    /// Runs `statements` as one transaction in turn with the appends (after those queued before) and waits for them,
+    /// at most `readTimeoutSeconds`.
     func query(_ statements: [PostgresConnection.Statement]) throws(JournalError) -> [PostgresOutcome] {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let box = Mutex<Outcomes?>(nil)
@@ -423,7 +430,10 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         case true?: queue.async { self.pump() }
         case false?: break
         }
-        done.wait()
+        // A database that stopped answering (stalled, partitioned) must not hold a request's thread for good.
+        guard done.wait(timeout: .now() + .seconds(Self.readTimeoutSeconds)) == .success else {
+            throw JournalError(.postgres, "PostgreSQL did not answer within \(Self.readTimeoutSeconds) s")
+        }
         let outcomes = try box.withLock { $0 }!.get()
         if let error = outcomes.lazy.compactMap(\.error).first { throw error }
         return outcomes
@@ -501,14 +511,35 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             return Self.schedule(&state)
         }
         if schedule { queue.async { self.pump() } }
-        done.wait()
+        // Bounded: a database that stopped answering must not stop a shutdown (the appends in flight then fail).
+        _ = done.wait(timeout: .now() + .seconds(Self.readTimeoutSeconds))
         queue.sync {
+            finished = true
             probeTimer?.cancel()
             probeTimer = nil
             leaseTimer?.cancel()
             leaseTimer = nil
             connection?.close()
             connection = nil
+            failLeftovers()
+        }
+    }
+
+    /// After `close()`: whatever is still queued fails with `.closed`.
+    private func failLeftovers() {
+        let closed = JournalError(.closed, "the journal is closed")
+        let jobs = state.withLock { state in
+            defer { state.jobs = [] }
+            state.scheduled = false
+            return state.jobs
+        }
+        for job in jobs {
+            switch job {
+            case .appends(let appends):
+                for append in appends { append.completion(.failure(closed)) }
+            case .query(_, let completion):
+                completion(.failure(closed))
+            }
         }
     }
 
