@@ -70,12 +70,12 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     private let parameters: [(String, String)]
     /// Owned by `queue`.
     private var connection: PostgresConnection?
-    private var running = false
+    var running = false
     /// Set by `close()`: jobs left then fail with `.closed` instead of reconnecting.
     private var finished = false
-    private var probeTimer: (any DispatchSourceTimer)?
+    var probeTimer: (any DispatchSourceTimer)?
     private var leaseTimer: (any DispatchSourceTimer)?
-    private var probes = 0
+    var probes = 0
 
     /// Connects to the database `url` (`postgres://USER@HOST:PORT/DB`, anything libpq reads) with `password` when
     /// given (else libpq's own sources: `PGPASSWORD`, `~/.pgpass`), creates the schema when missing, and reads or makes
@@ -274,7 +274,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     /// Runs `statements` on the connection (opened again first when it broke), then the next job.
-    private func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
+    func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !statements.isEmpty else {
             completion(.success([]))
@@ -353,57 +353,6 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         becameUnhealthy(error, handler: handler)
     }
 
-    private func statement(_ record: JournalRecord, owner: Int64?) -> PostgresConnection.Statement {
-        let token = owner.map(String.init)
-        switch record {
-        case .created(let creation):
-            return .init(
-                name: "create",
-                parameters: [
-                    creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
-                    String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
-                    String(replica),
-                ]
-            )
-        case .event(let id, let revision, let event, let origin):
-            let crc = RecordChecksum.of(id, RecordChecksum.eventNumber(revision, origin.rawValue), event)
-            return .init(
-                name: "event",
-                parameters: [id, token, String(revision), String(origin.rawValue), event, String(crc)]
-            )
-        case .snapshot(let id, let revision, let state):
-            let crc = RecordChecksum.of(id, revision, state)
-            return .init(name: "snapshot", parameters: [id, token, String(revision), state, String(crc)])
-        case .removed(let id):
-            return .init(name: "remove", parameters: [id, token])
-        case .answered(let answer):
-            return .init(
-                name: "answer",
-                parameters: [
-                    answer.sessionID, token, answer.key, String(Int64(bitPattern: answer.fingerprint)),
-                    String(Int64(bitPattern: answer.epoch)), String(answer.revision), answer.state,
-                    String(RecordChecksum.answer(answer)), String(max(configuration.answersPerSession, 1)),
-                ]
-            )
-        case .deadline(let id, let at):
-            return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
-        case .settled(let id, _?):
-            return .init(name: "release", parameters: [id, token])
-        case .settled(let id, nil):
-            return .init(name: "owns", parameters: [id, token])
-        }
-    }
-
-    static func sessionID(of record: JournalRecord) -> String {
-        switch record {
-        case .created(let creation): creation.id
-        case .event(let id, _, _, _), .snapshot(let id, _, _), .removed(let id), .deadline(let id, _),
-            .settled(let id, _):
-            id
-        case .answered(let answer): answer.sessionID
-        }
-    }
-
     // MARK: Reads
 
     /// How long a read waits for its turn and its answer before it fails.
@@ -439,11 +388,6 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         return outcomes
     }
 
-    public func start() throws(JournalError) -> JournalRecovery.Summary {
-        let count = try query([.init(name: "count", parameters: [])])[0].integer ?? 0
-        return JournalRecovery.Summary(sessions: Int(count), movedAside: nil, problems: [])
-    }
-
     public var health: JournalHealth {
         state.withLock { state in state.failure.map { .failing($0) } ?? .healthy }
     }
@@ -452,50 +396,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         state.withLock { $0.healthHandler = handler }
     }
 
-    public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
-        let due = PostgresConnection.Statement(
-            name: "due",
-            parameters: [String(time), String(limit), String(leaseMilliseconds)]
-        )
-        let rows = try query([due])[0].rows
-        return rows.compactMap { row in
-            guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
-            return JournalDeadline(sessionID: id, at: at)
-        }
-    }
-
-    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        try query([.init(name: "next", parameters: [String(time)])])[0].integer
-    }
-
-    public func deadlineCount() throws(JournalError) -> Int {
-        Int(try query([.init(name: "deadlines", parameters: [])])[0].integer ?? 0)
-    }
-
-    public func compact() throws(JournalError) -> CompactionReport {
-        let outcomes = try query([
-            .init(name: "compact.events", parameters: []),
-            .init(name: "compact.snapshots", parameters: []),
-            .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
-            .init(name: "compact.deadlines", parameters: []),
-            .init(name: "bytes", parameters: []),
-        ])
-        let bytes = outcomes[4].integer ?? 0
-        metrics.fullCompactions.increment()
-        metrics.bytes.record(bytes)
-        return CompactionReport(
-            deletedEvents: outcomes[0].affected,
-            deletedSnapshots: outcomes[1].affected,
-            deletedAnswers: outcomes[2].affected,
-            vacuumed: false,
-            bytes: bytes
-        )
-    }
-
     public var statistics: JournalStatistics {
         state.withLock { $0.statistics }
     }
-
     public func close() {
         let waiting = state.withLock { state -> Bool in
             let was = state.closed
@@ -543,56 +446,6 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         }
     }
 
-    // MARK: Health
-
-    private func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        metrics.report(error)
-        logger.error(
-            "journal: cannot commit; writes are refused until a test write succeeds",
-            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
-        )
-        handler?(.failing(error))
-        guard probeTimer == nil else { return }
-        let every = max(configuration.probeIntervalMilliseconds, 1)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
-        timer.setEventHandler { [weak self] in self?.probe() }
-        probeTimer = timer
-        timer.resume()
-    }
-
-    /// A test write while failing (opening the connection again when it broke); when it succeeds, the appends that
-    /// waited during the failure are refused (they may follow a lost append of the same writer), then the journal is
-    /// healthy again.
-    private func probe() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard !running else { return }
-        probes += 1
-        run([.init(name: "probe", parameters: [String(probes)])]) { [self] result in
-            guard case .success(let outcomes) = result, outcomes.allSatisfy({ $0.error == nil }), probeTimer != nil
-            else { return }
-            probeTimer?.cancel()
-            probeTimer = nil
-            let (refused, error, handler) = state.withLock { state in
-                var refused: [Append] = []
-                state.jobs.removeAll { job in
-                    guard case .appends(let appends) = job else { return false }
-                    refused += appends
-                    return true
-                }
-                let error = state.failure.map(Journal.unavailable)
-                state.failure = nil
-                return (refused, error, state.healthHandler)
-            }
-            if let error {
-                for append in refused { append.completion(.failure(error)) }
-            }
-            metrics.report(nil)
-            logger.info("journal: commits work again")
-            handler?(.healthy)
-        }
-    }
 }
 
 extension PostgresOutcome {
