@@ -4,20 +4,15 @@ import Dispatch
 extension Journal {
     /// After a failed commit: says so, and starts the test writes.
     func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        metrics.report(error)
-        logger.error(
-            "journal: cannot commit; writes are refused until a test write succeeds",
-            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
-        )
-        handler?(.failing(error))
-        guard probeTimer == nil else { return }
-        let every = max(configuration.probeIntervalMilliseconds, 1)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
-        timer.setEventHandler { [weak self] in self?.probeOnQueue() }
-        probeTimer = timer
-        timer.resume()
+        probeTimer = FailingJournal.report(
+            error,
+            metrics: metrics,
+            logger: logger,
+            handler: handler,
+            existing: probeTimer,
+            every: configuration.probeIntervalMilliseconds,
+            queue: queue
+        ) { [weak self] in self?.probeOnQueue() }
     }
 
     /// A test write while failing; when it succeeds, whatever was appended during the failure is refused (it may

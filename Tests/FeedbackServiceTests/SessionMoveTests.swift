@@ -5,7 +5,9 @@ import Upstream
 /// Two replicas (the real binary, twice) on one PostgreSQL journal: a session lives where it was last asked for. The
 /// replica that gets a request for a session it does not hold activates it from the shared journal and takes it over;
 /// the copy on the other replica is fenced (its next write is refused, nothing of it kept), dropped (its stream ends)
-/// and, when asked again, takes the session back with everything the other wrote.
+/// and, when asked again, takes the session back with everything the other wrote. A session created with
+/// `POST /v1/sessions` on one replica is activated by the other at its first request there (creation anywhere), and a
+/// stream resuming on the new owner keeps its cursor (same epoch).
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SessionMoveTests {
     private static let increment = #"{"type":"increment"}"#
@@ -21,7 +23,8 @@ struct SessionMoveTests {
         let id = try await first.api.create()
         for _ in 1...3 { try await first.api.post(id, Self.increment) }
         let stream = try first.reader("/v1/sessions/\(id)/stream")
-        #expect(try await stream.nextEvent().type == "snapshot")
+        let seen = try await stream.nextEvent()
+        #expect(seen.type == "snapshot")
         let before = try await first.api.send("GET", "/v1/sessions/\(id)")
 
         // The second replica never saw the session: its first request activates it from the shared journal, at the
@@ -48,10 +51,19 @@ struct SessionMoveTests {
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
 
+        // The stream reconnects to the new owner with its Last-Event-ID: the cursor's epoch is the same history's,
+        // so nothing is resent (not a snapshot of a new history), and the next state comes as usual.
+        let resumed = try second.reader("/v1/sessions/\(id)/stream", headers: ["Last-Event-ID: \(seen.id)"])
+        #expect(try await resumed.head().status == 200)
+        _ = try await resumed.next()  // the prelude: a comment and the retry
+        _ = try await resumed.next()
+
         // The retry, where the session lives now, is applied once.
         let applied = try await post(second.api, id, key: "k1")
         #expect(applied.status == 200)
         #expect(jsonObject(applied.bodyText)["rev"] as? Int == 4)
+        #expect(jsonObject(try await resumed.nextEvent().data)["rev"] as? Int == 4)
+        await resumed.disconnect()
         #expect(try await post(second.api, id, key: "k1").bodyText == applied.bodyText)
 
         // Asked again, the first replica takes it back with the second's history, and the second is fenced in turn.

@@ -215,9 +215,11 @@ import Testing
         place.hold(journal, until: release)
         let order = Mutex<[Int]>([])
         let completed = DispatchGroup()
+        // Text that needs escaping on its way (a quote, a backslash, a brace, a comma, non-ASCII).
+        let tricky = #"{"type":"say","text":"a "quoted" \ path, {x} – ü"}"#
         for (index, id) in ids.enumerated() {
             completed.enter()
-            journal.append([JournalFixtures.event(id, 1)]) { result in
+            journal.append([.event(sessionID: id, revision: 1, event: tricky, origin: .client)]) { result in
                 if case .success = result { order.withLock { $0.append(index) } }
                 completed.leave()
             }
@@ -226,6 +228,9 @@ import Testing
         completed.wait()
         #expect(order.withLock { $0 } == Array(0..<20))
         #expect(journal.statistics.commits - before == 1)
+        let read = try journal.recover(only: Set(ids))
+        #expect(read.count == 20)
+        #expect(read.allSatisfy { $0.events == [JournalEvent(revision: 1, event: tricky, origin: .client)] })
     }
 
     @Test(arguments: JournalBackend.allCases)

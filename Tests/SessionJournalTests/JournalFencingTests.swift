@@ -139,3 +139,43 @@ import Testing
         #expect(throws: JournalError.self) { try holder.appendAndWait([.deadline(sessionID: id, at: nil)]) }
     }
 }
+
+/// The PostgreSQL journal when its connection breaks (the server ended it) and cannot be opened again for a while:
+/// the commit finds it gone and fails, the journal is `failing` and refuses appends, its test writes reconnect once the
+/// database takes connections again, and commits work again with nothing acknowledged lost.
+@Suite(.timeLimit(.minutes(2))) struct PostgresConnectionLossTests {
+    @Test func aBrokenConnectionFailsTheJournalUntilATestWriteReconnects() throws {
+        let place = try JournalPlace(.postgres)
+        let id = JournalFixtures.id(1)
+        let journal = try place.open(JournalConfiguration(probeIntervalMilliseconds: 20))
+        defer { journal.close() }
+        try journal.appendAndWait([.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1)])
+
+        let server = try PostgresServer.shared()
+        let url = place.url!
+        let database = String(url.split(separator: "/").last!)
+        let maintenance = String(url.dropLast(database.count)) + "postgres"
+        _ = try server.psql(maintenance, "ALTER DATABASE \(database) ALLOW_CONNECTIONS false")
+        _ = try server.psql(
+            maintenance,
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity WHERE datname = '\(database)'"
+        )
+        #expect(throws: JournalError.self) { try journal.appendAndWait([JournalFixtures.event(id, 2)]) }
+        guard case .failing = journal.health else {
+            Issue.record("the journal should be failing, not \(journal.health)")
+            return
+        }
+        #expect(throws: JournalError.self) { try journal.appendAndWait([JournalFixtures.event(id, 2)]) }
+
+        _ = try server.psql(maintenance, "ALTER DATABASE \(database) ALLOW_CONNECTIONS true")
+        var healthy = false
+        for _ in 0..<250 where !healthy {
+            healthy = journal.health == .healthy
+            if !healthy { usleep(20_000) }
+        }
+        #expect(healthy)
+        try journal.appendAndWait([JournalFixtures.event(id, 2)])
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.events.map(\.revision) == [1, 2])
+    }
+}

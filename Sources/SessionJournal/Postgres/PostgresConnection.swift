@@ -113,7 +113,7 @@ final class PostgresConnection {
 
     /// Whether the connection is usable (it is not after a socket error or after `close()`).
     var isUsable: Bool {
-        guard let connection else { return false }
+        guard let connection, readSource != nil else { return false }
         return PQstatus(connection) == CONNECTION_OK
     }
 
@@ -162,8 +162,9 @@ final class PostgresConnection {
             job.completion(.failure(JournalError(.closed, "the PostgreSQL connection was closed")))
         }
         guard let read = readSource, let write = writeSource else {
-            if let connection { PQfinish(connection) }
-            connection = nil
+            // Never started, or closed already (then the last cancel handler finishes the connection).
+            if liveSources == 0, let connection { PQfinish(connection) }
+            if liveSources == 0 { connection = nil }
             return
         }
         readSource = nil
@@ -201,13 +202,13 @@ final class PostgresConnection {
                 writeSource?.resume()
             }
         default:
-            failCurrent()
+            broken()
         }
     }
 
     private func readable() {
         guard let connection else { return }
-        guard PQconsumeInput(connection) == 1 else { return failCurrent() }
+        guard PQconsumeInput(connection) == 1 else { return broken() }
         if writing { flush() }
         drain(connection)
     }
@@ -247,13 +248,17 @@ final class PostgresConnection {
             }
             PQclear(result)
         }
-        if PQstatus(connection) != CONNECTION_OK { failCurrent() }
+        if PQstatus(connection) != CONNECTION_OK { broken() }
     }
 
-    private func failCurrent() {
-        guard let job = current else { return }
-        current = nil
-        fail(job.completion)
+    /// The socket failed (the server went away, the network broke): the run in flight fails, and the sources are
+    /// cancelled (a socket at end of file stays readable, so a live read source would fire without end).
+    private func broken() {
+        if let job = current {
+            current = nil
+            fail(job.completion)
+        }
+        close()
     }
 
     static func message(of connection: OpaquePointer) -> String {
@@ -270,6 +275,11 @@ struct PostgresOutcome {
     var affected = 0
     /// The statement failed, or did not run because an earlier one of its pipeline failed.
     var error: JournalError?
+
+    /// An outcome of `rows`, as a statement that succeeded would give.
+    init(rows: [[String?]]) {
+        self.rows = rows
+    }
 
     init(_ result: OpaquePointer?, connection: OpaquePointer) {
         guard let result else {

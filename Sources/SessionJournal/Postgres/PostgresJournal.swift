@@ -70,10 +70,12 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     private let parameters: [(String, String)]
     /// Owned by `queue`.
     private var connection: PostgresConnection?
-    private var running = false
-    private var probeTimer: (any DispatchSourceTimer)?
+    var running = false
+    /// Set by `close()`: jobs left then fail with `.closed` instead of reconnecting.
+    private var finished = false
+    var probeTimer: (any DispatchSourceTimer)?
     private var leaseTimer: (any DispatchSourceTimer)?
-    private var probes = 0
+    var probes = 0
 
     /// Connects to the database `url` (`postgres://USER@HOST:PORT/DB`, anything libpq reads) with `password` when
     /// given (else libpq's own sources: `PGPASSWORD`, `~/.pgpass`), creates the schema when missing, and reads or makes
@@ -249,6 +251,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     private func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !running else { return }
+        guard !finished else { return failLeftovers() }
         let next = state.withLock { state -> (Job, JournalError?)? in
             guard !state.jobs.isEmpty else {
                 state.scheduled = false
@@ -271,7 +274,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     /// Runs `statements` on the connection (opened again first when it broke), then the next job.
-    private func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
+    func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !statements.isEmpty else {
             completion(.success([]))
@@ -294,19 +297,17 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     }
 
     private func commit(_ appends: [Append]) {
-        var statements: [PostgresConnection.Statement] = []
-        var ranges: [Range<Int>] = []
+        var plan = CommitPlan()
         var records = 0
-        for append in appends {
-            let start = statements.count
+        for (index, append) in appends.enumerated() {
             for (record, owner) in zip(append.records, append.owners) {
-                statements.append(statement(record, owner: owner))
+                plan.add(statement(record, owner: owner), of: index)
             }
             records += append.records.count
-            ranges.append(start..<statements.count)
         }
+        plan.finish()
         let start = DispatchTime.now().uptimeNanoseconds
-        run(statements) { [self] result in
+        run(plan.statements) { [self] result in
             let outcomes: [PostgresOutcome]
             do throws(JournalError) {
                 outcomes = try result.get()
@@ -323,9 +324,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 state.statistics.commits += 1
                 state.statistics.records += records
             }
-            for (append, range) in zip(appends, ranges) {
-                let refused = range.contains { outcomes[$0].rows.first?.first == "f" }
-                guard refused else {
+            let refused = plan.refused(outcomes)
+            for (index, append) in appends.enumerated() {
+                guard refused.contains(index) else {
                     append.completion(.success(()))
                     continue
                 }
@@ -352,66 +353,13 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         becameUnhealthy(error, handler: handler)
     }
 
-    private func statement(_ record: JournalRecord, owner: Int64?) -> PostgresConnection.Statement {
-        let token = owner.map(String.init)
-        switch record {
-        case .created(let creation):
-            return .init(
-                name: "create",
-                parameters: [
-                    creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
-                    String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
-                    String(replica), String(creation.version),
-                ]
-            )
-        case .event(let id, let revision, let event, let origin, let stamp):
-            let crc = RecordChecksum.event(id, revision, origin.rawValue, event, stamp)
-            return .init(
-                name: "event",
-                parameters: [
-                    id, token, String(revision), String(origin.rawValue), event, String(crc), String(stamp.version),
-                    stamp.time.map(String.init), stamp.stateChecksum.map { String(Int64(bitPattern: $0)) },
-                ]
-            )
-        case .snapshot(let id, let revision, let state, let version):
-            let crc = RecordChecksum.snapshot(id, revision, state, version: version)
-            return .init(
-                name: "snapshot",
-                parameters: [id, token, String(revision), state, String(crc), String(version)]
-            )
-        case .removed(let id):
-            return .init(name: "remove", parameters: [id, token])
-        case .answered(let answer):
-            return .init(
-                name: "answer",
-                parameters: [
-                    answer.sessionID, token, answer.key, String(Int64(bitPattern: answer.fingerprint)),
-                    String(Int64(bitPattern: answer.epoch)), String(answer.revision), answer.state,
-                    String(RecordChecksum.answer(answer)), String(max(configuration.answersPerSession, 1)),
-                ]
-            )
-        case .deadline(let id, let at):
-            return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
-        case .settled(let id, _?):
-            return .init(name: "release", parameters: [id, token])
-        case .settled(let id, nil):
-            return .init(name: "owns", parameters: [id, token])
-        }
-    }
-
-    static func sessionID(of record: JournalRecord) -> String {
-        switch record {
-        case .created(let creation): creation.id
-        case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
-            .settled(let id, _):
-            id
-        case .answered(let answer): answer.sessionID
-        }
-    }
-
     // MARK: Reads
 
-    /// Runs `statements` as one transaction in turn with the appends (after those queued before) and waits for them.
+    /// How long a read waits for its turn and its answer before it fails.
+    static let readTimeoutSeconds = 10
+
+    /// Runs `statements` as one transaction in turn with the appends (after those queued before) and waits for them,
+    /// at most `readTimeoutSeconds`.
     func query(_ statements: [PostgresConnection.Statement]) throws(JournalError) -> [PostgresOutcome] {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let box = Mutex<Outcomes?>(nil)
@@ -431,15 +379,13 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         case true?: queue.async { self.pump() }
         case false?: break
         }
-        done.wait()
+        // A database that stopped answering (stalled, partitioned) must not hold a request's thread for good.
+        guard done.wait(timeout: .now() + .seconds(Self.readTimeoutSeconds)) == .success else {
+            throw JournalError(.postgres, "PostgreSQL did not answer within \(Self.readTimeoutSeconds) s")
+        }
         let outcomes = try box.withLock { $0 }!.get()
         if let error = outcomes.lazy.compactMap(\.error).first { throw error }
         return outcomes
-    }
-
-    public func start() throws(JournalError) -> JournalRecovery.Summary {
-        let count = try query([.init(name: "count", parameters: [])])[0].integer ?? 0
-        return JournalRecovery.Summary(sessions: Int(count), movedAside: nil, problems: [])
     }
 
     public var health: JournalHealth {
@@ -450,75 +396,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         state.withLock { $0.healthHandler = handler }
     }
 
-    public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
-        let due = PostgresConnection.Statement(
-            name: "due",
-            parameters: [String(time), String(limit), String(leaseMilliseconds)]
-        )
-        let rows = try query([due])[0].rows
-        return rows.compactMap { row in
-            guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
-            return JournalDeadline(sessionID: id, at: at)
-        }
-    }
-
-    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        try query([.init(name: "next", parameters: [String(time)])])[0].integer
-    }
-
-    public func deadlineCount() throws(JournalError) -> Int {
-        Int(try query([.init(name: "deadlines", parameters: [])])[0].integer ?? 0)
-    }
-
-    public func stampActivity(at time: Int64) throws(JournalError) -> Int {
-        try query([.init(name: "activity.stamp", parameters: [String(time)])])[0].affected
-    }
-
-    public func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
-        let statement = PostgresConnection.Statement(
-            name: "activity.abandoned",
-            parameters: [String(time), String(limit), String(leaseMilliseconds)]
-        )
-        return try query([statement])[0].rows.compactMap { $0[0] }
-    }
-
-    public func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
-        guard !ids.isEmpty else { return }
-        _ = try query(ids.map { .init(name: "activity.touch", parameters: [$0, String(time)]) })
-    }
-
-    public func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
-        guard !ids.isEmpty else { return [] }
-        let outcomes = try query(
-            ids.map { .init(name: "session.retire", parameters: [$0, String(time), String(leaseMilliseconds)]) }
-        )
-        return zip(ids, outcomes).compactMap { id, outcome in outcome.rows.first?[0] == "t" ? id : nil }
-    }
-
-    public func compact() throws(JournalError) -> CompactionReport {
-        let outcomes = try query([
-            .init(name: "compact.events", parameters: []),
-            .init(name: "compact.snapshots", parameters: []),
-            .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
-            .init(name: "compact.deadlines", parameters: []),
-            .init(name: "bytes", parameters: []),
-        ])
-        let bytes = outcomes[4].integer ?? 0
-        metrics.fullCompactions.increment()
-        metrics.bytes.record(bytes)
-        return CompactionReport(
-            deletedEvents: outcomes[0].affected,
-            deletedSnapshots: outcomes[1].affected,
-            deletedAnswers: outcomes[2].affected,
-            vacuumed: false,
-            bytes: bytes
-        )
-    }
-
     public var statistics: JournalStatistics {
         state.withLock { $0.statistics }
     }
-
     public func close() {
         let waiting = state.withLock { state -> Bool in
             let was = state.closed
@@ -534,67 +414,38 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             return Self.schedule(&state)
         }
         if schedule { queue.async { self.pump() } }
-        done.wait()
+        // Bounded: a database that stopped answering must not stop a shutdown (the appends in flight then fail).
+        _ = done.wait(timeout: .now() + .seconds(Self.readTimeoutSeconds))
         queue.sync {
+            finished = true
             probeTimer?.cancel()
             probeTimer = nil
             leaseTimer?.cancel()
             leaseTimer = nil
             connection?.close()
             connection = nil
+            failLeftovers()
         }
     }
 
-    // MARK: Health
-
-    private func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
-        dispatchPrecondition(condition: .onQueue(queue))
-        metrics.report(error)
-        logger.error(
-            "journal: cannot commit; writes are refused until a test write succeeds",
-            metadata: ["cause": "\(JournalMetrics.cause(of: error))", "error": "\(error.message)"]
-        )
-        handler?(.failing(error))
-        guard probeTimer == nil else { return }
-        let every = max(configuration.probeIntervalMilliseconds, 1)
-        let timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.schedule(deadline: .now() + .milliseconds(every), repeating: .milliseconds(every))
-        timer.setEventHandler { [weak self] in self?.probe() }
-        probeTimer = timer
-        timer.resume()
-    }
-
-    /// A test write while failing (opening the connection again when it broke); when it succeeds, the appends that
-    /// waited during the failure are refused (they may follow a lost append of the same writer), then the journal is
-    /// healthy again.
-    private func probe() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard !running else { return }
-        probes += 1
-        run([.init(name: "probe", parameters: [String(probes)])]) { [self] result in
-            guard case .success(let outcomes) = result, outcomes.allSatisfy({ $0.error == nil }), probeTimer != nil
-            else { return }
-            probeTimer?.cancel()
-            probeTimer = nil
-            let (refused, error, handler) = state.withLock { state in
-                var refused: [Append] = []
-                state.jobs.removeAll { job in
-                    guard case .appends(let appends) = job else { return false }
-                    refused += appends
-                    return true
-                }
-                let error = state.failure.map(Journal.unavailable)
-                state.failure = nil
-                return (refused, error, state.healthHandler)
+    /// After `close()`: whatever is still queued fails with `.closed`.
+    private func failLeftovers() {
+        let closed = JournalError(.closed, "the journal is closed")
+        let jobs = state.withLock { state in
+            defer { state.jobs = [] }
+            state.scheduled = false
+            return state.jobs
+        }
+        for job in jobs {
+            switch job {
+            case .appends(let appends):
+                for append in appends { append.completion(.failure(closed)) }
+            case .query(_, let completion):
+                completion(.failure(closed))
             }
-            if let error {
-                for append in refused { append.completion(.failure(error)) }
-            }
-            metrics.report(nil)
-            logger.info("journal: commits work again")
-            handler?(.healthy)
         }
     }
+
 }
 
 extension PostgresOutcome {

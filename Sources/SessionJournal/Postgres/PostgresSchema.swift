@@ -93,6 +93,26 @@ enum PostgresSchema {
             RETURN true;
         END $$;
 
+        -- Many sessions' events in one call (a group commit's run of posts): the 1-based positions refused.
+        CREATE OR REPLACE FUNCTION fh_events(
+            p_sessions text[], p_owners bigint[], p_revs bigint[], p_origins integer[], p_events text[],
+            p_crcs bigint[], p_versions bigint[], p_ats bigint[], p_state_sums bigint[]) RETURNS integer[]
+        LANGUAGE plpgsql AS $$
+        DECLARE
+            refused integer[] := '{}';
+        BEGIN
+            FOR i IN 1 .. coalesce(array_length(p_sessions, 1), 0) LOOP
+                IF fh_owns(p_sessions[i], p_owners[i]) THEN
+                    INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum)
+                        VALUES(p_sessions[i], p_revs[i], p_origins[i], p_events[i], p_crcs[i], p_versions[i], p_ats[i],
+                            p_state_sums[i]);
+                ELSE
+                    refused := refused || i;
+                END IF;
+            END LOOP;
+            RETURN refused;
+        END $$;
+
         CREATE OR REPLACE FUNCTION fh_snapshot(
             p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint)
             RETURNS boolean
@@ -175,6 +195,7 @@ enum PostgresSchema {
     static let statements: [(name: String, sql: String)] = [
         ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        ("events", "SELECT fh_events($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Posted events/s of the release feedback-host with no journal, the SQLite journal (per-commit) and the PostgreSQL
+# journal (--journal-url, a private PostgreSQL 15 on this machine with its default durability: fsync on,
+# synchronous_commit on), interleaved. Each round starts a fresh server (pinned to SERVER_CPU) with a fresh data
+# directory or database, creates SESSIONS counter sessions, and runs `wrk -t1 -cCONNECTIONS -dDURATION` (pinned to
+# LOAD_CPU) posting increments round-robin. PostgreSQL runs pinned to PG_CPU (SERVER_CPU by default: the server side
+# gets one core either way, as SQLite's writes run inside the server's process).
+# Usage: scripts/postgres-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 SERVER_CPU=0 LOAD_CPU=1)
+# Run as root (PostgreSQL then runs as the user feedbackhost-bench, made when missing) or as a user who may run it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-10s}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-64}
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+PG_CPU=${PG_CPU:-$SERVER_CPU}
+PORT=${PORT:-18091}
+PG_PORT=${PG_PORT:-18092}
+MODES=${MODES:-"none sqlite postgres"}
+
+(cd .. && swift build -c release --product feedback-host)
+BINARY=../.build/release/feedback-host
+PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+WORK=$(mktemp -d)
+chmod 755 "$WORK"
+PID=""
+PG_PID=""
+cleanup() {
+    [ -n "$PID" ] && kill "$PID" 2>/dev/null || true
+    [ -n "$PG_PID" ] && kill -QUIT "$PG_PID" 2>/dev/null || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+as_pg=()
+PG_USER=$(id -un)
+if [ "$(id -u)" = 0 ]; then
+    PG_USER=feedbackhost-bench
+    id -u "$PG_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /usr/sbin/nologin "$PG_USER"
+    as_pg=(setpriv "--reuid=$PG_USER" "--regid=$PG_USER" --init-groups --)
+fi
+mkdir "$WORK/pg"
+chown "$PG_USER" "$WORK/pg"
+"${as_pg[@]}" "$PG_BIN/initdb" -D "$WORK/pg/data" -A trust -U "$PG_USER" -E UTF8 --locale=C >/dev/null
+taskset -c "$PG_CPU" "${as_pg[@]}" "$PG_BIN/postgres" -D "$WORK/pg/data" -p "$PG_PORT" -k "$WORK/pg" \
+    -c listen_addresses=127.0.0.1 -c max_connections=50 >"$WORK/pg/log" 2>&1 &
+PG_PID=$!
+for _ in $(seq 100); do
+    "$PG_BIN/pg_isready" -h 127.0.0.1 -p "$PG_PORT" -q && break
+    sleep 0.1
+done
+
+RESULTS=$WORK/results
+for round in $(seq "$ROUNDS"); do
+    for mode in $MODES; do
+        journal=(--data-dir none)
+        case $mode in
+        sqlite) journal=(--data-dir "$WORK/data-$round" --fsync per-commit) ;;
+        postgres)
+            "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE bench_$round"
+            journal=(--journal-url "postgres://$PG_USER@127.0.0.1:$PG_PORT/bench_$round")
+            ;;
+        esac
+        taskset -c "$SERVER_CPU" "$BINARY" --port "$PORT" --log-level warning "${journal[@]}" \
+            >"$WORK/server.log" 2>&1 &
+        PID=$!
+        for _ in $(seq 100); do
+            curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
+            sleep 0.1
+        done
+        ids=()
+        for _ in $(seq "$SESSIONS"); do
+            ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+                "http://127.0.0.1:$PORT/v1/sessions" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
+        done
+        out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \
+            -s scripts/post-session-event.lua "http://127.0.0.1:$PORT" -- "${ids[@]}")
+        rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
+        p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
+        errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
+        printf 'round %d %-10s %10.0f events/s  p99 %s %s\n' "$round" "$mode" "$rps" "$p99" "$errors"
+        echo "$mode $rps" >>"$RESULTS"
+        kill "$PID"
+        wait "$PID" 2>/dev/null || true
+        PID=""
+    done
+done
+echo "medians:"
+for mode in $MODES; do
+    median=$(awk -v m="$mode" '$1 == m {print $2}' "$RESULTS" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
+    echo "$mode $median"
+done | tee "$WORK/medians"
+first=$(awk 'NR == 1 {print $1}' "$WORK/medians")
+base=$(awk 'NR == 1 {print $2}' "$WORK/medians")
+awk -v b="$base" -v f="$first" 'NR > 1 {printf "%s / %s = %.2f\n", $1, f, $2 / b}' "$WORK/medians"

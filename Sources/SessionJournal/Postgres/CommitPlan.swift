@@ -1,0 +1,75 @@
+/// The statements of one group commit: one per record, except that a run of event records (one per post, from many
+/// sessions, the bulk of a busy commit) goes as one call of `fh_events` with arrays, which refuses element by element.
+/// Remembers which append each statement's records came from, to tell the refused (fenced) appends from the others.
+///
+/// Concurrency: a value, built and read on the journal's queue.
+struct CommitPlan {
+    private(set) var statements: [PostgresConnection.Statement] = []
+    /// Per statement: the append of each of its records, in order.
+    private var appends: [[Int]] = []
+    private var run: [(append: Int, parameters: [String?])] = []
+
+    /// Adds the statement of one record of append number `append`; event records are gathered into runs.
+    mutating func add(_ statement: PostgresConnection.Statement, of append: Int) {
+        if statement.name == "event" {
+            run.append((append, statement.parameters))
+            return
+        }
+        flush()
+        statements.append(statement)
+        appends.append([append])
+    }
+
+    /// Ends the plan: the last run of events becomes a statement.
+    mutating func finish() { flush() }
+
+    private mutating func flush() {
+        guard !run.isEmpty else { return }
+        defer { run = [] }
+        if run.count == 1 {
+            statements.append(.init(name: "event", parameters: run[0].parameters))
+            appends.append([run[0].append])
+            return
+        }
+        // fh_event's parameters are session, owner, rev, origin, event, crc, version, at, state_sum: one array of each.
+        let columns = (0..<9).map { column in Self.array(run.map { $0.parameters[column] }) }
+        statements.append(.init(name: "events", parameters: columns))
+        appends.append(run.map(\.append))
+    }
+
+    /// The appends a statement refused: a single record's statement answers false, `fh_events` the 1-based positions
+    /// of the elements it refused.
+    func refused(_ outcomes: [PostgresOutcome]) -> Set<Int> {
+        var refused: Set<Int> = []
+        for (index, outcome) in outcomes.enumerated() {
+            guard let value = outcome.rows.first?.first ?? nil else { continue }
+            if statements[index].name == "events" {
+                for position in value.dropFirst().dropLast().split(separator: ",") {
+                    if let position = Int(position) { refused.insert(appends[index][position - 1]) }
+                }
+            } else if value == "f" {
+                refused.insert(appends[index][0])
+            }
+        }
+        return refused
+    }
+
+    /// A PostgreSQL array literal: each element quoted (backslash and quote escaped), NULL for nil.
+    static func array(_ values: [String?]) -> String {
+        var text = "{"
+        for (index, value) in values.enumerated() {
+            if index > 0 { text += "," }
+            guard let value else {
+                text += "NULL"
+                continue
+            }
+            text += "\""
+            for character in value.unicodeScalars {
+                if character == "\\" || character == "\"" { text += "\\" }
+                text.unicodeScalars.append(character)
+            }
+            text += "\""
+        }
+        return text + "}"
+    }
+}

@@ -1,0 +1,74 @@
+/// The reads the service makes besides activations: the session count, the deadline index, compaction.
+///
+/// Concurrency: called from any thread but the journal's queue; each waits for its turn there (`query`).
+extension PostgresJournal {
+    public func start() throws(JournalError) -> JournalRecovery.Summary {
+        let count = try query([.init(name: "count", parameters: [])])[0].integer ?? 0
+        return JournalRecovery.Summary(sessions: Int(count), movedAside: nil, problems: [])
+    }
+
+    public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        let due = PostgresConnection.Statement(
+            name: "due",
+            parameters: [String(time), String(limit), String(leaseMilliseconds)]
+        )
+        let rows = try query([due])[0].rows
+        return rows.compactMap { row in
+            guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
+            return JournalDeadline(sessionID: id, at: at)
+        }
+    }
+
+    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
+        try query([.init(name: "next", parameters: [String(time)])])[0].integer
+    }
+
+    public func deadlineCount() throws(JournalError) -> Int {
+        Int(try query([.init(name: "deadlines", parameters: [])])[0].integer ?? 0)
+    }
+
+    public func stampActivity(at time: Int64) throws(JournalError) -> Int {
+        try query([.init(name: "activity.stamp", parameters: [String(time)])])[0].affected
+    }
+
+    public func abandonedSessions(before time: Int64, limit: Int) throws(JournalError) -> [String] {
+        let statement = PostgresConnection.Statement(
+            name: "activity.abandoned",
+            parameters: [String(time), String(limit), String(leaseMilliseconds)]
+        )
+        return try query([statement])[0].rows.compactMap { $0[0] }
+    }
+
+    public func touchActivity(of ids: [String], at time: Int64) throws(JournalError) {
+        guard !ids.isEmpty else { return }
+        _ = try query(ids.map { .init(name: "activity.touch", parameters: [$0, String(time)]) })
+    }
+
+    public func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
+        guard !ids.isEmpty else { return [] }
+        let outcomes = try query(
+            ids.map { .init(name: "session.retire", parameters: [$0, String(time), String(leaseMilliseconds)]) }
+        )
+        return zip(ids, outcomes).compactMap { id, outcome in outcome.rows.first?[0] == "t" ? id : nil }
+    }
+
+    public func compact() throws(JournalError) -> CompactionReport {
+        let outcomes = try query([
+            .init(name: "compact.events", parameters: []),
+            .init(name: "compact.snapshots", parameters: []),
+            .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
+            .init(name: "compact.deadlines", parameters: []),
+            .init(name: "bytes", parameters: []),
+        ])
+        let bytes = outcomes[4].integer ?? 0
+        metrics.fullCompactions.increment()
+        metrics.bytes.record(bytes)
+        return CompactionReport(
+            deletedEvents: outcomes[0].affected,
+            deletedSnapshots: outcomes[1].affected,
+            deletedAnswers: outcomes[2].affected,
+            vacuumed: false,
+            bytes: bytes
+        )
+    }
+}

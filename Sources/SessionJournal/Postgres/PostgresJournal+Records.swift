@@ -1,0 +1,61 @@
+/// Each record as the prepared statement that writes it, under the owner token it carries (see `PostgresSchema`).
+///
+/// Concurrency: pure functions of the journal's constants; called on the journal's queue.
+extension PostgresJournal {
+    func statement(_ record: JournalRecord, owner: Int64?) -> PostgresConnection.Statement {
+        let token = owner.map(String.init)
+        switch record {
+        case .created(let creation):
+            return .init(
+                name: "create",
+                parameters: [
+                    creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
+                    String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
+                    String(replica), String(creation.version),
+                ]
+            )
+        case .event(let id, let revision, let event, let origin, let stamp):
+            let crc = RecordChecksum.event(id, revision, origin.rawValue, event, stamp)
+            return .init(
+                name: "event",
+                parameters: [
+                    id, token, String(revision), String(origin.rawValue), event, String(crc), String(stamp.version),
+                    stamp.time.map(String.init), stamp.stateChecksum.map { String(Int64(bitPattern: $0)) },
+                ]
+            )
+        case .snapshot(let id, let revision, let state, let version):
+            let crc = RecordChecksum.snapshot(id, revision, state, version: version)
+            return .init(
+                name: "snapshot",
+                parameters: [id, token, String(revision), state, String(crc), String(version)]
+            )
+        case .removed(let id):
+            return .init(name: "remove", parameters: [id, token])
+        case .answered(let answer):
+            return .init(
+                name: "answer",
+                parameters: [
+                    answer.sessionID, token, answer.key, String(Int64(bitPattern: answer.fingerprint)),
+                    String(Int64(bitPattern: answer.epoch)), String(answer.revision), answer.state,
+                    String(RecordChecksum.answer(answer)), String(max(configuration.answersPerSession, 1)),
+                ]
+            )
+        case .deadline(let id, let at):
+            return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
+        case .settled(let id, _?):
+            return .init(name: "release", parameters: [id, token])
+        case .settled(let id, nil):
+            return .init(name: "owns", parameters: [id, token])
+        }
+    }
+
+    static func sessionID(of record: JournalRecord) -> String {
+        switch record {
+        case .created(let creation): creation.id
+        case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
+            .settled(let id, _):
+            id
+        case .answered(let answer): answer.sessionID
+        }
+    }
+}
