@@ -119,7 +119,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         let stamp = EventStamp(
             version: version,
             time: wallClock.now().millisecondsSince1970,
-            stateChecksum: StateChecksum.of(System.encodeState(step.state))
+            stateChecksum: persistence.stateChecksums ? StateChecksum.of(System.encodeState(step.state)) : nil
         )
         var records: [JournalRecord] = [
             .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp)
