@@ -73,6 +73,7 @@ let package = Package(
                 .product(name: "SessionJournal", package: "FeedbackHost"),
                 .product(name: "SystemKit", package: "FeedbackHost"),
                 .product(name: "Systems", package: "FeedbackHost"),
+                .product(name: "FeedbackJSON", package: "FeedbackHost"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: [.unsafeFlags(["-cross-module-optimization"])]

@@ -57,7 +57,8 @@ extension ServiceApplication {
             journal: journal,
             snapshotInterval: reader.int(.journalSnapshotInterval),
             logger: logger,
-            metricsFactory: metricsFactory
+            metricsFactory: metricsFactory,
+            stateChecksums: reader.bool(.journalStateChecksums)
         )
         logger.info(
             "journal open",

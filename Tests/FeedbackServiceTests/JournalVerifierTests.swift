@@ -65,6 +65,42 @@ struct JournalVerifierTests {
         #expect(changed.problems.contains { $0.divergence?.patch != nil })
     }
 
+    @Test func withoutStateChecksumsADivergenceIsFoundAtTheNextKeptSnapshot() async throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let sessions = JournaledSessions.operations(count: 500, maxOperations: 30, seed: 7)
+        do {
+            let journal = try JournaledSessions.open(directory.path, history: 1000)
+            defer { journal.close() }
+            try await JournaledSessions.write(
+                sessions,
+                system: V2(),
+                event: V2.Event.init,
+                into: journal,
+                snapshotInterval: 5,
+                stateChecksums: false
+            )
+        }
+        let journal = try JournaledSessions.open(directory.path, history: 1000)
+        defer { journal.close() }
+        #expect(try JournalVerifier(systems: [HostedSystem(V2())]).verify(journal).total.identical == sessions.count)
+        let changed = try JournalVerifier(systems: [HostedSystem(VersionedCounter.DecrementsTwice())])
+            .verify(journal, keep: sessions.count)
+        // Kept snapshots: every fifth revision, and the last one of a passivated (even-numbered) session.
+        var expected: [String: UInt64] = [:]
+        for (number, operations) in sessions.enumerated() {
+            guard let first = operations.firstIndex(of: .decrement).map({ UInt64($0 + 1) }) else { continue }
+            let last = UInt64(operations.count)
+            let kept = (first...last).first { $0 % 5 == 0 || (number % 2 == 0 && $0 == last) }
+            if let kept { expected[JournaledSessions.id(number)] = kept }
+        }
+        let found = Dictionary(
+            uniqueKeysWithValues: changed.problems.map { ($0.session, $0.divergence?.revision ?? 0) }
+        )
+        #expect(found == expected)
+        #expect(changed.problems.allSatisfy { $0.divergence?.patch != nil })
+    }
+
     @Test func aSampleReplaysAboutThatManySessions() async throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }

@@ -1,4 +1,5 @@
 import Dispatch
+import FeedbackJSON
 import Foundation
 import Logging
 import SessionJournal
@@ -9,9 +10,32 @@ import Systems
 // recorder writes them (every event stamped with its time and the checksum of the state it produced, a snapshot every
 // INTERVAL revisions, journal.history.snapshots 2), then the caller times `feedback-host verify` on it.
 //   VerifyBenchmark populate DIRECTORY SESSIONS EVENTS [INTERVAL]
+//   VerifyBenchmark stamp COUNT      ns per event of the recorder's state checksum (encode + FNV-1a) of a counter
+//                                    state and of a paging state holding 50 items
 
 let logger = Logger(label: "verify-bench") { _ in SwiftLogNoOpLogHandler() }
 let arguments = CommandLine.arguments
+if arguments.count == 3, arguments[1] == "stamp", let count = Int(arguments[2]) {
+    func measure<S: FeedbackSystem>(_ system: S.Type, _ state: S.State, _ name: String) {
+        var sink: UInt64 = 0
+        let start = ContinuousClock.now
+        for _ in 0..<count { sink &+= StateChecksum.of(S.encodeState(state)) }
+        let elapsed = ContinuousClock.now - start
+        let nanoseconds = Double(elapsed.components.seconds) * 1e9 + Double(elapsed.components.attoseconds) / 1e9
+        let bytes = S.encodeState(state).count
+        print("\(name): \(Int(nanoseconds / Double(count))) ns per state checksum (\(bytes) bytes) [\(sink % 10)]")
+    }
+    measure(CounterSystem.self, CounterSystem.State(count: 123_456), "counter")
+    var paging = PagingSystem().initialState
+    PagingSystem.reduce(&paging, .search(query: "swift"))
+    let items = (0..<50).map { index in
+        JSONValue.object(["name": .string("repository \(index)"), "stars": .int(Int64(index * 37))])
+    }
+    let url = "http://127.0.0.1:8080/demo/catalog?q=swift"
+    PagingSystem.reduce(&paging, .pageLoaded(PagingSystem.Page(url: url, items: items, next: url + "&c=2", total: 500)))
+    measure(PagingSystem.self, paging, "paging")
+    exit(0)
+}
 guard arguments.count >= 5, arguments[1] == "populate", let sessions = Int(arguments[3]), let events = Int(arguments[4])
 else {
     print("usage: VerifyBenchmark populate DIRECTORY SESSIONS EVENTS [INTERVAL]")

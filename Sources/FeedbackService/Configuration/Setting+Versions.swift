@@ -8,6 +8,13 @@ extension Setting {
         "snapshots kept per session (the initial state counts) with the events between them, for verify and export; "
             + "0: only the latest"
     )
+    static let journalStateChecksums = Setting(
+        "journal.state.checksums",
+        .boolean,
+        default: "true",
+        "journal with each event the checksum of the state it produced (one state encoding per event), so that verify "
+            + "and exports name the first revision that differs; false: only kept snapshots are compared"
+    )
     static let verifyOnStart = Setting(
         "verify.on.start",
         .boolean,
@@ -22,5 +29,7 @@ extension Setting {
     )
 
     /// The settings above.
-    static let versions: [Setting] = [journalHistorySnapshots, verifyOnStart, verifyMaxDivergent]
+    static let versions: [Setting] = [
+        journalHistorySnapshots, journalStateChecksums, verifyOnStart, verifyMaxDivergent,
+    ]
 }

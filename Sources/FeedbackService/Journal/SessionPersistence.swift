@@ -21,6 +21,10 @@ public final class SessionPersistence: Sendable {
     public let journal: any SessionJournaling
     /// A session journals a snapshot of its state every this many revisions, so recovery replays fewer events.
     public let snapshotInterval: UInt64
+    /// Whether each journaled event carries the checksum of the state it produced (`journal.state.checksums`): what
+    /// lets `verify` and a fixture's replay name the first revision that differs. It costs one encoding of the state
+    /// per event.
+    public let stateChecksums: Bool
     let logger: Logger
     private let broken = Mutex<[SessionID: APIError]>([:])
     private let brokenGauge: Meter
@@ -42,8 +46,10 @@ public final class SessionPersistence: Sendable {
         journal: any SessionJournaling,
         snapshotInterval: Int,
         logger: Logger,
-        metricsFactory: any MetricsFactory = MetricsSystem.factory
+        metricsFactory: any MetricsFactory = MetricsSystem.factory,
+        stateChecksums: Bool = true
     ) {
+        self.stateChecksums = stateChecksums
         self.journal = journal
         brokenGauge = Meter(label: "feedbackhost_sessions_broken", dimensions: [], factory: metricsFactory)
         brokenGauge.set(0)

@@ -46,6 +46,9 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         /// passivation snapshots.
         var last: (state: System.State, revision: UInt64)?
         var heldLast: (state: System.State, revision: UInt64)?
+        /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
+        /// POST's own encoding of its last state stands in for one of them.
+        var unstamped: [(index: Int, revision: UInt64, state: System.State)] = []
     }
 
     private let id: String
@@ -124,18 +127,38 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
         let text = String(decoding: bytes, as: UTF8.self)
         // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
-        // which a build's reducer gives another state.
+        // which a build's reducer gives another state. Inside a POST's batch it is computed at the batch's end, where
+        // the POST's encoding of its last state (made for its answer) stands in for the last one.
+        let checksummed = persistence.stateChecksums
+        let deferred = checksummed && held.withLock { $0.openBatches > 0 }
         let stamp = EventStamp(
             version: version,
             time: wallClock.now().millisecondsSince1970,
-            stateChecksum: StateChecksum.of(System.encodeState(step.state))
+            stateChecksum: checksummed && !deferred ? StateChecksum.of(System.encodeState(step.state)) : nil
         )
         var records: [JournalRecord] = [
             .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp)
         ]
         if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
         records += deadlineRecord(step.state)
-        hold(records, step)
+        hold(records, step, unstamped: deferred)
+    }
+
+    /// `record` with its state checksum set.
+    private static func stamping(_ record: JournalRecord, _ checksum: UInt64) -> JournalRecord {
+        guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return record }
+        stamp.stateChecksum = checksum
+        return .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
+    }
+
+    /// Under `held`: sets the checksum of every held event still without one, from `last` (a batch's final state as
+    /// its POST encoded it) for its revision, else by encoding the state.
+    private static func stampHeld(_ held: inout Held, last: (revision: UInt64, encoded: [UInt8])?) {
+        for entry in held.unstamped {
+            let bytes = last?.revision == entry.revision ? last!.encoded : System.encodeState(entry.state)
+            held.records[entry.index] = stamping(held.records[entry.index], StateChecksum.of(bytes))
+        }
+        held.unstamped = []
     }
 
     /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
@@ -153,13 +176,20 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
     }
 
-    /// Appends `step`'s `records` now, or holds them while a batch is open.
-    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>) {
+    /// Appends `step`'s `records` now, or holds them while a batch is open. `unstamped`: the first record is an event
+    /// whose state checksum is still to be computed.
+    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>, unstamped: Bool = false) {
         held.withLock { held in
             if held.openBatches > 0 {
+                if unstamped { held.unstamped.append((held.records.count, step.revision, step.state)) }
                 held.records.append(contentsOf: records)
                 held.heldLast = (step.state, step.revision)
             } else {
+                var records = records
+                if unstamped {
+                    // The batch ended between the record and here.
+                    records[0] = Self.stamping(records[0], StateChecksum.of(System.encodeState(step.state)))
+                }
                 if !records.isEmpty { append(records, &held) }
                 held.last = (step.state, step.revision)
             }
@@ -253,11 +283,16 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// The batch `batchStarted` announced has ended: `completed` when its last step was reduced (this runs in
     /// its completion, right after that step's observers), false when it was never queued or was dropped. A
     /// completed batch's held records are appended with `answer`, in one append.
-    func batchEnded(completed: Bool, answer: KeyedAnswer? = nil) {
+    func batchEnded(
+        completed: Bool,
+        answer: KeyedAnswer? = nil,
+        last: (revision: UInt64, encoded: [UInt8])? = nil
+    ) {
         held.withLock { held in
             held.openBatches -= 1
             if let answer { held.records.append(.answered(answer)) }
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
+            Self.stampHeld(&held, last: last)
             append(held.records, &held)
             held.records = []
             if let heldLast = held.heldLast { held.last = heldLast }

@@ -150,7 +150,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             } else {
                 snapshot = self.snapshot(of: step.state, rev: step.revision)
             }
-            recorder?.batchEnded(completed: true, answer: claim.map { keyedAnswer($0, snapshot) })
+            // The snapshot is this step's state encoded: the recorder's checksum of that revision is taken from it.
+            recorder?.batchEnded(
+                completed: true,
+                answer: claim.map { keyedAnswer($0, snapshot) },
+                last: (step.revision, snapshot.state)
+            )
             completion(.success(snapshot))
         }
         let refusal: APIError

@@ -34,7 +34,7 @@ public struct JournalVerifier: Sendable {
             var chosen: [SessionHistory] = []
             chosen.reserveCapacity(batch.count)
             for history in batch {
-                if index % stride == 0 { chosen.append(history) }
+                if index % stride == 0, sample != 0 { chosen.append(history) }
                 index += 1
             }
             let verdicts = replay(chosen)

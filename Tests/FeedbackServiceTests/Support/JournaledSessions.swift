@@ -61,9 +61,15 @@ enum JournaledSessions {
         system: System,
         event: (VersionedCounter.Operation) -> System.Event,
         into journal: Journal,
-        snapshotInterval: Int
+        snapshotInterval: Int,
+        stateChecksums: Bool = true
     ) async throws {
-        let persistence = SessionPersistence(journal: journal, snapshotInterval: snapshotInterval, logger: quiet)
+        let persistence = SessionPersistence(
+            journal: journal,
+            snapshotInterval: snapshotInterval,
+            logger: quiet,
+            stateChecksums: stateChecksums
+        )
         let hosted = HostedSystem(system)
         for (number, operations) in sessions.enumerated() {
             let session = try hosted.startSession(
