@@ -10,7 +10,8 @@ replica; start a fourth, which HAProxy adds to the ring when its health check pa
 for longer than its lease, then SIGCONT it. Then, after the faults settled: every session answers 200 through
 HAProxy, its count equals its acknowledged increments (nothing lost, nothing applied twice) and its revision equals
 its count (none started again from its initial state); no request was ever answered 404; no stream saw its revision
-go backwards. Binds 127.0.0.1 only; stops every process it starts, by its process id.
+go backwards; and `feedback-host verify --journal-url` finds every session's journaled history reproduced by this
+build. Binds 127.0.0.1 only; stops every process it starts, by its process id.
 
 Usage: python3 Deployment/checks/cluster_fault_test.py --binary .build/debug/feedback-host
 """
@@ -20,6 +21,7 @@ import json
 import os
 import random
 import signal
+import subprocess
 import sys
 import tempfile
 import threading
@@ -246,6 +248,15 @@ def run(binary, workdir):
         if ledger.backwards:
             fail(f"streams saw revisions go backwards: {ledger.backwards[:5]}")
         log(f"every session answers 200 with exactly its acknowledged increments; no 404; no stream went back")
+        # What the replicas journaled through all that is what this build computes from the events, session by
+        # session (feedback-host verify on the shared journal, while the replicas run).
+        verified = subprocess.run([binary, "verify", "--journal-url", url], capture_output=True, text=True,
+                                  timeout=120)
+        summary = verified.stdout.strip().splitlines()[-2:] if verified.stdout else []
+        if verified.returncode != 0 or f"total: {SESSIONS} sessions" not in verified.stdout \
+                or f"{SESSIONS} identical" not in verified.stdout:
+            fail(f"feedback-host verify --journal-url exited {verified.returncode}: {verified.stdout} {verified.stderr}")
+        log(f"feedback-host verify on the shared journal: {' / '.join(summary)}")
     finally:
         stop.set()
         if balancer is not None:

@@ -68,8 +68,8 @@ extension ServiceApplication {
     }
 
     /// The PostgreSQL journal at `url` (`journal.url`), its password read from `journal.password.file` when set (else
-    /// libpq reads `PGPASSWORD` or `~/.pgpass`). Keys `journal.snapshot.interval`, `journal.probe.ms` and
-    /// `journal.lease.ms` apply.
+    /// libpq reads `PGPASSWORD` or `~/.pgpass`). Keys `journal.snapshot.interval`, `journal.probe.ms`,
+    /// `journal.history.snapshots` and `journal.lease.ms` apply.
     static func openPostgresJournal(
         url: String,
         reader: ConfigReader,
@@ -90,7 +90,7 @@ extension ServiceApplication {
             configuration: JournalConfiguration(
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe))
-            ),
+            ).keepingHistory(reader.int(.journalHistorySnapshots)),
             leaseMilliseconds: reader.int(.journalLease),
             logger: logger,
             metricsFactory: metricsFactory

@@ -3,15 +3,19 @@ import Foundation
 import Logging
 import SessionJournal
 
-/// `feedback-host verify --data-dir DIR [--sample N] [--max-divergent N]`: replays the journal's sessions through
+/// `feedback-host verify [--data-dir DIR | --journal-url URL] [--sample N] [--max-divergent N]`: replays the journal's sessions through
 /// this build's systems and says, per system, how many are identical, migrated, diverged or failed. Exits 0 when
 /// at most `--max-divergent` sessions diverged or failed, 1 past it, 2 when the journal cannot be read or the
 /// arguments are wrong. Progress goes to standard error, the report to standard output.
 enum VerifyCommand {
     static let usage = """
-        usage: feedback-host verify [--data-dir DIR] [--sample N] [--max-divergent N] [--show N]
+        usage: feedback-host verify [--data-dir DIR | --journal-url URL] [--sample N] [--max-divergent N] [--show N]
           --data-dir DIR       the journal's directory (default: FEEDBACKHOST_DATA_DIR, else ./data);
                                no server may hold it
+          --journal-url URL    a PostgreSQL journal instead (postgres://USER@HOST:PORT/DB; default:
+                               FEEDBACKHOST_JOURNAL_URL); read while the replicas run, nothing is taken over
+          --journal-password-file FILE
+                               its password (default: FEEDBACKHOST_JOURNAL_PASSWORD_FILE, else PGPASSWORD)
           --sample N           replay about N sessions (every k-th in id order) instead of all
           --max-divergent N    diverged or failed sessions tolerated before the exit status is 1 (default 0)
           --show N             diverged or failed sessions described, at most (default 20)
@@ -20,6 +24,8 @@ enum VerifyCommand {
 
     static func run(arguments: [String], environment: [String: String], systems: [HostedSystem]) -> Int32 {
         var directory = environment["FEEDBACKHOST_DATA_DIR"] ?? ServiceApplication.defaultDataDirectory
+        var url = environment["FEEDBACKHOST_JOURNAL_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        var passwordFile = environment["FEEDBACKHOST_JOURNAL_PASSWORD_FILE"].flatMap { $0.isEmpty ? nil : $0 }
         var sample: Int?
         var maxDivergent = 0
         var show = 20
@@ -31,7 +37,11 @@ enum VerifyCommand {
             }
             guard let value = rest.popFirst() else { return refuse("\(flag) needs a value") }
             switch flag {
-            case "--data-dir": directory = value
+            case "--data-dir":
+                directory = value
+                url = nil
+            case "--journal-url": url = value
+            case "--journal-password-file": passwordFile = value
             case "--sample", "--max-divergent", "--show":
                 guard let number = Int(value), number >= 0 else { return refuse("\(flag) takes a whole number ≥ 0") }
                 if flag == "--sample" {
@@ -44,22 +54,27 @@ enum VerifyCommand {
             default: return refuse("unknown option \(flag)")
             }
         }
-        // Opening would make an empty journal where there is none: a mistyped directory would then verify nothing.
-        let file = directory + "/" + JournalConfiguration().fileName
-        guard FileManager.default.fileExists(atPath: file) else {
-            FileHandle.standardError.write(Data("feedback-host verify: there is no journal at \(file)\n".utf8))
-            return 2
-        }
         var logger = Logger(label: "feedback-host.verify")
         logger.logLevel = .warning
-        let journal: Journal
+        let journal: any SessionJournaling
         do {
-            // No background compaction: the history being verified stays as it is.
-            journal = try Journal.open(
-                directory: directory,
-                configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
-                logger: logger
-            )
+            if let url {
+                journal = try openPostgres(url: url, passwordFile: passwordFile, logger: logger)
+            } else {
+                // Opening would make an empty journal where there is none: a mistyped directory would then verify
+                // nothing.
+                let file = directory + "/" + JournalConfiguration().fileName
+                guard FileManager.default.fileExists(atPath: file) else {
+                    FileHandle.standardError.write(Data("feedback-host verify: there is no journal at \(file)\n".utf8))
+                    return 2
+                }
+                // No background compaction: the history being verified stays as it is.
+                journal = try Journal.open(
+                    directory: directory,
+                    configuration: JournalConfiguration(compactionIntervalMilliseconds: 0),
+                    logger: logger
+                )
+            }
         } catch {
             FileHandle.standardError.write(Data("feedback-host verify: cannot open the journal: \(error)\n".utf8))
             return 2
@@ -96,6 +111,28 @@ enum VerifyCommand {
             return 1
         }
         return 0
+    }
+
+    /// The PostgreSQL journal at `url`, with the password in `passwordFile` when one is named; a URL the server
+    /// would refuse (one that holds a password) is refused here too.
+    private static func openPostgres(
+        url: String,
+        passwordFile: String?,
+        logger: Logger
+    ) throws(JournalError) -> PostgresJournal {
+        // The server's own check of journal.url: a postgres:// URL without a password in it.
+        if let problem = Setting.service.first(where: { $0.key == "journal.url" })?.problem(with: url) {
+            throw JournalError(.configuration, problem)
+        }
+        var password: String?
+        if let passwordFile {
+            guard let data = FileManager.default.contents(atPath: passwordFile) else {
+                throw JournalError(.configuration, "--journal-password-file \(passwordFile) cannot be read")
+            }
+            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+        }
+        // The kept history is read as it is; nothing is written but the lease of this reader.
+        return try PostgresJournal.open(url: url, password: password, logger: logger)
     }
 
     private static func refuse(_ message: String) -> Int32 {

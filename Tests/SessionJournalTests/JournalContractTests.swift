@@ -106,6 +106,33 @@ import Testing
         #expect(session.events.map(\.stamp) == [second, EventStamp()])
     }
 
+    /// `journal.history.snapshots`: the newest kept snapshots and the events after the oldest of them stay for
+    /// verification, on both journals alike; compaction keeps them too.
+    @Test(arguments: JournalBackend.allCases)
+    func keptSnapshotsAndTheEventsBetweenThemStayForVerification(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(JournalConfiguration().keepingHistory(2))
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        for revision in UInt64(1)...7 {
+            var records = [JournalFixtures.event(id, revision)]
+            if revision % 2 == 0 {
+                records.append(.snapshot(sessionID: id, revision: revision, state: "{\"count\":\(revision)}"))
+            }
+            try journal.appendAndWait(records)
+        }
+        _ = try journal.compact()
+        let history = try #require(try journal.history(of: id))
+        #expect(history.snapshots.map(\.revision) == [0, 4, 6])
+        #expect(history.events.map(\.revision) == [5, 6, 7])
+        #expect(history.problems.isEmpty)
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.baseRevision == 6)
+        #expect(session.events.map(\.revision) == [7])
+    }
+
     /// `session.retention`: a session that left memory (its settled mark, a release) has a time; retiring deletes
     /// only those whose time is before the cutoff and that have no timer to come, as a removal would.
     @Test(arguments: JournalBackend.allCases)

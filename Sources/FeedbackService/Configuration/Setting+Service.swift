@@ -227,10 +227,10 @@ extension Setting {
             }
             let authority = value.drop { $0 != "/" }.dropFirst(2).prefix { $0 != "/" && $0 != "?" }
             if let at = authority.lastIndex(of: "@"), authority[..<at].contains(":") {
-                return "no password in the URL: put it in a file named by journal.password.file, or in PGPASSWORD"
+                return "a URL without a password (give it in a file named by journal.password.file, or PGPASSWORD)"
             }
             if value.contains("password=") {
-                return "no password in the URL: put it in a file named by journal.password.file, or in PGPASSWORD"
+                return "a URL without a password (give it in a file named by journal.password.file, or PGPASSWORD)"
             }
             return nil
         }

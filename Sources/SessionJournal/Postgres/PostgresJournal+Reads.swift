@@ -58,9 +58,10 @@ extension PostgresJournal {
             .init(name: "compact.snapshots", parameters: []),
             .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
             .init(name: "compact.deadlines", parameters: []),
+            .init(name: "compact.history", parameters: []),
             .init(name: "bytes", parameters: []),
         ])
-        let bytes = outcomes[4].integer ?? 0
+        let bytes = outcomes[5].integer ?? 0
         metrics.fullCompactions.increment()
         metrics.bytes.record(bytes)
         return CompactionReport(

@@ -27,7 +27,10 @@ extension PostgresJournal {
             let crc = RecordChecksum.snapshot(id, revision, state, version: version)
             return .init(
                 name: "snapshot",
-                parameters: [id, token, String(revision), state, String(crc), String(version)]
+                parameters: [
+                    id, token, String(revision), state, String(crc), String(version),
+                    String(max(configuration.historySnapshots, 0)),
+                ]
             )
         case .removed(let id):
             return .init(name: "remove", parameters: [id, token])

@@ -163,25 +163,42 @@ extension PostgresJournal: SessionHistoryReading {
             statements.append(.init(name: "peek", parameters: [id]))
             statements.append(.init(name: "read.snapshot", parameters: [id]))
             statements.append(.init(name: "read.events", parameters: [id]))
+            statements.append(.init(name: "read.history", parameters: [id]))
         }
         let outcomes = try query(statements)
         var histories: [SessionHistory] = []
         for index in ids.indices {
-            let base = index * 3
+            let base = index * 4
             guard let row = outcomes[base].rows.first else { continue }
             var problems: [String] = []
             guard let session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
                 continue
             }
+            // The initial state, the kept snapshots, the latest: each revision once, in order.
             var snapshots = [
                 KeptSnapshot(revision: 0, version: session.creation.version, state: session.creation.state)
             ]
-            if session.baseRevision > 0 {
+            for kept in outcomes[base + 3].rows {
+                guard let revision = UInt64(kept[0] ?? ""), revision > snapshots[snapshots.count - 1].revision,
+                    let state = kept[2]
+                else { continue }
+                let version = Int(kept[1] ?? "") ?? 1
+                let crc = RecordChecksum.snapshot(session.creation.id, revision, state, version: version)
+                guard crc == Int64(kept[3] ?? "") else {
+                    problems.append("kept snapshot at revision \(revision) fails its checksum")
+                    continue
+                }
+                snapshots.append(KeptSnapshot(revision: revision, version: version, state: state))
+            }
+            if session.baseRevision > snapshots[snapshots.count - 1].revision {
                 snapshots.append(
                     KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
                 )
             }
+            // Every kept event after the oldest kept snapshot (`append` follows on from the base revision).
             var withEvents = session
+            withEvents.baseRevision = snapshots.count > 1 ? snapshots[1].revision : 0
+            withEvents.events = []
             for event in outcomes[base + 2].rows { Self.append(event, to: &withEvents) }
             if let damage = withEvents.damage { problems.append("session \(session.creation.id): \(damage)") }
             histories.append(

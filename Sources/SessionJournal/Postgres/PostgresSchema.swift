@@ -12,6 +12,9 @@
 ///   cleared by a re-creation, stamped for rows without one), for `session.retention`: `fh_retire` deletes a session
 ///   only while no live replica holds it, it left before the cutoff and no deadline is pending, under the row's lock,
 ///   so a replica taking it at the same moment either wins (and the session stays) or finds it gone (404).
+/// - `fh_history`: the newest `JournalConfiguration.historySnapshots` snapshots of each session, kept for
+///   `feedback-host verify` and the export route; a snapshot then deletes only the events up to the oldest kept one,
+///   so the events between kept snapshots stay (as the SQLite journal's `history`).
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
 ///
@@ -43,6 +46,9 @@ enum PostgresSchema {
         ALTER TABLE fh_events ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1,
             ADD COLUMN IF NOT EXISTS at bigint, ADD COLUMN IF NOT EXISTS state_sum bigint;
         ALTER TABLE fh_snapshots ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1;
+        CREATE TABLE IF NOT EXISTS fh_history(
+            session text NOT NULL, rev bigint NOT NULL, version bigint NOT NULL, state text NOT NULL,
+            crc bigint NOT NULL, PRIMARY KEY (session, rev));
         CREATE TABLE IF NOT EXISTS fh_answers(
             seq bigserial PRIMARY KEY, session text NOT NULL, key text NOT NULL, fingerprint bigint NOT NULL,
             epoch bigint NOT NULL, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
@@ -63,6 +69,7 @@ enum PostgresSchema {
         LANGUAGE sql AS $$
             DELETE FROM fh_events WHERE session = p_session;
             DELETE FROM fh_snapshots WHERE session = p_session;
+            DELETE FROM fh_history WHERE session = p_session;
             DELETE FROM fh_answers WHERE session = p_session;
             DELETE FROM fh_deadlines WHERE session = p_session;
         $$;
@@ -113,16 +120,28 @@ enum PostgresSchema {
             RETURN refused;
         END $$;
 
+        -- The latest snapshot; with p_keep > 0 also kept in fh_history (its newest p_keep), and only the events up to
+        -- the oldest kept one deleted.
         CREATE OR REPLACE FUNCTION fh_snapshot(
-            p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint)
-            RETURNS boolean
+            p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint,
+            p_keep integer) RETURNS boolean
         LANGUAGE plpgsql AS $$
         BEGIN
             IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
             INSERT INTO fh_snapshots(session, rev, state, crc, version) VALUES(p_session, p_rev, p_state, p_crc, p_version)
                 ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc,
                     version = EXCLUDED.version;
-            DELETE FROM fh_events WHERE session = p_session AND rev <= p_rev;
+            IF p_keep > 0 THEN
+                INSERT INTO fh_history VALUES(p_session, p_rev, p_version, p_state, p_crc)
+                    ON CONFLICT (session, rev) DO UPDATE SET version = EXCLUDED.version, state = EXCLUDED.state,
+                        crc = EXCLUDED.crc;
+                DELETE FROM fh_history WHERE session = p_session AND rev <= (
+                    SELECT rev FROM fh_history WHERE session = p_session ORDER BY rev DESC OFFSET p_keep LIMIT 1);
+                DELETE FROM fh_events WHERE session = p_session
+                    AND rev <= (SELECT min(rev) FROM fh_history WHERE session = p_session);
+            ELSE
+                DELETE FROM fh_events WHERE session = p_session AND rev <= p_rev;
+            END IF;
             RETURN true;
         END $$;
 
@@ -196,7 +215,7 @@ enum PostgresSchema {
         ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("events", "SELECT fh_events($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
-        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6)"),
+        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6, $7)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
         ("owns", "SELECT fh_owns($1, $2)"),
@@ -212,6 +231,7 @@ enum PostgresSchema {
         ("read.snapshot", "SELECT rev, state, crc, version FROM fh_snapshots WHERE session = $1"),
         // Reading a session for verification or export: no ownership taken.
         ("peek", "SELECT id, system, epoch, state, created, crc, version FROM fh_sessions WHERE id = $1"),
+        ("read.history", "SELECT rev, version, state, crc FROM fh_history WHERE session = $1 ORDER BY rev"),
         (
             "read.events",
             "SELECT rev, origin, event, crc, version, at, state_sum FROM fh_events WHERE session = $1 ORDER BY rev"
@@ -249,9 +269,11 @@ enum PostgresSchema {
         (
             "compact.events",
             "DELETE FROM fh_events e WHERE NOT EXISTS (SELECT 1 FROM fh_sessions s WHERE s.id = e.session) "
-                + "OR e.rev <= coalesce((SELECT n.rev FROM fh_snapshots n WHERE n.session = e.session), -1)"
+                + "OR e.rev <= coalesce((SELECT min(h.rev) FROM fh_history h WHERE h.session = e.session), "
+                + "(SELECT n.rev FROM fh_snapshots n WHERE n.session = e.session), -1)"
         ),
         ("compact.snapshots", "DELETE FROM fh_snapshots WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        ("compact.history", "DELETE FROM fh_history WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         (
             "compact.answers",
             """
