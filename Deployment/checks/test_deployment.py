@@ -741,12 +741,13 @@ class DeploymentFilesTests(unittest.TestCase):
                     # A replica still holding a copy the other took over is fenced at its write: 503, nothing kept,
                     # and the same request again (same Idempotency-Key) takes the session back and is applied once.
                     keyed = dict(post, **{"Idempotency-Key": new_session_id()})
-                    for _ in range(5):
+                    for _ in range(100):  # bounded: 100 tries 50 ms apart (the dropped copy goes asynchronously)
                         status, _, answer = client.request("POST", f"/v1/sessions/{session}/events", increment, keyed)
                         if status != 503:
                             break
                         self.assertIn("another replica", answer["detail"])
                         moved += 1
+                        time.sleep(0.05)
                     self.assertEqual(status, 200, answer)
                 self.assertGreater(moved, 0)  # the session did move between the two
                 # The last writer holds it with all four (the other's copy, until its next write is fenced, is the
