@@ -4,7 +4,9 @@
 The Kubernetes manifests, docker-compose.yml, HAProxy and nginx configurations must name the image, port, user,
 configuration keys and probe paths that the Dockerfile and the server really use; the probe paths are checked on
 a running feedback-host (SERVER_BINARY, default .build/debug/feedback-host), the proxy configurations with
-`haproxy -c` and `nginx -t`.
+`haproxy -c` and `nginx -t`. The replicas journal to PostgreSQL: compose's and the Kubernetes Deployment's journal
+settings (URL without a password, the password from a secret file, the CloudNativePG Secret's keys) are checked
+against each other, and compose's settings run two replicas on a private PostgreSQL that share one session.
 """
 
 import glob
@@ -14,10 +16,12 @@ import re
 import shutil
 import socket
 import ssl
+import struct
 import subprocess
 import sys
 import sqlite3
 import tempfile
+import threading
 import time
 import unittest
 import zlib
@@ -28,6 +32,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import dockerfile  # noqa: E402
 import proxy_configs  # noqa: E402
 from feedbackhost import Client, EventStream, Replica, new_session_id  # noqa: E402
+from postgres_server import PostgresServer  # noqa: E402
+from cluster_test import Balancer, wait_for  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 DEPLOYMENT = os.path.join(ROOT, "Deployment")
@@ -111,6 +117,50 @@ def request_when_listening(port, secure, path, headers, timeout=20):
             time.sleep(0.1)
 
 
+class DnsStub:
+    """A DNS server on 127.0.0.1 (UDP, a free port) that answers A queries for one name with `addresses` (changeable
+    while it runs), as kube-dns answers for a headless Service; any other name is NXDOMAIN."""
+
+    def __init__(self, name):
+        self.name = name.lower().rstrip(".")
+        self.addresses = []
+        self.queries = 0
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.settimeout(0.2)
+        self.port = self.socket.getsockname()[1]
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self.serve, daemon=True)
+        self.thread.start()
+
+    def serve(self):
+        while not self.stopped.is_set():
+            try:
+                query, client = self.socket.recvfrom(4096)
+            except socket.timeout:
+                continue
+            position, labels = 12, []
+            while query[position]:
+                length = query[position]
+                labels.append(query[position + 1:position + 1 + length].decode().lower())
+                position += 1 + length
+            qtype, _ = struct.unpack(">HH", query[position + 1:position + 5])
+            question = query[12:position + 5]
+            known = ".".join(labels) == self.name
+            answers = list(self.addresses) if known and qtype == 1 else []
+            self.queries += 1
+            flags = 0x8000 | 0x0400 | (query[2] & 0x01) << 8 | (0 if known else 3)
+            reply = query[:2] + struct.pack(">HHHHH", flags, 1, len(answers), 0, 0) + question
+            for address in answers:
+                reply += b"\xc0\x0c" + struct.pack(">HHIH", 1, 1, 5, 4) + socket.inet_aton(address)
+            self.socket.sendto(reply, client)
+
+    def stop(self):
+        self.stopped.set()
+        self.thread.join(timeout=5)
+        self.socket.close()
+
+
 class DeploymentFilesTests(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
@@ -120,8 +170,10 @@ class DeploymentFilesTests(unittest.TestCase):
             cls.compose = yaml.safe_load(handle)
         cls.haproxy = read(proxy_configs.HAPROXY)
         cls.nginx = read(proxy_configs.NGINX)
-        cls.statefulset = cls.k8s[("StatefulSet", "feedback-host")]
-        cls.container = cls.statefulset["spec"]["template"]["spec"]["containers"][0]
+        cls.workload = cls.k8s[("Deployment", "feedback-host")]
+        cls.pod = cls.workload["spec"]["template"]["spec"]
+        cls.container = cls.pod["containers"][0]
+        cls.headless = cls.k8s[("Service", "feedback-host")]
         cls.k8s_haproxy = cls.k8s[("ConfigMap", "feedback-host-haproxy")]["data"]["haproxy.cfg"]
 
     def test_dockerfile_builds_the_static_release_binary_and_runs_it_as_a_non_root_user(self):
@@ -160,23 +212,34 @@ class DeploymentFilesTests(unittest.TestCase):
     def test_environment_variables_everywhere_are_keys_the_server_reads(self):
         known = server_config_keys()
         self.assertIn("FEEDBACKHOST_PORT", known)
+        self.assertTrue({"FEEDBACKHOST_JOURNAL_URL", "FEEDBACKHOST_JOURNAL_PASSWORD_FILE"} <= known)
         named = set(self.runtime.env)
-        named.update(item["name"] for item in self.container["env"])
+        named.update(item["name"] for item in self.container["env"] if item["name"].startswith("FEEDBACKHOST_"))
         for name, service in self.compose["services"].items():
             if name.startswith("feedback-host"):
                 named.update(service["environment"])
         self.assertEqual(sorted(named - known), [])
+        # Any other variable of the pod only feeds a FEEDBACKHOST_ value (Kubernetes' $(NAME)), defined before it.
+        values = " ".join(str(item.get("value", "")) for item in self.container["env"]
+                          if item["name"].startswith("FEEDBACKHOST_"))
+        for index, item in enumerate(self.container["env"]):
+            if not item["name"].startswith("FEEDBACKHOST_"):
+                self.assertIn(f"$({item['name']})", values, item["name"])
+                later = [e["name"] for e in self.container["env"][index + 1:] if f"$({item['name']})" in
+                         str(e.get("value", ""))]
+                self.assertTrue(later, item["name"])
+                self.assertNotEqual(item["name"], "PGPASSWORD")  # the password comes as a file
 
     def test_kubernetes_workload_uses_the_image_port_user_and_probes_of_the_dockerfile(self):
         self.assertEqual(self.container["image"], self.compose["services"]["feedback-host-1"]["image"])
         port = self.container["ports"][0]
         self.assertEqual(port["containerPort"], self.runtime.exposed_port)
-        env = {item["name"]: item["value"] for item in self.container["env"]}
+        env = {item["name"]: item.get("value") for item in self.container["env"]}
         self.assertEqual(int(env["FEEDBACKHOST_PORT"]), self.runtime.exposed_port)
         self.assertEqual(env["FEEDBACKHOST_HOST"], "0.0.0.0")
         self.assertEqual(self.container["readinessProbe"]["httpGet"], {"path": "/readyz", "port": port["name"]})
         self.assertEqual(self.container["livenessProbe"]["httpGet"], {"path": "/healthz", "port": port["name"]})
-        pod = self.statefulset["spec"]["template"]["spec"]
+        pod = self.pod
         self.assertEqual(pod["securityContext"]["runAsUser"], self.runtime.uid)
         self.assertTrue(pod["securityContext"]["runAsNonRoot"])
         self.assertIn("cpu", self.container["resources"]["requests"])
@@ -185,15 +248,18 @@ class DeploymentFilesTests(unittest.TestCase):
     def test_termination_grace_period_covers_the_pre_stop_delay_and_the_drain(self):
         command = self.container["lifecycle"]["preStop"]["exec"]["command"]
         self.assertEqual(command[0], "sleep")
-        grace = self.statefulset["spec"]["template"]["spec"]["terminationGracePeriodSeconds"]
+        grace = self.pod["terminationGracePeriodSeconds"]
         self.assertGreater(grace, int(command[1]) + drain_seconds())
         compose_grace = self.compose["services"]["feedback-host-1"]["stop_grace_period"]
         self.assertGreater(seconds(compose_grace), drain_seconds())
 
     def test_services_and_disruption_budget_select_the_workloads_pods(self):
-        labels = self.statefulset["spec"]["template"]["metadata"]["labels"]
-        headless = self.k8s[("Service", self.statefulset["spec"]["serviceName"])]
+        labels = self.workload["spec"]["template"]["metadata"]["labels"]
+        self.assertEqual(self.workload["spec"]["selector"]["matchLabels"], labels)
+        headless = self.headless
         self.assertEqual(headless["spec"]["clusterIP"], "None")
+        # Starting and draining pods stay in its DNS answer: HAProxy's /readyz checks decide who takes traffic.
+        self.assertTrue(headless["spec"]["publishNotReadyAddresses"])
         self.assertEqual(headless["spec"]["selector"], labels)
         self.assertEqual(headless["spec"]["ports"][0]["port"], self.runtime.exposed_port)
         budget = self.k8s[("PodDisruptionBudget", "feedback-host")]
@@ -203,7 +269,10 @@ class DeploymentFilesTests(unittest.TestCase):
         self.assertEqual(front["spec"]["selector"], balancer["spec"]["template"]["metadata"]["labels"])
         kustomization = yaml.safe_load(read("Deployment/kubernetes/kustomization.yaml"))
         files = {os.path.basename(p) for p in glob.glob(os.path.join(DEPLOYMENT, "kubernetes", "*.yaml"))}
-        self.assertEqual(set(kustomization["resources"]), files - {"kustomization.yaml"})
+        # Every manifest but the CloudNativePG example, which needs the operator's CRDs (applied by hand first).
+        self.assertEqual(set(kustomization["resources"]), files - {"kustomization.yaml", "postgres-cnpg.yaml"})
+        with open(os.path.join(DEPLOYMENT, "kubernetes", "postgres-cnpg.yaml")) as handle:
+            self.assertEqual([d["kind"] for d in yaml.safe_load_all(handle) if d], ["Cluster"])
 
     def test_haproxy_routes_by_session_and_checks_readiness(self):
         for text in (self.haproxy, self.k8s_haproxy):
@@ -219,20 +288,122 @@ class DeploymentFilesTests(unittest.TestCase):
 
     def test_kubernetes_haproxy_differs_from_the_shipped_one_only_in_servers_and_resolvers(self):
         def routing(text):
-            return {name: [d for d in lines if not d.startswith(("server ", "default-server ", "nameserver",
-                                                                 "parse-resolv-conf"))]
+            return {name: [d for d in lines if not d.startswith(("server ", "server-template ", "default-server "))]
                     for name, lines in proxy_configs.haproxy_sections(text).items()
                     if not name.startswith("resolvers")}
 
         self.assertEqual(routing(self.k8s_haproxy), routing(self.haproxy))
-        name, namespace = self.statefulset["metadata"]["name"], self.statefulset["metadata"]["namespace"]
-        service = self.statefulset["spec"]["serviceName"]
-        servers = re.findall(r"(?m)^\s*server (\S+) (\S+)", self.k8s_haproxy)
-        self.assertGreaterEqual(len(servers), self.statefulset["spec"]["replicas"])
-        for index, (server, address) in enumerate(servers):
-            self.assertEqual(server, f"{name}-{index}")
-            self.assertEqual(address, f"{name}-{index}.{service}.{namespace}.svc.cluster.local:"
-                                      f"{self.runtime.exposed_port}")
+
+    def test_kubernetes_haproxy_finds_the_deployments_pods_through_dns(self):
+        """Pods of a Deployment have no stable names: one server-template over the headless Service's name, resolved
+        by kube-dns (the pod's resolv.conf), with enough slots for the replicas and a rolling update's surge."""
+        sections = proxy_configs.haproxy_sections(self.k8s_haproxy)
+        backend = sections["backend replicas"]
+        self.assertEqual([d for d in backend if d.startswith("server ")], [])
+        templates = [d.split() for d in backend if d.startswith("server-template ")]
+        self.assertEqual(len(templates), 1)
+        _, prefix, slots, address = templates[0][:4]
+        namespace = self.workload["metadata"]["namespace"]
+        self.assertEqual(address, f"{self.headless['metadata']['name']}.{namespace}.svc.cluster.local:"
+                                  f"{self.runtime.exposed_port}")
+        first, last = (int(n) for n in slots.split("-"))
+        surge = self.workload["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
+        self.assertGreaterEqual(last - first + 1, self.workload["spec"]["replicas"] + surge)
+        self.assertEqual(prefix, "feedback-host-")
+        default_server = next(d.split() for d in backend if d.startswith("default-server "))
+        resolvers = default_server[default_server.index("resolvers") + 1]
+        self.assertEqual(default_server[default_server.index("init-addr") + 1], "none")
+        self.assertIn("parse-resolv-conf", sections[f"resolvers {resolvers}"])
+        # Health checks as shipped: a slot's pod takes traffic only while its /readyz answers 200.
+        self.assertIn("check", default_server)
+        self.assertEqual(default_server[default_server.index("inter") + 1], "2s")
+
+    def test_kubernetes_haproxy_fills_its_server_slots_from_dns_and_routes_by_session(self):
+        """The Kubernetes HAProxy configuration as shipped (slots, resolvers settings, checks, routing), its DNS server
+        a stub on 127.0.0.1 that answers the headless Service's name with replicas on 127.0.0.11 to 127.0.0.14 (one
+        port, as pods share the container port): three addresses fill three slots, which turn UP by their /readyz;
+        sessions created through it each live on one replica and stay routed there; a fourth address in the answer
+        (a pod added) takes a free slot and gets sessions of its own."""
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        hosts = [f"127.0.0.{n}" for n in (11, 12, 13, 14)]
+        port = free_port()
+        name = re.search(r"server-template \S+ \S+ ([\w.-]+):", self.k8s_haproxy).group(1)
+        dns = DnsStub(name)
+        replicas, balancer = [], None
+        try:
+            def start(host):
+                replica = Replica.start([binary, "--host", host, "--port", str(port), "--data-dir", "none"],
+                                        name=f"replica-{host}")
+                replica.base_url = f"http://{host}:{port}"
+                replicas.append(replica)
+
+            for host in hosts[:3]:
+                start(host)
+            dns.addresses = hosts[:3]
+            front, stats = free_port(), free_port()
+            with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+                config = os.path.join(workdir, "haproxy.cfg")
+                with open(config, "w") as handle:
+                    handle.write(proxy_configs.render_haproxy_resolved(self.k8s_haproxy, front, stats, dns.port, port))
+                balancer = Balancer(["haproxy", "-db", "-f", config], os.path.join(workdir, "haproxy.log"), front,
+                                    stats)
+
+                def up():
+                    return sorted(n for n, state in balancer.server_states().items() if state == "UP")
+
+                wait_for("HAProxy fills three slots from DNS and sees them UP", lambda: len(up()) == 3, timeout=30)
+                states = balancer.server_states()
+                self.assertEqual(len(states), 10)  # every slot, the empty ones in maintenance
+                self.assertEqual(sorted(v for v in states.values() if v != "UP"), ["MAINT (resolution)"] * 7)
+                self.assertGreater(dns.queries, 0)
+
+                client = Client(balancer.base_url)
+
+                def create(count):
+                    made = []
+                    for _ in range(count):
+                        session = new_session_id()
+                        status, _, _ = client.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
+                        self.assertEqual(status, 201)
+                        self.assertEqual(client.request("POST", f"/v1/sessions/{session}/events",
+                                                        {"type": "increment"})[0], 200)
+                        made.append(session)
+                    return made
+
+                def owners(sessions):
+                    found = {}
+                    for replica in replicas:
+                        direct = Client(replica.base_url)
+                        for session in sessions:
+                            if direct.request("GET", f"/v1/sessions/{session}")[0] == 200:
+                                found.setdefault(session, []).append(replica.name)
+                        direct.close()
+                    return found
+
+                first = create(40)
+                placed = owners(first)
+                self.assertEqual(sorted(placed), sorted(first))
+                self.assertTrue(all(len(names) == 1 for names in placed.values()), placed)
+                self.assertEqual(len({names[0] for names in placed.values()}), 3)  # every replica owns some
+
+                start(hosts[3])  # a pod added: DNS answers its address too
+                dns.addresses = hosts
+                wait_for("HAProxy puts the fourth address in a free slot and sees it UP", lambda: len(up()) == 4,
+                         timeout=30)
+                later = create(40)
+                placed = owners(later)
+                self.assertTrue(all(len(names) == 1 for names in placed.values()), placed)
+                self.assertIn(f"replica-{hosts[3]}", {names[0] for names in placed.values()})
+                for session in later:  # each stays routed to its owner
+                    status, _, body = client.request("GET", f"/v1/sessions/{session}")
+                    self.assertEqual((status, body["rev"]), (200, 1))
+                client.close()
+        finally:
+            if balancer is not None:
+                balancer.stop()
+            for replica in replicas:
+                replica.stop()
+            dns.stop()
 
     def test_compose_runs_three_replicas_that_the_proxies_name(self):
         services = self.compose["services"]
@@ -434,13 +605,164 @@ class DeploymentFilesTests(unittest.TestCase):
         self.assertTrue(path.startswith("/run/secrets/"))
         for name, service in self.compose["services"].items():
             if name.startswith("feedback-host"):
-                self.assertEqual(service["secrets"], [os.path.basename(path)])
+                self.assertIn(os.path.basename(path), service["secrets"])
         self.assertIn(os.path.basename(path), self.compose["secrets"])
         mount = next(m for m in self.container["volumeMounts"] if m["mountPath"] == path)
-        volume = next(v for v in self.statefulset["spec"]["template"]["spec"]["volumes"] if v["name"] == mount["name"])
+        volume = next(v for v in self.pod["volumes"] if v["name"] == mount["name"])
         self.assertIn("secretName", volume["secret"])
         env = {item["name"] for item in self.container["env"]}
         self.assertNotIn("FEEDBACKHOST_AUTH", env)  # the image's setting holds
+
+    def compose_replicas(self):
+        return {name: service for name, service in self.compose["services"].items()
+                if name.startswith("feedback-host-")}
+
+    def test_compose_replicas_journal_to_postgresql_with_the_password_from_a_secret_file(self):
+        services = self.compose["services"]
+        postgres = services["postgres"]
+        self.assertRegex(postgres["image"], r"^postgres:\d+$")  # the official image, a pinned major version
+        database = postgres["environment"]
+        secret_path = database["POSTGRES_PASSWORD_FILE"]
+        secret = os.path.basename(secret_path)
+        self.assertEqual(secret_path, f"/run/secrets/{secret}")
+        self.assertEqual(postgres["secrets"], [secret])
+        self.assertNotIn("POSTGRES_PASSWORD", database)
+        # Its data on a named volume; its health check over TCP (the image's first-start server has no TCP).
+        source, target = postgres["volumes"][0].split(":")
+        self.assertEqual(target, "/var/lib/postgresql/data")
+        self.assertIn(source, self.compose["volumes"])
+        check = postgres["healthcheck"]["test"]
+        self.assertEqual(check[:2], ["CMD", "pg_isready"])
+        self.assertEqual(check[check.index("-h") + 1], "127.0.0.1")
+        self.assertTrue(os.path.dirname(self.compose["secrets"][secret]["file"]) == "./secrets")
+        port = postgres["expose"][0]
+        for name, service in self.compose_replicas().items():
+            env = service["environment"]
+            url = env["FEEDBACKHOST_JOURNAL_URL"]
+            # postgres://USER@HOST:PORT/DB, no password in it (the server refuses one there)
+            self.assertEqual(url, f"postgres://{database['POSTGRES_USER']}@postgres:{port}/{database['POSTGRES_DB']}",
+                             name)
+            self.assertEqual(env["FEEDBACKHOST_JOURNAL_PASSWORD_FILE"], secret_path, name)
+            self.assertIn(secret, service["secrets"])
+            self.assertFalse({"PGPASSWORD", "FEEDBACKHOST_JOURNAL_PASSWORD"} & set(env))
+            self.assertNotIn("command", service)
+            self.assertEqual(service["depends_on"]["postgres"], {"condition": "service_healthy"})
+            # Interchangeable: no volume of its own; the image's data directory is scratch (token revocations).
+            self.assertNotIn("volumes", service)
+            self.assertEqual([t.split(":")[0] for t in service["tmpfs"]], [self.runtime.env["FEEDBACKHOST_DATA_DIR"]])
+        self.assertEqual(list(self.compose["volumes"]), [source])
+
+    def test_kubernetes_replicas_read_the_journal_from_the_cloudnativepg_app_secret(self):
+        self.assertNotIn(("StatefulSet", "feedback-host"), self.k8s)
+        self.assertNotIn("volumeClaimTemplates", self.workload["spec"])
+        self.assertTrue(all("persistentVolumeClaim" not in v for v in self.pod["volumes"]))
+        cluster = self.k8s[("Cluster", "feedback-host-db")]
+        self.assertEqual(cluster["apiVersion"], "postgresql.cnpg.io/v1")
+        self.assertEqual(cluster["metadata"]["namespace"], self.workload["metadata"]["namespace"])
+        app_secret = cluster["metadata"]["name"] + "-app"  # what the operator makes for the database's owner
+        # The keys CloudNativePG puts in that Secret (its docs, "Connecting from an application": Secrets).
+        cnpg_keys = {"username", "user", "password", "host", "port", "dbname", "pgpass", "uri", "jdbc-uri"}
+        env = self.container["env"]
+        from_secret = {item["name"]: item["valueFrom"]["secretKeyRef"] for item in env if "valueFrom" in item}
+        self.assertEqual({ref["name"] for ref in from_secret.values()}, {app_secret})
+        self.assertTrue({ref["key"] for ref in from_secret.values()} <= cnpg_keys - {"password", "uri", "pgpass",
+                                                                                     "jdbc-uri"})
+        values = {item["name"]: item.get("value") for item in env}
+        url = values["FEEDBACKHOST_JOURNAL_URL"]
+        # Built from the Secret's user, host, port and database: postgres://USER@HOST:PORT/DB, no password.
+        keys = {name: from_secret[name]["key"] for name in re.findall(r"\$\((\w+)\)", url)}
+        self.assertEqual(re.sub(r"\$\((\w+)\)", lambda m: "{" + keys[m.group(1)] + "}", url),
+                         "postgres://{username}@{host}:{port}/{dbname}")
+        # The password: the Secret's `password` key, mounted as the file the server reads.
+        path = values["FEEDBACKHOST_JOURNAL_PASSWORD_FILE"]
+        mount = next(m for m in self.container["volumeMounts"] if m["mountPath"] == path)
+        volume = next(v for v in self.pod["volumes"] if v["name"] == mount["name"])
+        self.assertEqual(volume["secret"]["secretName"], app_secret)
+        items = {item["path"]: item["key"] for item in volume["secret"].get("items", [])}
+        self.assertEqual(items.get(mount["subPath"], mount["subPath"]), "password")
+        # The Secret's host is the operator's read-write Service, <cluster>-rw, in the replicas' namespace; the
+        # database and its owner are the ones the Cluster creates.
+        initdb = cluster["spec"]["bootstrap"]["initdb"]
+        self.assertTrue(initdb["database"] and initdb["owner"])
+        self.assertNotIn("secret", initdb)  # else the operator would not make <cluster>-app
+        # The image's data directory: scratch for the pod's token revocations, no journal.
+        data = next(m for m in self.container["volumeMounts"]
+                    if m["mountPath"] == self.runtime.env["FEEDBACKHOST_DATA_DIR"])
+        self.assertIn("emptyDir", next(v for v in self.pod["volumes"] if v["name"] == data["name"]))
+
+    def test_two_replicas_with_the_compose_settings_serve_one_session_from_postgresql(self):
+        """docker-compose.yml's replica environment on the image's settings, the host names replaced by 127.0.0.1 and
+        a private PostgreSQL: a session created on one replica is posted to on both in turn (each takes it over from
+        PostgreSQL; a stale copy's write is fenced and retried) and both read every increment; the password file is
+        read (a missing one stops the start), and a URL holding a password is refused before anything starts."""
+        binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
+        service = self.compose["services"]["feedback-host-1"]
+        database = self.compose["services"]["postgres"]["environment"]
+        postgres = PostgresServer()
+        replicas = []
+        try:
+            postgres.create_database(database["POSTGRES_DB"])
+            with tempfile.TemporaryDirectory(prefix="deployment-test-") as workdir:
+                key = os.path.join(workdir, "auth.key")
+                password = os.path.join(workdir, "journal-password")
+                with open(key, "wb") as handle:
+                    handle.write(os.urandom(32))
+                with open(password, "w") as handle:
+                    handle.write("not-needed-on-a-trust-database\n")
+                url = service["environment"]["FEEDBACKHOST_JOURNAL_URL"]
+                url = url.replace(f"{database['POSTGRES_USER']}@postgres:5432",
+                                  f"{postgres.user}@127.0.0.1:{postgres.port}")
+                self.assertNotEqual(url, service["environment"]["FEEDBACKHOST_JOURNAL_URL"])
+                environment = dict(self.runtime.env)
+                environment.update(service["environment"])
+                environment.update(FEEDBACKHOST_HOST="127.0.0.1", FEEDBACKHOST_PORT="0", FEEDBACKHOST_DATA_DIR=workdir,
+                                   FEEDBACKHOST_AUTH_KEY_FILE=key, FEEDBACKHOST_JOURNAL_URL=url,
+                                   FEEDBACKHOST_JOURNAL_PASSWORD_FILE=password, PATH=os.environ["PATH"])
+                refused = subprocess.run([binary], capture_output=True, text=True, timeout=30,
+                                         env=dict(environment, FEEDBACKHOST_JOURNAL_URL=url.replace("@", ":pw@", 1)))
+                self.assertEqual(refused.returncode, 2, refused.stderr)
+                self.assertIn("no password in the URL", refused.stderr)
+                missing = subprocess.run([binary], capture_output=True, text=True, timeout=30,
+                                         env=dict(environment, FEEDBACKHOST_JOURNAL_PASSWORD_FILE=password + "-gone"))
+                self.assertNotEqual(missing.returncode, 0)
+                self.assertIn("cannot be read", missing.stderr)
+                for index in (1, 2):
+                    with open(os.path.join(workdir, f"replica-{index}.log"), "ab") as log:
+                        replicas.append(Replica.start([binary], name=f"feedback-host-{index}", env=environment,
+                                                      stderr=log))
+                first, second = Client(replicas[0].base_url), Client(replicas[1].base_url)
+                session = new_session_id()
+                status, _, created = first.request("PUT", f"/v1/sessions/{session}", {"system": "counter"})
+                self.assertEqual(status, 201)
+                post = {"Authorization": "Bearer " + created["tokens"]["post"]}
+                increment = {"type": "increment"}
+                moved = 0
+                for client in (first, second, first, second):
+                    # A replica still holding a copy the other took over is fenced at its write: 503, nothing kept,
+                    # and the same request again (same Idempotency-Key) takes the session back and is applied once.
+                    keyed = dict(post, **{"Idempotency-Key": new_session_id()})
+                    for _ in range(100):  # bounded: 100 tries 50 ms apart (the dropped copy goes asynchronously)
+                        status, _, answer = client.request("POST", f"/v1/sessions/{session}/events", increment, keyed)
+                        if status != 503:
+                            break
+                        self.assertIn("another replica", answer["detail"])
+                        moved += 1
+                        time.sleep(0.05)
+                    self.assertEqual(status, 200, answer)
+                self.assertGreater(moved, 0)  # the session did move between the two
+                # The last writer holds it with all four (the other's copy, until its next write is fenced, is the
+                # stale read docs/ARCHITECTURE.md allows; the balancer sends a session's requests to one of them).
+                status, _, state = second.request("GET", f"/v1/sessions/{session}", headers=post)
+                self.assertEqual((status, state["state"], state["rev"]), (200, {"count": 4}, 4))
+                first.close()
+                second.close()
+                for replica in replicas:
+                    self.assertEqual(replica.stop(), 0)
+                replicas = []
+        finally:
+            for replica in replicas:
+                replica.stop()
+            postgres.stop()
 
     def test_probe_and_health_check_paths_answer_200_on_the_server(self):
         binary = os.environ.get("SERVER_BINARY", os.path.join(ROOT, ".build", "debug", "feedback-host"))
