@@ -49,19 +49,6 @@ def render_haproxy(text, frontend_port, stats_port, replica_ports, tls_port=None
     return _bind_loopback(text, frontend_port, stats_port, tls_port)
 
 
-def render_haproxy_resolved(text, frontend_port, stats_port, nameserver_port, service_port):
-    """A configuration that finds its servers through DNS (the Kubernetes one: `server-template` and a resolvers
-    section reading the pod's resolv.conf) bound to 127.0.0.1, asking the DNS server on 127.0.0.1:`nameserver_port`
-    instead, with the template's port replaced by `service_port`; the HTTPS bind is left out. Slots, resolvers
-    settings, routing and checks stay as shipped."""
-    if "parse-resolv-conf" not in text or "server-template " not in text:
-        raise ValueError("the configuration has no server-template resolved through parse-resolv-conf")
-    text = text.replace("parse-resolv-conf", f"nameserver stub 127.0.0.1:{nameserver_port}")
-    text = re.sub(r"^(\s*server-template\s+\S+\s+\S+\s+[\w.-]+):\d+", lambda m: f"{m.group(1)}:{service_port}", text,
-                  flags=re.M)
-    return _bind_loopback(text, frontend_port, stats_port, None)
-
-
 def _bind_loopback(text, frontend_port, stats_port, tls_port):
     binds = {"feedback_host": frontend_port, "stats": stats_port}
     rendered, current = [], None
