@@ -5,7 +5,8 @@ Builds (or reuses, under .build/) a Debian 12 minbase root with debootstrap hold
 Dockerfile's runtime stage installs, creates the same non-root user, copies the release binary to the ENTRYPOINT
 path, then runs it with chroot as that user and checks: no library is "not found" (ldd inside the root), the
 HEALTHCHECK command itself succeeds inside the root, /healthz and /readyz answer 200, and one session works end
-to end (create with PUT, post events, read), with the root mounted read-only. Needs root (debootstrap, chroot, mount). Every process it starts is stopped.
+to end (create with PUT, post events, read), with the root mounted read-only, then `feedback-host verify` on the
+journal it wrote. Needs root (debootstrap, chroot, mount). Every process it starts is stopped.
 """
 
 import argparse
@@ -237,6 +238,17 @@ def main():
         if code != 0:
             raise SystemExit(f"container-check: SIGTERM ended the server with {code}, expected 0")
         log("SIGTERM: exit 0")
+
+        # `feedback-host verify` in the image, on the journal the server just wrote: this build reproduces it.
+        verified = subprocess.run(
+            ["chroot", f"--userspec={runtime.uid}:{runtime.uid}", root, "env", "-i",
+             *[f"{k}={v}" for k, v in sorted(environment.items())], *runtime.entrypoint, "verify"],
+            capture_output=True, text=True, timeout=60,
+        )
+        if verified.returncode != 0 or "total: 1 sessions" not in verified.stdout or "1 identical" not in verified.stdout:
+            raise SystemExit(f"container-check: feedback-host verify exited {verified.returncode}: "
+                             f"{verified.stdout[-500:]} {verified.stderr[-500:]}")
+        log(f"feedback-host verify on the journal: {verified.stdout.strip().splitlines()[-2]}")
     finally:
         if server is not None:
             server.stop()
