@@ -58,7 +58,7 @@ extension ServiceApplication {
             let previous = reader.string(.authPreviousKeyFile)
             if !previous.isEmpty {
                 let bytes = try serverKey(previous)
-                try keys.addSecret(bytes, kid: TokenMinter.kid(of: bytes), origin: previous)
+                keys.addServerSecret(bytes, kid: TokenMinter.kid(of: bytes))
             }
             let current = reader.string(.authKeyFile)
             if !current.isEmpty { serverSecret = try serverKey(current) }
@@ -79,15 +79,17 @@ extension ServiceApplication {
         return (keys, serverSecret, problems)
     }
 
-    /// A server secret file's bytes (one trailing newline dropped), at least 32 of them.
-    private static func serverKey(_ path: String) throws(KeyFileError) -> [UInt8] {
+    /// A server secret file's bytes, at least 32 of them. A trailing newline (an editor's, `echo`'s) is dropped only
+    /// when 32 bytes remain: `head -c 32 /dev/urandom` ends in a newline byte once in 256 times, and that byte is
+    /// part of the key. Minting and verification both use these bytes as they are.
+    static func serverKey(_ path: String) throws(KeyFileError) -> [UInt8] {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw KeyFileError(
                 "cannot read the key file \(path): is it there (a mounted secret?) and readable by this user?"
             )
         }
         var bytes = Array(data)
-        if bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
+        if bytes.count > 32, bytes.last == UInt8(ascii: "\n") { bytes.removeLast() }
         guard bytes.count >= 32 else {
             throw KeyFileError("the secret of \(path) has \(bytes.count) bytes; use 32 or more random bytes")
         }

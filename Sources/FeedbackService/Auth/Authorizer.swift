@@ -28,8 +28,7 @@ final class Authorizer: Sendable {
             TokenMinter(secret: $0, lifetime: configuration.mintedLifetime)
         }
         if let secret = configuration.serverSecret, let minter {
-            // Checked when read; a short secret would have been refused there.
-            try? keys.addSecret(secret, kid: minter.kid, origin: "auth.key.file")
+            keys.addServerSecret(secret, kid: minter.kid)
         }
         if configuration.loadProblem != nil { keys = VerificationKeys() }
         verifier = TokenVerifier(keys: keys, cacheCapacity: configuration.cacheCapacity)

@@ -62,6 +62,13 @@ struct VerificationKeys: Sendable {
         keys.append(.hmac(secret: secret, kid: kid))
     }
 
+    /// Adds the server's own secret (`auth.key.file`, `auth.previous.key.file`) exactly as it signs with it: its
+    /// bytes were read and checked once (`ServiceApplication.serverKey`), and trimming them again here would verify
+    /// with another key than the one the tokens were minted with.
+    mutating func addServerSecret(_ bytes: [UInt8], kid: String) {
+        keys.append(.hmac(secret: bytes, kid: kid))
+    }
+
     /// jwt-kit's key collection holding every key.
     func collection() async throws -> JWTKeyCollection {
         let collection = JWTKeyCollection()

@@ -31,20 +31,20 @@ struct AuthTestServer {
     static let hs256Secret = "a-backend-secret-of-at-least-32-bytes-for-tests"
 
     /// `keyFiles`: more of the backend's key files (name: contents), added to `--auth-keys`.
-    /// `dataDirectory`: the journal's (and the revocations') folder; none by default.
+    /// `dataDirectory`: the journal's (and the revocations') folder; none by default. `serverKey`: the bytes of the
+    /// server's own key file (`--auth-key-file`), a fixed text secret by default.
     static func start(
         _ flags: [String] = [],
         keyFiles: [String: String] = [:],
-        dataDirectory: String = "none"
+        dataDirectory: String = "none",
+        serverKey: [UInt8] = Array("the-server-key-for-minting-tokens-in-tests\n".utf8)
     ) async throws -> AuthTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let es256 = ES256PrivateKey()
         try Data(hs256Secret.utf8).write(to: folder.appendingPathComponent("hs.key"))
         try Data(es256.publicKey.pemRepresentation.utf8).write(to: folder.appendingPathComponent("es.pem"))
-        try Data("the-server-key-for-minting-tokens-in-tests\n".utf8).write(
-            to: folder.appendingPathComponent("server.key")
-        )
+        try Data(serverKey).write(to: folder.appendingPathComponent("server.key"))
         var keyPaths = ["hs.key", "es.pem"].map { folder.appendingPathComponent($0).path }
         for (name, contents) in keyFiles {
             try Data(contents.utf8).write(to: folder.appendingPathComponent(name))
