@@ -52,14 +52,7 @@ extension ServiceApplication {
             logger: logger,
             metricsFactory: metricsFactory
         )
-        let summary = try journal.start()
-        let persistence = SessionPersistence(
-            journal: journal,
-            snapshotInterval: reader.int(.journalSnapshotInterval),
-            logger: logger,
-            metricsFactory: metricsFactory,
-            stateChecksums: reader.bool(.journalStateChecksums)
-        )
+        let (persistence, summary) = try persistence(of: journal, reader: reader, logger: logger, metricsFactory)
         logger.info(
             "journal open",
             metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(summary.sessions)"]
@@ -76,17 +69,9 @@ extension ServiceApplication {
         logger: Logger,
         metricsFactory: any MetricsFactory
     ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary) {
-        var password: String?
-        let file = reader.string(.journalPasswordFile)
-        if !file.isEmpty {
-            guard let data = FileManager.default.contents(atPath: file) else {
-                throw JournalError(.configuration, "journal.password.file \(file) cannot be read")
-            }
-            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-        }
         let journal = try PostgresJournal.open(
             url: url,
-            password: password,
+            password: try journalPassword(file: reader.string(.journalPasswordFile)),
             configuration: JournalConfiguration(
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe))
@@ -95,14 +80,37 @@ extension ServiceApplication {
             logger: logger,
             metricsFactory: metricsFactory
         )
+        let (persistence, summary) = try persistence(of: journal, reader: reader, logger: logger, metricsFactory)
+        logger.info("journal open (PostgreSQL)", metadata: ["sessions": "\(summary.sessions)"])
+        return (persistence, summary)
+    }
+
+    /// The password in `file` (`journal.password.file`, its trailing newline dropped); nil when no file is named, so
+    /// that libpq reads `PGPASSWORD` or `~/.pgpass`. `feedback-host verify --journal-password-file` reads it too.
+    public static func journalPassword(file: String) throws(JournalError) -> String? {
+        guard !file.isEmpty else { return nil }
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw JournalError(.configuration, "journal.password.file \(file) cannot be read")
+        }
+        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
+    }
+
+    /// Starts an open journal and wraps it for the service, with the keys that apply to either journal
+    /// (`journal.snapshot.interval`, `journal.state.checksums`).
+    private static func persistence(
+        of journal: any SessionJournaling,
+        reader: ConfigReader,
+        logger: Logger,
+        _ metricsFactory: any MetricsFactory
+    ) throws(JournalError) -> (SessionPersistence, JournalRecovery.Summary) {
         let summary = try journal.start()
         let persistence = SessionPersistence(
             journal: journal,
             snapshotInterval: reader.int(.journalSnapshotInterval),
             logger: logger,
-            metricsFactory: metricsFactory
+            metricsFactory: metricsFactory,
+            stateChecksums: reader.bool(.journalStateChecksums)
         )
-        logger.info("journal open (PostgreSQL)", metadata: ["sessions": "\(summary.sessions)"])
         return (persistence, summary)
     }
 

@@ -109,47 +109,29 @@ extension JournalStore {
             createdAt: row.double(4),
             version: Int(row.int64(10))
         )
-        guard RecordChecksum.creation(creation, generation: row.int64(5)) == row.int64(6) else {
-            problems.append("session \(creation.id): creation record fails its checksum; session not restored")
-            return nil
-        }
-        var session = RecoveredSession(
-            creation: creation,
-            baseRevision: 0,
-            baseState: creation.state,
-            events: [],
-            baseVersion: creation.version
+        let snapshot =
+            row.isNull(7)
+            ? nil
+            : RecoveredSession.StoredSnapshot(
+                revision: UInt64(bitPattern: row.int64(7)),
+                state: row.text(8),
+                version: Int(row.int64(11)),
+                checksum: row.int64(9)
+            )
+        return .checked(
+            creation,
+            generation: row.int64(5),
+            creationChecksum: row.int64(6),
+            snapshot: snapshot,
+            problems: &problems
         )
-        guard row.isNull(7) == false else { return session }
-        let revision = UInt64(bitPattern: row.int64(7))
-        let state = row.text(8)
-        let version = Int(row.int64(11))
-        if RecordChecksum.snapshot(creation.id, revision, state, version: version) == row.int64(9) {
-            session.baseRevision = revision
-            session.baseState = state
-            session.baseVersion = version
-        } else {
-            // The events it covered are gone: the initial state is the last consistent point.
-            session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
-        }
-        return session
     }
 
     /// Columns: session, rev, origin, event, crc, seq, version, at, state_sum. Keeps events that follow on without a
     /// gap and pass their checksum; the first one that does not ends the session's history.
     static func append(from row: SQLiteStatement, to session: inout RecoveredSession) {
-        guard session.damage == nil else { return }
         let revision = UInt64(bitPattern: row.int64(1))
-        if revision <= session.baseRevision { return }  // covered by the snapshot, not yet compacted
-        guard revision == session.revision + 1 else {
-            session.damage = "event \(session.revision + 1) is missing; events from \(revision) on dropped"
-            return
-        }
-        guard let event = event(from: row, revision: revision) else {
-            session.damage = "event \(revision) fails its checksum; it and later events dropped"
-            return
-        }
-        session.events.append(event)
+        session.follow(revision) { event(from: row, revision: revision) }
     }
 
     /// The event of a row of `append`'s columns, nil when it fails its checksum.

@@ -80,3 +80,68 @@ public struct JournalRecovery: Sendable {
         public var problems: [String]
     }
 }
+
+/// Reading a session back, the same for every journal: each record is checked against the checksum stored with it,
+/// and the history ends at the first record that fails or is missing.
+extension RecoveredSession {
+    /// A snapshot as a journal stored it, with its checksum (nil when the stored value is unreadable).
+    struct StoredSnapshot {
+        var revision: UInt64
+        var state: String
+        var version: Int
+        var checksum: Int64?
+    }
+
+    /// The session of `creation` (written at `generation`, its stored checksum `creationChecksum`) at its latest
+    /// `snapshot`: nil, said in `problems`, when the creation fails its checksum; at revision 0 with `damage` when
+    /// the snapshot does (the events it covered are gone, so the initial state is the last consistent point).
+    static func checked(
+        _ creation: SessionCreation,
+        generation: Int64,
+        creationChecksum: Int64?,
+        snapshot: StoredSnapshot?,
+        problems: inout [String]
+    ) -> RecoveredSession? {
+        guard RecordChecksum.creation(creation, generation: generation) == creationChecksum else {
+            problems.append("session \(creation.id): creation record fails its checksum; session not restored")
+            return nil
+        }
+        var session = RecoveredSession(
+            creation: creation,
+            baseRevision: 0,
+            baseState: creation.state,
+            events: [],
+            baseVersion: creation.version
+        )
+        guard let snapshot else { return session }
+        let expected = RecordChecksum.snapshot(
+            creation.id,
+            snapshot.revision,
+            snapshot.state,
+            version: snapshot.version
+        )
+        if expected == snapshot.checksum {
+            session.baseRevision = snapshot.revision
+            session.baseState = snapshot.state
+            session.baseVersion = snapshot.version
+        } else {
+            session.damage = "snapshot at revision \(snapshot.revision) fails its checksum; restored at revision 0"
+        }
+        return session
+    }
+
+    /// Adds the event at `revision`, which `read` makes (nil when it fails its checksum), when it follows on without
+    /// a gap; an event the snapshot covers is skipped, and the first missing or failing one ends the history.
+    mutating func follow(_ revision: UInt64, _ read: () -> JournalEvent?) {
+        guard damage == nil, revision > baseRevision else { return }
+        guard revision == self.revision + 1 else {
+            damage = "event \(self.revision + 1) is missing; events from \(revision) on dropped"
+            return
+        }
+        guard let event = read() else {
+            damage = "event \(revision) fails its checksum; it and later events dropped"
+            return
+        }
+        events.append(event)
+    }
+}

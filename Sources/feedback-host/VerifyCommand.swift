@@ -124,15 +124,12 @@ enum VerifyCommand {
         if let problem = Setting.service.first(where: { $0.key == "journal.url" })?.problem(with: url) {
             throw JournalError(.configuration, problem)
         }
-        var password: String?
-        if let passwordFile {
-            guard let data = FileManager.default.contents(atPath: passwordFile) else {
-                throw JournalError(.configuration, "--journal-password-file \(passwordFile) cannot be read")
-            }
-            password = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .newlines)
-        }
         // The kept history is read as it is; nothing is written but the lease of this reader.
-        return try PostgresJournal.open(url: url, password: password, logger: logger)
+        return try PostgresJournal.open(
+            url: url,
+            password: try ServiceApplication.journalPassword(file: passwordFile ?? ""),
+            logger: logger
+        )
     }
 
     private static func refuse(_ message: String) -> Int32 {

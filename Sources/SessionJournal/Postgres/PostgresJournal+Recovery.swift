@@ -60,53 +60,42 @@ extension PostgresJournal {
             createdAt: Double(row[4] ?? "") ?? 0,
             version: Int(row[6] ?? "") ?? 1
         )
-        guard RecordChecksum.creation(creation, generation: 0) == Int64(row[5] ?? "") else {
-            problems.append("session \(creation.id): creation record fails its checksum; session not restored")
-            return nil
+        let stored = snapshot.flatMap { snapshot -> RecoveredSession.StoredSnapshot? in
+            guard let revision = UInt64(snapshot[0] ?? ""), let state = snapshot[1] else { return nil }
+            return .init(
+                revision: revision,
+                state: state,
+                version: Int(snapshot[3] ?? "") ?? 1,
+                checksum: Int64(snapshot[2] ?? "")
+            )
         }
-        var session = RecoveredSession(
-            creation: creation,
-            baseRevision: 0,
-            baseState: creation.state,
-            events: [],
-            baseVersion: creation.version
+        return .checked(
+            creation,
+            generation: 0,
+            creationChecksum: Int64(row[5] ?? ""),
+            snapshot: stored,
+            problems: &problems
         )
-        guard let snapshot, let revision = UInt64(snapshot[0] ?? ""), let state = snapshot[1] else { return session }
-        let version = Int(snapshot[3] ?? "") ?? 1
-        if RecordChecksum.snapshot(creation.id, revision, state, version: version) == Int64(snapshot[2] ?? "") {
-            session.baseRevision = revision
-            session.baseState = state
-            session.baseVersion = version
-        } else {
-            session.damage = "snapshot at revision \(revision) fails its checksum; restored at revision 0"
-        }
-        return session
     }
 
-    /// Columns: rev, origin, event, crc, version, at, state_sum. Keeps events that follow on without a gap and pass their checksum; the first
-    /// one that does not ends the session's history.
+    /// Columns: rev, origin, event, crc, version, at, state_sum: the event, when it follows on and passes its
+    /// checksum (`RecoveredSession.follow`).
     private static func append(_ row: [String?], to session: inout RecoveredSession) {
-        guard session.damage == nil, let revision = UInt64(row[0] ?? "") else { return }
-        if revision <= session.baseRevision { return }
-        guard revision == session.revision + 1 else {
-            session.damage = "event \(session.revision + 1) is missing; events from \(revision) on dropped"
-            return
-        }
-        let origin = Int(row[1] ?? "") ?? -1
-        let event = row[2] ?? ""
+        guard let revision = UInt64(row[0] ?? "") else { return }
         let id = session.creation.id
-        let stamp = EventStamp(
-            version: Int(row[4] ?? "") ?? 1,
-            time: row[5].flatMap { Int64($0) },
-            stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) }
-        )
-        guard let eventOrigin = EventOrigin(rawValue: origin),
-            RecordChecksum.event(id, revision, origin, event, stamp) == Int64(row[3] ?? "")
-        else {
-            session.damage = "event \(revision) fails its checksum; it and later events dropped"
-            return
+        session.follow(revision) {
+            let origin = Int(row[1] ?? "") ?? -1
+            let event = row[2] ?? ""
+            let stamp = EventStamp(
+                version: Int(row[4] ?? "") ?? 1,
+                time: row[5].flatMap { Int64($0) },
+                stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) }
+            )
+            guard let eventOrigin = EventOrigin(rawValue: origin),
+                RecordChecksum.event(id, revision, origin, event, stamp) == Int64(row[3] ?? "")
+            else { return nil }
+            return JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp)
         }
-        session.events.append(JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp))
     }
 
     /// Columns: session, key, fingerprint, epoch, rev, state, crc; oldest first.
