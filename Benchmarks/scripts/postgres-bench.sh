@@ -9,6 +9,7 @@
 # Run as root (PostgreSQL then runs as the user feedbackhost-bench, made when missing) or as a user who may run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+source scripts/post-rounds.sh
 
 ROUNDS=${ROUNDS:-3}
 DURATION=${DURATION:-10s}
@@ -64,35 +65,7 @@ for round in $(seq "$ROUNDS"); do
             journal=(--journal-url "postgres://$PG_USER@127.0.0.1:$PG_PORT/bench_$round")
             ;;
         esac
-        taskset -c "$SERVER_CPU" "$BINARY" --port "$PORT" --log-level warning "${journal[@]}" \
-            >"$WORK/server.log" 2>&1 &
-        PID=$!
-        for _ in $(seq 100); do
-            curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break
-            sleep 0.1
-        done
-        ids=()
-        for _ in $(seq "$SESSIONS"); do
-            ids+=("$(curl -s -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-                "http://127.0.0.1:$PORT/v1/sessions" | python3 -c 'import json,sys; print(json.load(sys.stdin)["id"])')")
-        done
-        out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \
-            -s scripts/post-session-event.lua "http://127.0.0.1:$PORT" -- "${ids[@]}")
-        rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
-        p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
-        errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')
-        printf 'round %d %-10s %10.0f events/s  p99 %s %s\n' "$round" "$mode" "$rps" "$p99" "$errors"
-        echo "$mode $rps" >>"$RESULTS"
-        kill "$PID"
-        wait "$PID" 2>/dev/null || true
-        PID=""
+        measure_posts "$mode" "$round" "$BINARY" "${journal[@]}"
     done
 done
-echo "medians:"
-for mode in $MODES; do
-    median=$(awk -v m="$mode" '$1 == m {print $2}' "$RESULTS" | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-    echo "$mode $median"
-done | tee "$WORK/medians"
-first=$(awk 'NR == 1 {print $1}' "$WORK/medians")
-base=$(awk 'NR == 1 {print $2}' "$WORK/medians")
-awk -v b="$base" -v f="$first" 'NR > 1 {printf "%s / %s = %.2f\n", $1, f, $2 / b}' "$WORK/medians"
+print_medians
