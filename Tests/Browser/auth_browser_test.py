@@ -40,29 +40,21 @@ def hs256(claims):
 
 
 class AuthServer(Server):
+    """The server with tokens required: open creation, a server key and the backend's HS256 secret, in `folder`."""
+
     def __init__(self, binary, log, folder):
-        super().__init__(binary, log)
+        super().__init__(binary, log, flags=[
+            "--auth", "jwt", "--auth-create", "open",
+            "--auth-key-file", os.path.join(folder, "server.key"),
+            "--auth-keys", os.path.join(folder, "hs.key")])
         self.folder = folder
 
     def start(self, port=0):
-        import subprocess
         with open(os.path.join(self.folder, "server.key"), "wb") as f:
             f.write(os.urandom(32))
         with open(os.path.join(self.folder, "hs.key"), "wb") as f:
             f.write(SECRET)
-        self.process = subprocess.Popen(
-            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", "none",
-             "--auth", "jwt", "--auth-create", "open",
-             "--auth-key-file", os.path.join(self.folder, "server.key"),
-             "--auth-keys", os.path.join(self.folder, "hs.key")],
-            stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
-        line = self.process.stdout.readline().decode().strip()
-        prefix = "listening on http://127.0.0.1:"
-        if not line.startswith(prefix):
-            self.stop()
-            raise RuntimeError("unexpected first line from the server: %r" % line)
-        self.port = int(line[len(prefix):])
-        return self
+        return super().start(port)
 
 
 def until(driver, what, script):

@@ -32,12 +32,13 @@ WAIT = 15
 class Server:
     """The binary on 127.0.0.1; `start` reads the port from its first line of output."""
 
-    def __init__(self, binary, log):
-        self.binary, self.log, self.process, self.port = binary, log, None, 0
+    def __init__(self, binary, log, flags=()):
+        """`flags`: more of the binary's options."""
+        self.binary, self.log, self.flags, self.process, self.port = binary, log, list(flags), None, 0
 
     def start(self, port=0):
         self.process = subprocess.Popen(
-            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", "none"],
+            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", "none", *self.flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
         line = self.process.stdout.readline().decode().strip()
         prefix = "listening on http://127.0.0.1:"
