@@ -29,7 +29,8 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import proxy_configs  # noqa: E402
-from cluster_test import Balancer, free_port, wait_for  # noqa: E402
+from cluster_test import Balancer, free_port  # noqa: E402
+from cluster_test import wait_for as wait_until  # noqa: E402
 from feedbackhost import Client, EventStream, Replica, new_session_id  # noqa: E402
 from postgres_server import PostgresServer  # noqa: E402
 
@@ -46,6 +47,10 @@ def log(message):
 
 def fail(message):
     raise SystemExit(f"cluster-fault-test: FAILED: {message}")
+
+
+def wait_for(description, predicate, timeout=20):
+    wait_until(description, predicate, timeout=timeout, on_timeout=fail)
 
 
 class Ledger:

@@ -15,11 +15,11 @@ import Upstream
 final class ActivationThrottle: Sendable {
     private let budget: Mutex<WakeBudget>
     /// How long first fetches waited for their turn (`feedbackhost_activation_fetch_wait_seconds`).
-    private let waits: Timer?
+    private let waits: Timer
     let rate: Int
 
     /// `rate` first fetches a second at most; 0 for no bound.
-    init(rate: Int, waits: Timer?) {
+    init(rate: Int, waits: Timer) {
         self.rate = rate
         budget = Mutex(WakeBudget(rate: rate, now: DispatchTime.now().uptimeNanoseconds))
         self.waits = waits
@@ -34,7 +34,7 @@ final class ActivationThrottle: Sendable {
     fileprivate func take() -> UInt64 {
         let now = DispatchTime.now().uptimeNanoseconds
         let wait = budget.withLock { $0.reserve(now: now) }
-        waits?.recordNanoseconds(Int64(clamping: wait))
+        waits.recordNanoseconds(Int64(clamping: wait))
         return now + wait
     }
 }
