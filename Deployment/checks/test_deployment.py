@@ -616,8 +616,7 @@ class DeploymentFilesTests(unittest.TestCase):
                         time.sleep(0.05)
                     self.assertEqual(status, 200, answer)
                 self.assertGreater(moved, 0)  # the session did move between the two
-                # The last writer holds it with all four (the other's copy, until its next write is fenced, is the
-                # stale read docs/ARCHITECTURE.md allows; the balancer sends a session's requests to one of them).
+                # The last writer holds it with all four (a read on the other would take it back first).
                 status, _, state = second.request("GET", f"/v1/sessions/{session}", headers=post)
                 self.assertEqual((status, state["state"], state["rev"]), (200, {"count": 4}, 4))
                 first.close()

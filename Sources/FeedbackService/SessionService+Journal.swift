@@ -129,6 +129,27 @@ extension SessionService {
     /// Drops the copy of session `id` that a shared journal fenced (another replica took the session over): its loop
     /// stops (effects cancelled), its streams end (clients reconnect, and the balancer sends them to the new owner),
     /// and it counts as passive again. A copy activated here since (whose appends work) is kept.
+    /// When session `id` is in memory but the journal says another replica owns it now: drops the copy (its loop
+    /// stopped, its streams ended, counted passive), so that the request activates the session from the journal,
+    /// taking it back with everything the other replica wrote.
+    func dropIfSuperseded(_ id: SessionID) throws(APIError) {
+        guard let persistence, store[id] != nil else { return }
+        let owned: Bool
+        do throws(JournalError) {
+            owned = try persistence.journal.confirmsOwnership(of: id.description)
+        } catch {
+            throw SessionPersistence.notRead(error)
+        }
+        guard !owned else { return }
+        activation.withLock { _ in
+            guard let removed = store.remove(id) else { return }
+            removed.stop()
+            streams.end(id, reason: nil)
+            metrics.sessions.decrement()
+            metrics.sessionsPassive.increment()
+        }
+    }
+
     func dropSuperseded(_ id: SessionID) {
         activation.withLock { _ in
             defer { persistence?.unfence(id) }

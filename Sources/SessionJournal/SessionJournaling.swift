@@ -83,6 +83,11 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// deadline pending (checked in the transaction that deletes them); returns the ids deleted.
     func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String]
 
+    /// Whether this journal still owns session `id` (no other replica took it since this one read it back or made
+    /// it): what a copy in memory must confirm before it answers a read, since only its writes meet the fence. A
+    /// journal on one machine owns every session and answers true without a query.
+    func confirmsOwnership(of id: String) throws(JournalError) -> Bool
+
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }
 
@@ -100,4 +105,7 @@ extension SessionJournaling {
     }
 }
 
-extension Journal: SessionJournaling {}
+extension Journal: SessionJournaling {
+    /// One machine, one journal: every session is its own.
+    public func confirmsOwnership(of id: String) throws(JournalError) -> Bool { true }
+}

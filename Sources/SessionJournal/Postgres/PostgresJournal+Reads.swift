@@ -52,6 +52,11 @@ extension PostgresJournal {
         return zip(ids, outcomes).compactMap { id, outcome in outcome.rows.first?[0] == "t" ? id : nil }
     }
 
+    public func confirmsOwnership(of id: String) throws(JournalError) -> Bool {
+        guard let token = state.withLock({ $0.owners[id] }) else { return false }
+        return try query([.init(name: "owns", parameters: [id, String(token)])])[0].rows.first?[0] == "t"
+    }
+
     public func compact() throws(JournalError) -> CompactionReport {
         let outcomes = try query([
             .init(name: "compact.events", parameters: []),
