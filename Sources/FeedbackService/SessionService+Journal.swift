@@ -33,6 +33,10 @@ extension SessionService {
     /// only after its passivated copy was sealed: the journal read, which runs on the writer queue after every append
     /// queued before it, then holds everything that copy journaled.
     func activeSession(_ id: SessionID, forTimer: Bool = false) throws(APIError) -> (any HostedSession)? {
+        // A copy whose append the journal refused because another replica took the session over is dropped here,
+        // not only by the asynchronous handler, so that a request right after the refusal (a client retrying at
+        // once) takes the session back from the journal instead of being refused again by the same copy.
+        if let persistence, persistence.isSuperseded(id) { dropSuperseded(id) }
         if let session = store[id] { return session }
         guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
         return try activate([id], forTimer: forTimer, persistence: persistence).get()[id]

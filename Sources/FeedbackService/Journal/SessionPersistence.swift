@@ -165,6 +165,12 @@ public final class SessionPersistence: Sendable {
         )
     }
 
+    /// Whether session `id`'s copy here was fenced because another replica owns the session now.
+    func isSuperseded(_ id: SessionID) -> Bool {
+        guard fencedCount.load(ordering: .acquiring) > 0 else { return false }
+        return fenced.withLock { $0[id]?.code == .fenced }
+    }
+
     /// Lifts the fence of a session re-anchored from the journal, or dropped after another replica took it over.
     func unfence(_ id: SessionID) {
         guard let error = fenced.withLock({ $0.removeValue(forKey: id) }) else { return }
