@@ -1,14 +1,14 @@
 # Sourced by journal-bench.sh and postgres-bench.sh: one measured run of posted events/s, and the medians of all.
 # Uses WORK, RESULTS, PORT, SESSIONS, CONNECTIONS, DURATION, SERVER_CPU, LOAD_CPU, MODES; sets PID while a server runs.
-# The servers run with `--log-level warning` (no access log), as the journal benchmarks always have: the shipped
-# defaults are measured by defaults-bench.sh.
+# The servers run with SERVER_LOG_ARGS: unset, the shipped defaults (info, with the access log); journal-bench.sh
+# sets `--log-level warning` (no access log), as its earlier figures were measured.
 
 # measure_posts LABEL ROUND BINARY ARGS...: starts BINARY pinned to SERVER_CPU with ARGS, creates SESSIONS counter
 # sessions, posts increments to them round-robin with wrk pinned to LOAD_CPU, prints and records the rate, stops it.
 measure_posts() {
     local label=$1 round=$2 binary=$3
     shift 3
-    taskset -c "$SERVER_CPU" "$binary" --port "$PORT" --log-level warning "$@" >"$WORK/server.log" 2>&1 &
+    taskset -c "$SERVER_CPU" "$binary" --port "$PORT" ${SERVER_LOG_ARGS:-} "$@" >"$WORK/server.log" 2>&1 &
     PID=$!
     for _ in $(seq 100); do
         curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break

@@ -5,6 +5,7 @@
 # directory or database, creates SESSIONS counter sessions, and runs `wrk -t1 -cCONNECTIONS -dDURATION` (pinned to
 # LOAD_CPU) posting increments round-robin. PostgreSQL runs pinned to PG_CPU (SERVER_CPU by default: the server side
 # gets one core either way, as SQLite's writes run inside the server's process).
+# The servers run with the shipped defaults (info, the access log on); SERVER_LOG_ARGS adds flags.
 # Usage: scripts/postgres-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 SERVER_CPU=0 LOAD_CPU=1)
 # Run as root (PostgreSQL then runs as the user feedbackhost-bench, made when missing) or as a user who may run it.
 set -euo pipefail

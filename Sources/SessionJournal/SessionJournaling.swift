@@ -88,6 +88,11 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// journal on one machine owns every session and answers true without a query.
     func confirmsOwnership(of id: String) throws(JournalError) -> Bool
 
+    /// Whether other replicas may take this journal's sessions over (one database shared by replicas). Then a copy
+    /// in memory can be superseded without knowing it until its next write is refused, so the service shows a
+    /// stream only states the journal holds.
+    var sharesSessions: Bool { get }
+
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }
 
@@ -108,4 +113,7 @@ extension SessionJournaling {
 extension Journal: SessionJournaling {
     /// One machine, one journal: every session is its own.
     public func confirmsOwnership(of id: String) throws(JournalError) -> Bool { true }
+
+    /// One machine's journal: no other replica takes its sessions.
+    public var sharesSessions: Bool { false }
 }

@@ -39,15 +39,18 @@ struct SessionMoveTests {
         let refused = try await post(first.api, id, key: "k1")
         #expect(refused.status == 503, "\(refused.bodyText)")
         #expect(refused.bodyText.contains("another replica"))
-        // Its copy is dropped: the stream it served ends (the client reconnects wherever the balancer sends it).
+        // Its copy is dropped: the stream it served ends (the client reconnects wherever the balancer sends it),
+        // and never showed the refused event's state.
+        var shown: [String] = []
         var ending: String?
         for _ in 0..<20 where ending == nil {
             do {
-                _ = try await stream.nextEvent(timeout: .seconds(10))
+                shown.append(try await stream.nextEvent(timeout: .seconds(10)).data)
             } catch {
                 ending = "\(error)"
             }
         }
+        #expect(shown.isEmpty, "the superseded copy's stream showed \(shown)")
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
 
@@ -77,6 +80,46 @@ struct SessionMoveTests {
         #expect(retried.status == 200, "\(retried.bodyText)")
         #expect(jsonObject(retried.bodyText)["rev"] as? Int == 6)
         #expect(jsonObject(try await first.api.send("GET", "/v1/sessions/\(id)").bodyText)["rev"] as? Int == 6)
+        await first.stop()
+        await second.stop()
+    }
+
+    /// A replica that wakes after another took its session over (a SIGSTOP, a stall) still holds its copy, whose
+    /// timer may fire before anything tells it: that step is refused by the journal, and the copy's open stream
+    /// never shows it (a stream shows only journaled states with a shared journal); the stream ends, and the state
+    /// where the session lives now is the one the first replica had journaled. The clocks are manual, so the stale
+    /// copy's timer fires exactly when the test advances the first replica's clock.
+    @Test func aStaleCopysTimerStepNeverReachesItsStream() async throws {
+        let place = try ServiceJournal.postgres.place()
+        let clock = ["--clock", "manual", "--clock-start-ms", "1700000000000"]
+        let first = try await StreamTestServer.start(place.flags + clock)
+        let second = try await StreamTestServer.start(place.flags + clock)
+        let id = try await first.api.create("traffic-light")
+        try await first.api.post(id, #"{"type":"start"}"#)
+        try await first.api.advance(milliseconds: 0)
+        let stream = try first.reader("/v1/sessions/\(id)/stream")
+        let seen = try await stream.nextEvent()
+        #expect(jsonObject(seen.data)["state"].flatMap { $0 as? [String: Any] }?["phase"] as? String == "red")
+
+        #expect(try await second.api.send("GET", "/v1/sessions/\(id)").status == 200)
+        // The first replica's red light ends on its clock: its stale copy reduces the timer's event, which the
+        // journal refuses.
+        try await first.api.advance(milliseconds: 4000)
+        var shown: [String] = []
+        var ending: String?
+        for _ in 0..<20 where ending == nil {
+            do {
+                shown.append(try await stream.nextEvent(timeout: .seconds(10)).data)
+            } catch {
+                ending = "\(error)"
+            }
+        }
+        #expect(shown.isEmpty, "the stale copy's stream showed \(shown)")
+        #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
+        await stream.disconnect()
+        let now = try await second.api.send("GET", "/v1/sessions/\(id)")
+        #expect(now.headers["etag"] == "\"\(seen.id)\"", "\(now.bodyText)")
+        #expect(try await second.api.state(id)["phase"] as? String == "red")
         await first.stop()
         await second.stop()
     }

@@ -42,6 +42,9 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         var sealed = false
         /// Waiting answers, each with the append count it needs confirmed.
         var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+        /// Waits for a step whose records are not appended yet (held in an open batch): each becomes a waiter once
+        /// `last` reaches its revision.
+        var parked: [(revision: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
         /// The state and revision of the last step whose records were appended, and of the last step held: what a
         /// passivation snapshots.
         var last: (state: System.State, revision: UInt64)?
@@ -192,8 +195,18 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
                 }
                 if !records.isEmpty { append(records, &held) }
                 held.last = (step.state, step.revision)
+                Self.unpark(&held)
             }
         }
+    }
+
+    /// Under `held`, after `last` moved on: the parked waits its revision reached become waiters for the appends
+    /// made so far.
+    private static func unpark(_ held: inout Held) {
+        guard !held.parked.isEmpty, let last = held.last?.revision else { return }
+        let through = held.appended
+        for wait in held.parked where wait.revision <= last { held.waiters.append((through, wait.notify)) }
+        held.parked.removeAll { $0.revision <= last }
     }
 
     /// Appends `records` at once, outside any batch: what a restored session journals afresh before its loop runs.
@@ -230,8 +243,11 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
                     persistence.fence(sessionID, error)
                     held.failure = error
                 }
-                defer { held.waiters = [] }
-                return (held.waiters.map(\.notify), held.failure)
+                defer {
+                    held.waiters = []
+                    held.parked = []
+                }
+                return (held.waiters.map(\.notify) + held.parked.map(\.notify), held.failure)
             }
         }
         for notify in outcome.ready { notify(outcome.failure) }
@@ -248,6 +264,26 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         }
         if let now { notify(now) }
     }
+
+    /// Calls `notify` with nil once the records of the step at `revision` (and of every step before it) are
+    /// journaled, or with the error once an append failed. A step still held in an open batch waits for its batch's
+    /// append. What a shared journal's stream shows: only states no other replica's takeover can undo.
+    func whenJournaled(revision: UInt64, _ notify: @escaping @Sendable (JournalError?) -> Void) {
+        let now = held.withLock { held -> JournalError?? in
+            if let failure = held.failure { return .some(failure) }
+            guard (held.last?.revision ?? startRevision) >= revision else {
+                held.parked.append((revision, notify))
+                return nil
+            }
+            if held.journaled >= held.appended { return .some(nil) }
+            held.waiters.append((held.appended, notify))
+            return nil
+        }
+        if let now { notify(now) }
+    }
+
+    /// Whether other replicas may take this session over (a shared journal): see `whenJournaled(revision:)`.
+    var journalIsShared: Bool { persistence.journal.sharesSessions }
 
     /// The failure of records dropped by a sealed recorder: the session was passivated before they were appended.
     static var sealed: JournalError {
@@ -297,6 +333,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             held.records = []
             if let heldLast = held.heldLast { held.last = heldLast }
             held.heldLast = nil
+            Self.unpark(&held)
         }
     }
 

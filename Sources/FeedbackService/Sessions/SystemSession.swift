@@ -189,9 +189,15 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {
-        loop.observe { [weak self] step in
+        // With a shared journal this copy may have been taken over by another replica without knowing it yet (it
+        // learns at its next write): a state reaches the stream only once the journal holds it, so a stale copy's
+        // step (a timer firing on a replica that woke from a stall) is never shown and then undone.
+        let journaledOnly = recorder?.journalIsShared == true
+        return loop.observe { [weak self] step in
             guard let self else { return }
-            body(snapshot(of: step.state, rev: step.revision))
+            let snapshot = snapshot(of: step.state, rev: step.revision)
+            guard journaledOnly, let recorder else { return body(snapshot) }
+            recorder.whenJournaled(revision: step.revision) { failure in if failure == nil { body(snapshot) } }
         }
     }
 

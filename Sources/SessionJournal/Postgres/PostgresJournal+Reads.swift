@@ -52,6 +52,9 @@ extension PostgresJournal {
         return zip(ids, outcomes).compactMap { id, outcome in outcome.rows.first?[0] == "t" ? id : nil }
     }
 
+    /// Every replica of a deployment journals here and may take any session over.
+    public var sharesSessions: Bool { true }
+
     public func confirmsOwnership(of id: String) throws(JournalError) -> Bool {
         guard let token = state.withLock({ $0.owners[id] }) else { return false }
         return try query([.init(name: "owns", parameters: [id, String(token)])])[0].rows.first?[0] == "t"
