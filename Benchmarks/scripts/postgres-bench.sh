@@ -7,6 +7,8 @@
 # gets one core either way, as SQLite's writes run inside the server's process).
 # The servers run with the shipped defaults (info, the access log on); SERVER_LOG_ARGS adds flags.
 # Usage: scripts/postgres-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 SERVER_CPU=0 LOAD_CPU=1)
+# Another build side by side: a mode MODE@LABEL runs MODE with the binary that BINARIES="LABEL=PATH ..." names, e.g.
+#   BINARIES="before=/tmp/before/feedback-host" MODES="none postgres postgres@before" scripts/postgres-bench.sh
 # Run as root (PostgreSQL then runs as the user feedbackhost-bench, made when missing) or as a user who may run it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,14 +61,17 @@ RESULTS=$WORK/results
 for round in $(seq "$ROUNDS"); do
     for mode in $MODES; do
         journal=(--data-dir none)
-        case $mode in
-        sqlite) journal=(--data-dir "$WORK/data-$round" --fsync per-commit) ;;
+        binary=$BINARY
+        for entry in ${BINARIES:-}; do [ "${mode#*@}" = "${entry%%=*}" ] && binary=${entry#*=}; done
+        case ${mode%@*} in
+        sqlite) journal=(--data-dir "$WORK/data-$round-${mode//@/-}" --fsync per-commit) ;;
         postgres)
-            "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE bench_$round"
-            journal=(--journal-url "postgres://$PG_USER@127.0.0.1:$PG_PORT/bench_$round")
+            database=bench_${round}_$(tr -c 'a-z0-9\n' _ <<<"$mode")
+            "$PG_BIN/psql" -h 127.0.0.1 -p "$PG_PORT" -U "$PG_USER" -d postgres -qc "CREATE DATABASE $database"
+            journal=(--journal-url "postgres://$PG_USER@127.0.0.1:$PG_PORT/$database")
             ;;
         esac
-        measure_posts "$mode" "$round" "$BINARY" "${journal[@]}"
+        measure_posts "$mode" "$round" "$binary" "${journal[@]}"
     done
 done
 print_medians

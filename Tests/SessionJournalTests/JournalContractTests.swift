@@ -47,6 +47,46 @@ import Testing
         #expect(try reopened.recover(only: ["nobody-here-at-all-xx"]).isEmpty)
     }
 
+    /// Group commits from many writers at once (PostgreSQL runs two commits in flight): each session's appends
+    /// complete in the order they were made, all of them succeed, and every session reads back whole, without a gap.
+    @Test(arguments: JournalBackend.allCases)
+    func appendsFromManyWritersCompleteInOrderPerSessionAndReadBackWhole(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        defer { journal.close() }
+        let ids = (1...24).map(JournalFixtures.id)
+        try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        let revisions: UInt64 = 40
+        let completed = Mutex([String: [UInt64]]())
+        let failures = Mutex([String]())
+        let done = DispatchGroup()
+        DispatchQueue.concurrentPerform(iterations: ids.count) { index in
+            let id = ids[index]
+            for revision in 1...revisions {
+                done.enter()
+                // Without waiting: a session's next append is made while its previous one may still be in flight.
+                journal.append([JournalFixtures.event(id, revision)]) { result in
+                    if case .failure(let error) = result {
+                        failures.withLock { $0.append("\(id) \(revision): \(error)") }
+                    }
+                    completed.withLock { $0[id, default: []].append(revision) }
+                    done.leave()
+                }
+            }
+        }
+        #expect(done.wait(timeout: .now() + 60) == .success)
+        #expect(failures.withLock { $0 }.isEmpty)
+        let order = completed.withLock { $0 }
+        for id in ids { #expect(order[id] == Array(1...revisions), "\(id)") }
+        let sessions = try journal.recover(only: Set(ids))
+        #expect(sessions.count == ids.count)
+        for session in sessions {
+            #expect(session.events.map(\.revision) == Array(1...revisions), "\(session.creation.id)")
+            #expect(session.damage == nil)
+        }
+    }
+
     @Test(arguments: JournalBackend.allCases)
     func aSnapshotIsTheBaseAndCompactionKeepsWhatReadingNeeds(_ backend: JournalBackend) throws {
         let place = try JournalPlace(backend)
