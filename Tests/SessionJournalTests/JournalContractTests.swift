@@ -47,7 +47,7 @@ import Testing
         #expect(try reopened.recover(only: ["nobody-here-at-all-xx"]).isEmpty)
     }
 
-    /// Group commits from many writers at once (PostgreSQL runs two commits in flight): each session's appends
+    /// Group commits from many writers at once: each session's appends
     /// complete in the order they were made, all of them succeed, and every session reads back whole, without a gap.
     @Test(arguments: JournalBackend.allCases)
     func appendsFromManyWritersCompleteInOrderPerSessionAndReadBackWhole(_ backend: JournalBackend) throws {

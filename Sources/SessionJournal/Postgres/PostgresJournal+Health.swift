@@ -20,7 +20,7 @@ extension PostgresJournal {
     /// healthy again.
     private func probe() {
         dispatchPrecondition(condition: .onQueue(queue))
-        guard isIdle else { return }
+        guard !running else { return }
         probes += 1
         run([.init(name: "probe", parameters: [String(probes)])]) { [self] result in
             guard case .success(let outcomes) = result, outcomes.allSatisfy({ $0.error == nil }), probeTimer != nil

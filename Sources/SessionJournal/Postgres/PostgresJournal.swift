@@ -5,15 +5,10 @@ import Synchronization
 
 /// A journal of sessions in one PostgreSQL database that every replica shares, with group commit and fencing.
 ///
-/// Appends from any thread queue up; whenever one of the journal's two connections (commit lanes) is idle,
-/// everything waiting is sent on it as one pipeline of statements closed by one Sync, which PostgreSQL runs as one
-/// transaction: appends that arrive while commits are in flight share the next one. An append completes after the
-/// Sync's answer came back, that is after the commit (`synchronous_commit` as the server has it, `on` by default:
-/// flushed to the server's WAL). Two commits in flight let one gather while the other waits for its WAL flush (and
-/// PostgreSQL flushes both with one write when they meet). A session has at most one append in flight: its next
-/// appends wait for that commit, so its appends commit in order and a failed commit never leaves a hole before a
-/// committed one. Reads and test writes wait until no commit is in flight and hold the commits back while they run,
-/// so a read sees every append queued before it.
+/// Appends from any thread queue up; whenever the connection is idle, everything waiting is sent as one pipeline of
+/// statements closed by one Sync, which PostgreSQL runs as one transaction: appends that arrive while a commit is in
+/// flight share the next one. An append completes after the Sync's answer came back, that is after the commit
+/// (`synchronous_commit` as the server has it, `on` by default: flushed to the server's WAL).
 ///
 /// Fencing: this journal owns a session it created or read back, under a token (a random 64-bit number) it set as the
 /// session's `owner` in the transaction that created or read it. Every record of an append carries the token and is
@@ -25,7 +20,7 @@ import Synchronization
 /// A broken connection is opened again by the test writes.
 ///
 /// Concurrency: every method may be called from any thread but the journal's queue. The connection, the timers and
-/// the statistics belong to one serial `DispatchQueue`; libpq runs there in non-blocking mode, woken by the sockets'
+/// the statistics belong to one serial `DispatchQueue`; libpq runs there in non-blocking mode, woken by the socket's
 /// DispatchSources, so no thread waits on the database while a commit is in flight. The waiting work, the health and
 /// the owner tokens are under a `Mutex`. Reads (`recover(only:)`, the deadline queries) wait on a semaphore for their
 /// turn on the connection, as `Journal`'s reads wait for its writer queue. Completions run on the queue in commit
@@ -73,16 +68,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     let queue = DispatchQueue(label: "PostgresJournal")
     let state = Mutex(State())
     private let parameters: [(String, String)]
-    /// Owned by `queue`: one connection per commit lane (opened when first used, again after it broke); lane 0 also
-    /// runs the reads and the test writes.
-    private var connections: [PostgresConnection?] = [nil, nil]
-    /// Owned by `queue`: the lanes with a commit in flight, and whether a read or a test write runs (on lane 0).
-    private var committing: [Bool] = [false, false]
+    /// Owned by `queue`.
+    private var connection: PostgresConnection?
     var running = false
-    /// Owned by `queue`: the sessions with an append in a commit in flight.
-    private var inFlight: Set<String> = []
-    /// Whether nothing runs on any connection.
-    var isIdle: Bool { !running && !committing.contains(true) }
     /// Set by `close()`: jobs left then fail with `.closed` instead of reconnecting.
     private var finished = false
     var probeTimer: (any DispatchSourceTimer)?
@@ -142,8 +130,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         )
         let connected = journal.queue.sync { () -> Result<Void, JournalError> in
             do throws(JournalError) {
-                for lane in journal.connections.indices { try journal.connect(lane: lane) }
-                return .success(())
+                return .success(try journal.connect())
             } catch {
                 return .failure(error)
             }
@@ -171,12 +158,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         metrics.report(nil)
     }
 
-    /// A connection for `lane` with the statements prepared, in pipeline mode; on the queue (it blocks it while
-    /// connecting).
-    private func connect(lane: Int = 0) throws(JournalError) {
+    /// A connection with the statements prepared, in pipeline mode; on the queue (it blocks it while connecting).
+    private func connect() throws(JournalError) {
         dispatchPrecondition(condition: .onQueue(queue))
-        connections[lane]?.close()
-        connections[lane] = nil
+        connection?.close()
+        connection = nil
         let made = try PostgresConnection(parameters: parameters, queue: queue)
         do throws(JournalError) {
             for (name, sql) in PostgresSchema.statements {
@@ -187,14 +173,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             made.close()
             throw error
         }
-        connections[lane] = made
-    }
-
-    /// Lane `lane`'s connection, opened (again) when it is not usable.
-    private func usableConnection(_ lane: Int) throws(JournalError) -> PostgresConnection {
-        if let connection = connections[lane], connection.isUsable { return connection }
-        try connect(lane: lane)
-        return connections[lane]!
+        connection = made
     }
 
     /// Renews the lease every quarter of it, in turn with the appends, without waiting.
@@ -268,98 +247,56 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         return true
     }
 
-    private enum Next {
-        case idle
-        case wait
-        case refuse([Append], JournalError)
-        case query([PostgresConnection.Statement], @Sendable (Outcomes) -> Void)
-        case commit([Append], lane: Int)
-    }
-
-    /// Starts what can start: a read once no commit is in flight; a commit on an idle lane with the waiting appends of
-    /// sessions that have none in flight (the others stay first in line). Each job's end pumps again.
+    /// Runs the next job when the connection is idle; each job's end runs the one after.
     private func pump() {
         dispatchPrecondition(condition: .onQueue(queue))
+        guard !running else { return }
         guard !finished else { return failLeftovers() }
-        while !running {
-            let lane = committing.firstIndex(of: false)
-            let next = state.withLock { state -> Next in
-                guard let head = state.jobs.first else {
-                    state.scheduled = false
-                    return .idle
-                }
-                switch head {
-                case .query(let statements, let completion):
-                    guard !committing.contains(true) else { return .wait }
-                    state.jobs.removeFirst()
-                    return .query(statements, completion)
-                case .appends(let appends):
-                    if let failure = state.failure {
-                        state.jobs.removeFirst()
-                        return .refuse(appends, failure)
-                    }
-                    guard let lane else { return .wait }
-                    let (taken, left) = Self.split(appends, busy: inFlight)
-                    guard !taken.isEmpty else { return .wait }
-                    if left.isEmpty { state.jobs.removeFirst() } else { state.jobs[0] = .appends(left) }
-                    return .commit(taken, lane: lane)
-                }
+        let next = state.withLock { state -> (Job, JournalError?)? in
+            guard !state.jobs.isEmpty else {
+                state.scheduled = false
+                return nil
             }
-            switch next {
-            case .idle, .wait:
-                return
-            case .refuse(let appends, let failure):
+            return (state.jobs.removeFirst(), state.failure)
+        }
+        guard let (job, failure) = next else { return }
+        switch job {
+        case .appends(let appends):
+            if let failure {
                 let refused = Result<Void, JournalError>.failure(Journal.unavailable(failure))
                 for append in appends { append.completion(refused) }
-            case .query(let statements, let completion):
-                run(statements) { outcomes in completion(outcomes) }
-            case .commit(let appends, let lane):
-                commit(appends, lane: lane)
+                return pump()
             }
+            commit(appends)
+        case .query(let statements, let completion):
+            run(statements) { outcomes in completion(outcomes) }
         }
     }
 
-    /// The appends that may go into a commit now, and those that wait (in order): an append waits when its session
-    /// has one in flight, or one waiting before it.
-    private static func split(_ appends: [Append], busy: Set<String>) -> (taken: [Append], left: [Append]) {
-        var blocked = busy
-        var taken: [Append] = []
-        var left: [Append] = []
-        for append in appends {
-            let sessions = Set(append.records.map(Self.sessionID(of:)))
-            if blocked.isDisjoint(with: sessions) {
-                taken.append(append)
-            } else {
-                left.append(append)
-                blocked.formUnion(sessions)
-            }
-        }
-        return (taken, left)
-    }
-
-    /// Runs `statements` on lane 0 (opened again first when it broke) while no commit runs, then pumps.
+    /// Runs `statements` on the connection (opened again first when it broke), then the next job.
     func run(_ statements: [PostgresConnection.Statement], then completion: @escaping (Outcomes) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !statements.isEmpty else {
             completion(.success([]))
             return pump()
         }
-        let connection: PostgresConnection
-        do throws(JournalError) {
-            connection = try usableConnection(0)
-        } catch {
-            completion(.failure(error))
-            return pump()
+        if connection?.isUsable != true {
+            do throws(JournalError) {
+                try connect()
+            } catch {
+                completion(.failure(error))
+                return pump()
+            }
         }
         running = true
-        connection.run(statements) { [self] outcomes in
+        connection!.run(statements) { [self] outcomes in
             running = false
             completion(outcomes)
             pump()
         }
     }
 
-    private func commit(_ appends: [Append], lane: Int) {
+    private func commit(_ appends: [Append]) {
         var plan = CommitPlan()
         var records = 0
         for (index, append) in appends.enumerated() {
@@ -370,19 +307,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         }
         plan.finish()
         let start = DispatchTime.now().uptimeNanoseconds
-        let sessions = appends.flatMap { $0.records.map(Self.sessionID(of:)) }
-        let connection: PostgresConnection
-        do throws(JournalError) {
-            connection = try usableConnection(lane)
-        } catch {
-            return failed(appends, error, records: records)
-        }
-        committing[lane] = true
-        inFlight.formUnion(sessions)
-        connection.run(plan.statements) { [self] result in
-            committing[lane] = false
-            inFlight.subtract(sessions)
-            defer { pump() }
+        run(plan.statements) { [self] result in
             let outcomes: [PostgresOutcome]
             do throws(JournalError) {
                 outcomes = try result.get()
@@ -497,10 +422,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             probeTimer = nil
             leaseTimer?.cancel()
             leaseTimer = nil
-            for lane in connections.indices {
-                connections[lane]?.close()
-                connections[lane] = nil
-            }
+            connection?.close()
+            connection = nil
             failLeftovers()
         }
     }
