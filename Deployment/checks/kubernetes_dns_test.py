@@ -104,7 +104,10 @@ class Slots:
     def read(self):
         """{slot: (status, target name or None, port)}."""
         statuses = self.balancer.server_states()
-        text = haproxy_cli(self.cli_socket, "@1 show servers state replicas")
+        try:
+            text = haproxy_cli(self.cli_socket, "@1 show servers state replicas")
+        except OSError:
+            return {}  # HAProxy is not up yet
         header = next((line.split()[1:] for line in text.splitlines() if line.startswith("# be_id ")), None)
         if header is None:
             return {}
@@ -188,7 +191,7 @@ def run(binary, workdir):
             return slot is not None and filled()[slot][0] == "UP"
 
         wait_for("three slots filled from the SRV records and UP",
-                 lambda: os.path.exists(cli_socket) and all(up(label) for label in ("pod-a", "pod-b", "pod-c")))
+                 lambda: all(up(label) for label in ("pod-a", "pod-b", "pod-c")))
         state = slots.read()
         for label in ("pod-a", "pod-b", "pod-c"):
             _, _, port = state[slot_of(label)]
