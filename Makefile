@@ -16,6 +16,8 @@ PYPI_PACKAGES += pytest
 # The browser test (Tests/Browser): headless Chromium and chromedriver from Debian, selenium from PyPI.
 DEBIAN_PACKAGES += chromium chromium-driver
 PYPI_PACKAGES += selenium
+# The Kubernetes balancer's check (Deployment/checks/kubernetes_dns_test.py): its DNS server is built on dnslib.
+PYPI_PACKAGES += dnslib
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SWIFT_TEST_FLAGS ?=
 
@@ -27,7 +29,7 @@ help:
 	@echo "make bench  run the benchmarks (Benchmarks/ package, release builds)"
 	@echo "make fuzz   run the HTTP parser fuzzer for FUZZ_SECONDS (default 60)"
 	@echo "make container-check  run the release binary in a debootstrapped copy of the Dockerfile's runtime stage"
-	@echo "make cluster-test     three replicas behind HAProxy with Deployment/haproxy/haproxy.cfg"
+	@echo "make cluster-test     three replicas behind HAProxy with Deployment/haproxy/haproxy.cfg (and the Kubernetes one through DNS)"
 
 # Installs the Debian and PyPI packages the build and the tests need, only when one is missing.
 deps:
@@ -46,6 +48,8 @@ deps:
 		python3 -m pip install -q --break-system-packages selenium
 	@python3 -c "import pytest" 2>/dev/null || python3 -m pip install -q pytest || \
 		python3 -m pip install -q --break-system-packages pytest
+	@python3 -c "import dnslib" 2>/dev/null || python3 -m pip install -q dnslib || \
+		python3 -m pip install -q --break-system-packages dnslib
 
 build: deps
 	swift build
@@ -81,6 +85,9 @@ test: deps lint
 	# Sessions outlive their replica: PostgreSQL, replicas with --journal-url behind HAProxy, SIGKILL, a replica
 	# joining, SIGTERM, SIGSTOP past the lease, with posters and streams throughout (about a minute).
 	python3 Deployment/checks/cluster_fault_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	# The Kubernetes HAProxy (the ConfigMap's haproxy.cfg) finding replicas through SRV records served by a DNS server
+	# of the test's own on 127.0.0.1: a replica leaving the answer, one joining (about 40 s, most of it hold obsolete).
+	python3 Deployment/checks/kubernetes_dns_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	# openapi.yaml against the server: schemathesis for 90 s, fixed seed; any finding fails (Tests/Schemathesis).
 	python3 Tests/Schemathesis/run.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
@@ -110,6 +117,7 @@ cluster-test: deps
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	python3 Deployment/checks/h2_browser_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 	python3 Deployment/checks/cluster_fault_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
+	python3 Deployment/checks/kubernetes_dns_test.py --binary "$$(swift build --show-bin-path)/feedback-host"
 
 # The manifests, compose file and proxy configurations name the image, port and probes the Dockerfile and server use.
 deployment-test: deps

@@ -49,6 +49,25 @@ def render_haproxy(text, frontend_port, stats_port, replica_ports, tls_port=None
     return _bind_loopback(text, frontend_port, stats_port, tls_port)
 
 
+def render_haproxy_resolved(text, frontend_port, stats_port, tls_port, certificate, nameserver_port):
+    """A configuration that finds its servers through DNS (the Kubernetes one: `server-template` and a resolvers
+    section reading the pod's resolv.conf) bound to 127.0.0.1: its resolvers ask the DNS server on
+    127.0.0.1:`nameserver_port` instead of resolv.conf's, its binds listen on the given ports, its HTTPS bind with
+    `certificate`. Nothing else changes (`changed_lines` lists what did)."""
+    if text.count("parse-resolv-conf") != 1:
+        raise ValueError("the configuration has no single parse-resolv-conf to point at a test DNS server")
+    text = text.replace("parse-resolv-conf", f"nameserver t 127.0.0.1:{nameserver_port}")
+    return _bind_loopback(with_certificate(text, certificate), frontend_port, stats_port, tls_port)
+
+
+def changed_lines(shipped, rendered):
+    """[(shipped line, rendered line)] for every line that differs; ValueError if lines were added or removed."""
+    before, after = shipped.splitlines(), rendered.splitlines()
+    if len(before) != len(after):
+        raise ValueError(f"{len(before)} lines became {len(after)}")
+    return [(old, new) for old, new in zip(before, after) if old != new]
+
+
 def _bind_loopback(text, frontend_port, stats_port, tls_port):
     binds = {"feedback_host": frontend_port, "stats": stats_port}
     rendered, current = [], None

@@ -248,8 +248,9 @@ class DeploymentFilesTests(unittest.TestCase):
         self.assertEqual(routing(self.k8s_haproxy), routing(self.haproxy))
 
     def test_kubernetes_haproxy_finds_the_deployments_pods_through_dns(self):
-        """Pods of a Deployment have no stable names: one server-template over the headless Service's name, resolved
-        by kube-dns (the pod's resolv.conf), with enough slots for the replicas and a rolling update's surge."""
+        """Pods of a Deployment have no stable names: one server-template over the SRV records of the headless
+        Service's named port, resolved by kube-dns (the pod's resolv.conf), with enough slots for the replicas and a
+        rolling update's surge. Each record carries its pod's port (checks/kubernetes_dns_test.py runs it)."""
         sections = proxy_configs.haproxy_sections(self.k8s_haproxy)
         backend = sections["backend replicas"]
         self.assertEqual([d for d in backend if d.startswith("server ")], [])
@@ -257,8 +258,13 @@ class DeploymentFilesTests(unittest.TestCase):
         self.assertEqual(len(templates), 1)
         _, prefix, slots, address = templates[0][:4]
         namespace = self.workload["metadata"]["namespace"]
-        self.assertEqual(address, f"{self.headless['metadata']['name']}.{namespace}.svc.cluster.local:"
-                                  f"{self.runtime.exposed_port}")
+        # Kubernetes names a headless Service's SRV records _<port name>._<protocol>.<service>.<namespace>.svc...;
+        # their port is the pods' port that the Service's port targets.
+        port = self.headless["spec"]["ports"][0]
+        self.assertEqual(address, f"_{port['name']}._{port.get('protocol', 'TCP').lower()}."
+                                  f"{self.headless['metadata']['name']}.{namespace}.svc.cluster.local")
+        self.assertEqual(port["targetPort"], self.container["ports"][0]["name"])
+        self.assertEqual(self.container["ports"][0]["containerPort"], self.runtime.exposed_port)
         first, last = (int(n) for n in slots.split("-"))
         surge = self.workload["spec"]["strategy"]["rollingUpdate"]["maxSurge"]
         self.assertGreaterEqual(last - first + 1, self.workload["spec"]["replicas"] + surge)
