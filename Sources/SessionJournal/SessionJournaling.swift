@@ -88,6 +88,12 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// journal on one machine owns every session and answers true without a query.
     func confirmsOwnership(of id: String) throws(JournalError) -> Bool
 
+    /// Raises the token generation (`JournalRecord.tokens`) of each session of `generations` that the journal holds to
+    /// at least the one given, whoever owns it: the adoption of the revocations an earlier version kept in a file of
+    /// its own. A shared journal also lets go of each session it raised, so that a replica holding it in memory reads
+    /// it back (its writes are fenced, its reads confirm ownership). Returns the ids raised.
+    func adoptTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String]
+
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }
 
