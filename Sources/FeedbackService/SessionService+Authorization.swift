@@ -165,7 +165,7 @@ extension SessionService {
                             respondWithTokens(session, authorizer, request, session.tokenGeneration)
                         )
                     }
-                    session.revokeTokens(raisingTo: nil) { [self] result in
+                    session.revokeTokens { [self] result in
                         // This copy refuses the old tokens from now on, whatever the journal said: its streams come
                         // back with a token.
                         streams.reauth(session.id)

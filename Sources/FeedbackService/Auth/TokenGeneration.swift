@@ -21,16 +21,13 @@ final class TokenGeneration: Sendable {
     /// The generation tokens must carry now.
     var current: UInt64 { value.withLock { $0 } }
 
-    /// Moves the generation to `target`, or one past the current one when `target` is nil; a target at or below the
-    /// current generation changes nothing. `journal` is called under the lock with the new generation, only when it
-    /// moved. Returns the generation now.
-    func advance(to target: UInt64? = nil, journal: (UInt64) -> Void) -> UInt64 {
+    /// Moves the generation one on and calls `journal` with the new one under the lock, so that the records of two
+    /// revocations are appended in the order of their generations. Returns the new generation.
+    func advance(journal: (UInt64) -> Void) -> UInt64 {
         value.withLock { generation in
-            let next = target ?? (generation &+ 1)
-            guard next > generation else { return generation }
-            generation = next
-            journal(next)
-            return next
+            generation &+= 1
+            journal(generation)
+            return generation
         }
     }
 }

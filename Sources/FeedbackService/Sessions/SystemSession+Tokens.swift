@@ -7,8 +7,8 @@ import SessionJournal
 extension SystemSession {
     var tokenGeneration: UInt64 { tokens.current }
 
-    func revokeTokens(raisingTo target: UInt64?, completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void) {
-        let generation = tokens.advance(to: target) { generation in
+    func revokeTokens(completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void) {
+        let generation = tokens.advance { generation in
             recorder?.journal([.tokens(sessionID: id.description, generation: generation)])
         }
         whenJournaled { problem in completion(problem.map { .failure($0) } ?? .success(generation)) }
