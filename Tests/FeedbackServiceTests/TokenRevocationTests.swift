@@ -1,3 +1,4 @@
+import CSQLiteFaults
 import Foundation
 import PostgresFixture
 import Testing
@@ -101,6 +102,64 @@ struct TokenRevocationTests {
         // A deleted session forgets its generation: the id created again starts afresh.
         #expect(try await status(third, "DELETE", created.id, twice["admin"]) == 204)
         await third.stop()
+    }
+
+    /// The revocation's answer waits for the journal's verdict: while the journal's writes fail it is a 503 that hands
+    /// out no tokens (the client knows it did not take), never a 200.
+    @Test func aRevocationTheJournalCannotKeepIsNotAnswered200() async throws {
+        #expect(fh_faults_register() == 0)
+        let data = FileManager.default.temporaryDirectory.appendingPathComponent("revoke-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: data) }
+        let server = try await AuthTestServer.start(
+            ["--auth-create", "open", "--journal-probe-ms", "5"],
+            dataDirectory: data,
+            journalVFS: JournalFaultTests.vfs
+        )
+        let created = try await create(on: server)
+        fh_faults_set(data, FH_FAULT_WRITE)
+        let refused = try await server.send(
+            "DELETE",
+            "/v1/sessions/\(created.id)/tokens",
+            token: created.tokens["admin"]
+        )
+        fh_faults_set(data, FH_FAULT_NONE)
+        #expect(refused.status == 503, "\(refused.bodyText)")
+        #expect(refused.bodyText.contains("journal-unavailable"))
+        #expect(jsonObject(refused.bodyText)["tokens"] == nil)
+        #expect(fh_faults_injected(data) > 0)
+        await server.stop()
+    }
+
+    /// A revocation is committed on its own, not left for a clean shutdown to write: the real binary killed (SIGKILL)
+    /// right after the answer comes back up refusing the old tokens. (That the answer waits for the commit is proved by
+    /// the fault test above: a kill this soon rarely beats a commit.)
+    @Test func aRevocationAnsweredSurvivesAKillRightAfterTheAnswer() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
+        let key = URL(fileURLWithPath: directory.path).appendingPathComponent("server.key")
+        try Data("the-server-key-of-the-kill-test-32-bytes-long".utf8).write(to: key)
+        let flags = [
+            "--data-dir", directory.path, "--auth", "jwt", "--auth-create", "open", "--auth-key-file", key.path,
+        ]
+        let first = try RunningServer(arguments: flags)
+        defer { first.stop() }
+        let created = try postJSON("\(first.base)/v1/sessions", Self.counter)
+        let id = try #require(created.json["id"] as? String)
+        let old = try #require(created.json["tokens"] as? [String: String])
+        let revoked = try curl([
+            "-X", "DELETE", "-H", "Authorization: Bearer \(old["admin"]!)", "\(first.base)/v1/sessions/\(id)/tokens",
+        ])
+        #expect(revoked.status == 200)
+        let fresh = try #require(revoked.json["tokens"] as? [String: String])
+        kill(first.process.processIdentifier, SIGKILL)
+        first.process.waitUntilExit()
+
+        let second = try RunningServer(arguments: flags)
+        defer { second.stop() }
+        let path = "\(second.base)/v1/sessions/\(id)"
+        #expect(try curl(["-H", "Authorization: Bearer \(old["read"]!)", path]).status == 401)
+        #expect(try curl(["-H", "Authorization: Bearer \(fresh["read"]!)", path]).status == 200)
     }
 
     @Test func revocationsOfAnEarlierVersionsFileAreAdoptedIntoTheJournal() async throws {
