@@ -20,7 +20,6 @@ extension ServiceApplication {
     /// executable refuses to start with it first: `authStartProblems`.)
     static func authConfiguration(_ reader: ConfigReader, logger: Logger) -> AuthConfiguration? {
         guard let (keys, serverSecret, problems) = authKeys(reader) else { return nil }
-        let dataDirectory = reader.string(.dataDirectory)
         let creation = AuthConfiguration.Creation(rawValue: reader.string(.authCreate)) ?? .token
         if creation == .token, keys.isEmpty, serverSecret != nil {
             logger.warning(
@@ -35,7 +34,6 @@ extension ServiceApplication {
             creation: creation,
             mintedLifetime: .seconds(reader.int(.authTokenTTL)),
             cacheCapacity: reader.int(.authCacheSize),
-            revocationFile: dataDirectory == "none" ? nil : dataDirectory + "/token-revocations.json",
             loadProblem: problems.first
         )
     }

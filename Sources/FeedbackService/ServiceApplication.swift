@@ -83,8 +83,8 @@ public final class ServiceApplication: Sendable {
     }
 
     /// Builds the application from `reader` with `systems` registered, and restores the journaled sessions.
-    /// Throws when the journal's directory or file cannot be used, or another process holds the directory.
-    /// `journalVFS` is for tests only (see `openJournal`).
+    /// Throws when the journal's directory or file cannot be used, another process holds the directory, or the token
+    /// revocations file of an earlier version cannot be read (`RevocationFile`). `journalVFS` is for tests only (see `openJournal`).
     public static func build(
         reader: ConfigReader,
         systems: [HostedSystem],
@@ -101,6 +101,16 @@ public final class ServiceApplication: Sendable {
             metricsFactory: metricsFactory,
             vfs: journalVFS
         )
+        let directory = reader.string(.dataDirectory)
+        if let journaled, directory != "none", !directory.isEmpty {
+            // Before any session is in memory: each is read back with the generation adopted.
+            do {
+                try RevocationFile.adopt(in: directory, into: journaled.persistence.journal, logger: logger)
+            } catch {
+                journaled.persistence.journal.close()
+                throw error
+            }
+        }
         let cors = reader.list(.corsOrigins)
         var configuration = ServiceConfiguration(
             maxActiveSessions: reader.int(.maxActiveSessions),

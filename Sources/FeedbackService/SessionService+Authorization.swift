@@ -11,7 +11,10 @@ extension SessionService {
         streamRoute: Bool = false,
         _ body: @escaping @Sendable (Request, Grant?) -> Response
     ) -> Router.Handler {
-        guard authorizer != nil else { return .sync { request in body(request, nil) } }
+        // Without tokens and without a shared journal (whose reads confirm ownership first) nothing waits.
+        if authorizer == nil, persistence?.journal.sharesSessions != true {
+            return .sync { request in body(request, nil) }
+        }
         return guarded(requirement, streamRoute: streamRoute) { request, grant, responder in
             responder.respond(body(request, grant))
         }
@@ -23,8 +26,28 @@ extension SessionService {
         streamRoute: Bool = false,
         _ body: @escaping @Sendable (Request, Grant?, Responder) -> Void
     ) -> Router.Handler {
-        guard let authorizer else { return .deferred { request, responder in body(request, nil, responder) } }
+        // Every request for a session but a post of events first confirms a copy in memory is current (a read from
+        // a superseded copy would answer an older revision, a token check would meet its older generation).
+        let confirms: Bool
+        if case .session(.post) = requirement { confirms = false } else { confirms = true }
+        let checked = tokenChecked(requirement, streamRoute: streamRoute, body)
+        guard confirms else { return .deferred(checked) }
         return .deferred { [self] request, responder in
+            confirmingOwnership(of: request) { [self] problem in
+                if let problem { return refuse(problem, request, responder) }
+                checked(request, responder)
+            }
+        }
+    }
+
+    /// `body` behind the check of `requirement`, without the look at ownership.
+    private func tokenChecked(
+        _ requirement: Authorizer.Requirement,
+        streamRoute: Bool,
+        _ body: @escaping @Sendable (Request, Grant?, Responder) -> Void
+    ) -> @Sendable (Request, Responder) -> Void {
+        guard let authorizer else { return { request, responder in body(request, nil, responder) } }
+        return { [self] request, responder in
             if case .creation = requirement, authorizer.creation == .open, !putOfExistingSession(request) {
                 return body(request, nil, responder)
             }
@@ -70,10 +93,17 @@ extension SessionService {
             // An id that is not one: the handler's 404 says so.
             guard let id else { return }
             // Only a system-wide or a minted token needs the live session: the others are decided by the token.
-            let session = grant.system != nil || grant.minted != nil ? live(id) : nil
-            try authorizer.check(grant, scope: scope, id: id, session: session)
+            guard grant.system != nil || grant.minted != nil else {
+                return try authorizer.check(grant, scope: scope, id: id, session: nil)
+            }
+            // A minted token is checked against the token generation of a copy the journal confirmed is current
+            // (`confirmingOwnership`, before the check): one another replica took over (and may have revoked on) was
+            // dropped, and `live` reads the session back. Posted events skip the look, which would cost a round trip
+            // to PostgreSQL per post: a superseded copy's append is fenced, so nothing of the post is kept, it is
+            // answered 503, and its retry meets the current generation.
+            try authorizer.check(grant, scope: scope, id: id, session: try live(id))
         case .creation:
-            if let id, let session = live(id) {
+            if let id, let session = try live(id) {
                 // A PUT repeating a creation answers the session's state: reading it needs read.
                 if grant.mayCreate, grant.covers(id, system: session.system) { return }
                 return try authorizer.check(grant, scope: .read, id: id, session: session)
@@ -86,16 +116,16 @@ extension SessionService {
         }
     }
 
-    /// The session's system and epoch, activating it when it is passive (its handler would next); nil when there
-    /// is none (the handler then answers why).
-    private func live(_ id: SessionID) -> (system: String, epoch: UInt64)? {
-        guard let session = try? activeSession(id) else { return nil }
-        return (session.systemName, session.snapshot().cursor.epoch)
+    /// The session's system, epoch and token generation, activating it when it is passive (its handler would next);
+    /// nil when there is none (the handler then answers why). A journal that cannot be read refuses the request.
+    private func live(_ id: SessionID) throws(APIError) -> (system: String, epoch: UInt64, tokenGeneration: UInt64)? {
+        guard let session = try activeSession(id) else { return nil }
+        return (session.systemName, session.snapshot().cursor.epoch, session.tokenGeneration)
     }
 
     private func putOfExistingSession(_ request: Request) -> Bool {
         guard request.method == .put, let id = SessionID(request.parameter("id") ?? "") else { return false }
-        return live(id) != nil
+        return (try? live(id)) != nil
     }
 
     private func refuse(_ error: APIError, _ request: Request, _ responder: Responder) {
@@ -116,7 +146,11 @@ extension SessionService {
         }
         guard response.status == 201, let authorizer, case .bytes(var body) = response.body,
             body.last == UInt8(ascii: "}"),
-            let tokens = authorizer.mintedTokens(for: session.id, epoch: session.snapshot().cursor.epoch)
+            let tokens = authorizer.mintedTokens(
+                for: session.id,
+                epoch: session.snapshot().cursor.epoch,
+                generation: session.tokenGeneration
+            )
         else { return created }
         body.removeLast()
         body.append(contentsOf: ",\(tokens)}".utf8)
@@ -126,7 +160,8 @@ extension SessionService {
     }
 
     /// `POST /v1/sessions/{id}/tokens` (admin): fresh tokens of every scope. `DELETE` (admin): revokes every token
-    /// the server minted for the session, then answers fresh ones. Registered only with auth on.
+    /// the server minted for the session (its token generation moves on, journaled through the session's owner and
+    /// durable before the answer), then answers fresh ones. Registered only with auth on.
     func registerTokenRoutes(in router: inout Router) {
         guard let authorizer else { return }
         for method in [HTTPMethod.post, .delete] {
@@ -134,35 +169,51 @@ extension SessionService {
                 method,
                 "/v1/sessions/{id}/tokens",
                 maxBodySize: 0,
-                handler: guarded(.session(.admin)) { [self] (request: Request, _: Grant?) -> Response in
-                    respond(to: request) { () throws(APIError) in
-                        let session = try session(for: request)
-                        if request.method == .delete {
-                            // The revocation holds in memory even when its file could not be written.
-                            var unsaved: APIError?
-                            do throws(APIError) { try authorizer.revocations.revoke(session.id) } catch {
-                                unsaved = error
-                            }
-                            streams.reauth(session.id)
-                            if let unsaved { throw unsaved }
-                        }
-                        guard
-                            let tokens = authorizer.mintedTokens(
-                                for: session.id,
-                                epoch: session.snapshot().cursor.epoch
-                            )
-                        else {
+                handler: guarded(.session(.admin)) { [self] (request: Request, _: Grant?, responder: Responder) in
+                    let session: any HostedSession
+                    do throws(APIError) {
+                        session = try self.session(for: request)
+                        guard authorizer.minter != nil else {
                             throw APIError(
                                 .sessionNotFound,
                                 "this server mints no tokens (it has no auth.key.file); tokens come from your backend"
                             )
                         }
-                        var response = Response.json(Array("{\"id\":\"\(session.id)\",\(tokens)}".utf8))
-                        response.headers.add(name: "Cache-Control", value: "no-store")
-                        return response
+                    } catch {
+                        return responder.respond(withCORS(Self.problem(error), request))
+                    }
+                    guard request.method == .delete else {
+                        return responder.respond(
+                            respondWithTokens(session, authorizer, request, session.tokenGeneration)
+                        )
+                    }
+                    session.revokeTokens { [self] result in
+                        // This copy refuses the old tokens from now on, whatever the journal said: its streams come
+                        // back with a token.
+                        streams.reauth(session.id)
+                        switch result {
+                        case .success(let generation):
+                            responder.respond(respondWithTokens(session, authorizer, request, generation))
+                        case .failure(let error):
+                            responder.respond(withCORS(Self.problem(error), request))
+                        }
                     }
                 }
             )
         }
+    }
+
+    /// The answer of the token routes: fresh tokens of every scope at `generation`, not cached.
+    private func respondWithTokens(
+        _ session: any HostedSession,
+        _ authorizer: Authorizer,
+        _ request: Request,
+        _ generation: UInt64
+    ) -> Response {
+        let epoch = session.snapshot().cursor.epoch
+        let tokens = authorizer.mintedTokens(for: session.id, epoch: epoch, generation: generation) ?? ""
+        var response = Response.json(Array("{\"id\":\"\(session.id)\",\(tokens)}".utf8))
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return withCORS(response, request)
     }
 }

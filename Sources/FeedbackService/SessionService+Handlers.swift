@@ -241,10 +241,8 @@ extension SessionService {
 
     func session(for request: Request) throws(APIError) -> any HostedSession {
         let id = try sessionID(request)
-        // A read (GET, a stream) from a copy another replica took over would answer an older revision: it is
-        // confirmed against the journal first (no query with one machine's journal). A write needs no such look:
-        // the fence refuses a superseded copy's append.
-        if request.method == .get { try dropIfSuperseded(id) }
+        // A copy another replica took over was dropped before the handler ran (`confirmingOwnership`): a read from
+        // it would answer an older revision. A post needs no such look: the fence refuses a superseded copy's append.
         guard let session = try activeSession(id) else { throw persistence?.brokenProblem(id) ?? Self.notFound(id) }
         if let fenced = persistence?.fenceProblem(id) { throw fenced }
         return session

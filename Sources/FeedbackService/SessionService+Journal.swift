@@ -133,22 +133,37 @@ extension SessionService {
     /// Drops the copy of session `id` that a shared journal fenced (another replica took the session over): its loop
     /// stops (effects cancelled), its streams end (clients reconnect, and the balancer sends them to the new owner),
     /// and it counts as passive again. A copy activated here since (whose appends work) is kept.
-    /// When session `id` is in memory but the journal says another replica owns it now: drops the copy (its loop
-    /// stopped, its streams ended, counted passive), so that the request activates the session from the journal,
-    /// taking it back with everything the other replica wrote.
-    func dropIfSuperseded(_ id: SessionID) throws(APIError) {
-        guard let persistence, store[id] != nil else { return }
-        let owned: Bool
-        do throws(JournalError) {
-            owned = try persistence.journal.confirmsOwnership(of: id.description)
-        } catch {
-            throw SessionPersistence.notRead(error)
+    /// Calls `next` once the request's session, when a copy of it is in memory, is confirmed to be this
+    /// replica's still, or with the problem when the journal could not say. When the journal says another replica
+    /// owns the session now, the copy is dropped first (its loop stopped, its streams ended, counted passive), so
+    /// that the request activates the session from the journal, taking it back with everything the other replica
+    /// wrote. A journal on one machine (or no copy in memory) calls `next` at once; a shared one after a query that
+    /// the reads waiting meanwhile share, and then on a global queue, since the request may read the journal next.
+    func confirmingOwnership(of request: Request, _ next: @escaping @Sendable (APIError?) -> Void) {
+        guard let persistence, persistence.journal.sharesSessions, let id = SessionID(request.parameter("id") ?? ""),
+            let copy = store[id]
+        else { return next(nil) }
+        persistence.journal.confirmOwnership(of: id.description) { [self] result in
+            DispatchQueue.global().async { [self] in
+                switch result {
+                case .success(true):
+                    next(nil)
+                case .success(false):
+                    drop(copy)
+                    next(nil)
+                case .failure(let error):
+                    next(SessionPersistence.notRead(error))
+                }
+            }
         }
-        guard !owned else { return }
+    }
+
+    /// Drops `copy`, a session another replica took over, unless another copy replaced it in the store meanwhile.
+    private func drop(_ copy: any HostedSession) {
         activation.withLock { _ in
-            guard let removed = store.remove(id) else { return }
+            guard let current = store[copy.id], current === copy, let removed = store.remove(copy.id) else { return }
             removed.stop()
-            streams.end(id, reason: nil)
+            streams.end(copy.id, reason: nil)
             metrics.sessions.decrement()
             metrics.sessionsPassive.increment()
         }

@@ -122,11 +122,7 @@ public final class SessionService: Sendable {
             }
         }
         let delete = guarded(.session(.admin)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in
-                let response = try deleteSession(request)
-                if let id = SessionID(request.parameter("id") ?? "") { authorizer?.revocations.forget(id) }
-                return response
-            }
+            respond(to: request) { () throws(APIError) in try deleteSession(request) }
         }
         let stream = guarded(.session(.read), streamRoute: true) { [self] request, grant in
             respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }

@@ -53,6 +53,11 @@ public enum JournalRecord: Sendable, Equatable {
     /// The session left memory with its snapshot at `revision` and nothing after it (a passivation): reading it
     /// back then needs no scan of the log. Nil clears the mark (the session is active again and will append).
     case settled(sessionID: String, revision: UInt64?)
+    /// The session's token generation (`--auth jwt`): the tokens the server minted for it carry the generation they
+    /// were minted in, and a revocation moves it on, so only tokens of this generation are accepted. A creation or a
+    /// removal of the id resets it to 0 (a re-anchored session journals its generation again after its creation).
+    /// Written by the session's owner like any of its records (fenced where the journal is shared).
+    case tokens(sessionID: String, generation: UInt64)
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,

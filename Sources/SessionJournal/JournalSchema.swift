@@ -33,13 +33,19 @@
 ///   version (and `at`, `state_sum`) only when they differ from an old row's (version 1, NULLs), so older rows keep
 ///   theirs.
 ///
-/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`) or 5 (no versions, no `history`)
-/// gets what it lacks and becomes version 6 in one transaction when opened; a new file starts at 6 the same way. Any
-/// other version is refused.
+/// - Version 7 adds `tokens`: each session's token generation (`JournalRecord.tokens`, `--auth jwt`'s revocations),
+///   no row for generation 0, with a CRC-32 like the other rows that are not derived from a state. A creation or a
+///   removal of the id deletes it; compaction deletes the rows of sessions that are gone.
+///
+/// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`), 5 (no versions, no
+/// `history`) or 6 (no `tokens`) gets what it lacks and becomes version 7 in one transaction when opened; a new file
+/// starts at 7 the same way. Any other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 6
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 5 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6]
+    static let version: Int64 = 7
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 6 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7]
+    /// The first version with `addVersions`' columns: a file below it gets them.
+    static let versionsAdded: Int64 = 6
 
     /// Version 6's columns, added to a file below it (a new file too: `create` makes the older tables).
     static let addVersions = """
@@ -50,8 +56,8 @@ enum JournalSchema {
         ALTER TABLE snapshots ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
         """
 
-    /// Creates whatever table is missing (the shape before version 6, plus `history`): run in one transaction with
-    /// `addVersions` and the new `user_version`, it both creates and migrates.
+    /// Creates whatever table is missing (the shape before version 6, plus `history` and `tokens`): run in one
+    /// transaction with `addVersions` (below version 6) and the new `user_version`, it both creates and migrates.
     static let create = """
         CREATE TABLE IF NOT EXISTS sessions(
             id TEXT PRIMARY KEY, system TEXT NOT NULL, epoch INTEGER NOT NULL, state TEXT NOT NULL,
@@ -75,6 +81,8 @@ enum JournalSchema {
         CREATE TABLE IF NOT EXISTS history(
             session TEXT NOT NULL, rev INTEGER NOT NULL, version INTEGER NOT NULL, state TEXT NOT NULL,
             crc INTEGER NOT NULL, PRIMARY KEY(session, rev)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS tokens(
+            session TEXT PRIMARY KEY, generation INTEGER NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
         """
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
@@ -89,6 +97,7 @@ enum JournalSchema {
         ("settled", ["session", "rev"], "session"),
         ("history", ["session", "rev", "version", "state", "crc"], "session,rev"),
         ("activity", ["session", "at"], "session"),
+        ("tokens", ["session", "generation", "crc"], "session"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -158,7 +167,20 @@ enum JournalSchema {
         DELETE FROM deadlines WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM settled WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM activity WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM tokens WHERE session NOT IN (SELECT id FROM sessions);
         """
+
+    static let upsertTokens = "INSERT OR REPLACE INTO tokens(session, generation, crc) VALUES(?1, ?2, ?3)"
+    static let deleteTokens = "DELETE FROM tokens WHERE session = ?1"
+    /// Raises session ?1's token generation to ?2 (checksum ?3) when the journal holds the session and its generation
+    /// is lower (the adoption of an older version's revocations file).
+    static let raiseTokens = """
+        INSERT OR REPLACE INTO tokens(session, generation, crc) SELECT ?1, ?2, ?3
+        WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1)
+            AND NOT EXISTS (SELECT 1 FROM tokens WHERE session = ?1 AND generation >= ?2)
+        """
+    /// One session's (?1) token generation and its checksum.
+    static let readTokens = "SELECT generation, crc FROM tokens WHERE session = ?1"
 
     static let fingerprintKeyName = "fingerprint.key"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"

@@ -11,7 +11,7 @@ extension JournalStore {
         guard JournalSchema.readable.contains(found) else {
             throw JournalError(
                 .sqlite,
-                "\(connection.path) has schema version \(found); this build opens versions 2 to 6: move it aside"
+                "\(connection.path) has schema version \(found); this build opens versions 2 to 7: move it aside"
             )
         }
         try connection.execute("BEGIN IMMEDIATE")
@@ -19,7 +19,7 @@ extension JournalStore {
             if found != JournalSchema.version {
                 try connection.execute(JournalSchema.create)
                 // Rows of older files were written by systems at their version 1.
-                try connection.execute(JournalSchema.addVersions)
+                if found < JournalSchema.versionsAdded { try connection.execute(JournalSchema.addVersions) }
                 try connection.execute("PRAGMA user_version = \(JournalSchema.version)")
             }
             let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)

@@ -54,6 +54,29 @@ extension JournalStore {
         }
     }
 
+    /// Raises the token generations of `generations`' sessions (those the journal holds, to a higher generation than
+    /// they have), in one transaction; returns the ids raised.
+    func raiseTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String] {
+        let statement = try connection.prepare(JournalSchema.raiseTokens)
+        defer { statement.finalize() }
+        try connection.execute("BEGIN IMMEDIATE")
+        var raised: [String] = []
+        do throws(JournalError) {
+            for (id, generation) in generations.sorted(by: { $0.key < $1.key }) where generation > 0 {
+                statement.bind(1, id)
+                statement.bind(2, Int64(bitPattern: generation))
+                statement.bind(3, RecordChecksum.tokens(id, generation))
+                try statement.run()
+                if try connection.integer("SELECT changes()") > 0 { raised.append(id) }
+            }
+            try connection.execute("COMMIT")
+        } catch {
+            try? connection.execute("ROLLBACK")
+            throw error
+        }
+        return raised
+    }
+
     /// Removes those of `ids` that left memory before `time` and have no deadline pending, in one transaction;
     /// returns them.
     func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
@@ -145,6 +168,11 @@ extension Journal {
     /// returns them. The caller holds none of them in memory.
     public func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String] {
         try withStore { store throws(JournalError) in try store.retire(ids, leftBefore: time) }
+    }
+
+    /// Raises the token generations of the sessions of `generations` the journal holds (this machine owns them all).
+    public func adoptTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String] {
+        try withStore { store throws(JournalError) in try store.raiseTokenGenerations(generations) }
     }
 
     /// How many sessions have a pending deadline.

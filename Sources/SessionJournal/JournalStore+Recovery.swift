@@ -47,6 +47,7 @@ extension JournalStore {
             Self.append(from: readEvents, to: &sessions[position])
         }
         try recoverAnswers(into: &sessions, index: index, problems: &problems)
+        try recoverTokens(into: &sessions)
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
         }
@@ -67,6 +68,8 @@ extension JournalStore {
         defer { readEvents.finalize() }
         let readSettled = try connection.prepare(JournalSchema.readSettled)
         defer { readSettled.finalize() }
+        let readTokens = try connection.prepare(JournalSchema.readTokens)
+        defer { readTokens.finalize() }
         var sessions: [RecoveredSession] = []
         var unsettled: [String] = []
         for id in ids {
@@ -92,10 +95,29 @@ extension JournalStore {
                 }
             }
             try recoverAnswers(of: &session, problems: &problems)
+            try Self.recoverTokens(of: &session, with: readTokens)
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }
         return (sessions, unsettled)
+    }
+
+    /// Gives each of `sessions` its token generation (`tokens`, by key), after its events were followed.
+    func recoverTokens(into sessions: inout [RecoveredSession]) throws(JournalError) {
+        let read = try connection.prepare(JournalSchema.readTokens)
+        defer { read.finalize() }
+        for index in sessions.indices {
+            try Self.recoverTokens(of: &sessions[index], with: read)
+        }
+    }
+
+    /// Gives `session` its token generation through `read` (`JournalSchema.readTokens`); a row that fails its
+    /// checksum marks the session damaged (`RecoveredSession.readTokens`).
+    static func recoverTokens(of session: inout RecoveredSession, with read: SQLiteStatement) throws(JournalError) {
+        read.reset()
+        read.bind(1, session.creation.id)
+        let stored: (UInt64, Int64?)? = try read.step() ? (UInt64(bitPattern: read.int64(0)), read.int64(1)) : nil
+        session.readTokens(stored)
     }
 
     /// Columns: id, system, epoch, state, created, generation, crc, snapshot rev, snapshot state, snapshot crc,

@@ -27,6 +27,8 @@ final class JournalStore {
     private let upsertHistory: SQLiteStatement
     private let trimHistory: SQLiteStatement
     private let deleteHistory: SQLiteStatement
+    private let upsertTokens: SQLiteStatement
+    private let deleteTokens: SQLiteStatement
     /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
     let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
@@ -90,6 +92,8 @@ final class JournalStore {
         upsertHistory = try connection.prepare(JournalSchema.upsertHistory)
         trimHistory = try connection.prepare(JournalSchema.trimHistory)
         deleteHistory = try connection.prepare(JournalSchema.deleteHistory)
+        upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
+        deleteTokens = try connection.prepare(JournalSchema.deleteTokens)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -166,6 +170,8 @@ final class JournalStore {
             try deleteSettled.run()
             deleteActivity.bind(1, creation.id)
             try deleteActivity.run()
+            deleteTokens.bind(1, creation.id)
+            try deleteTokens.run()
         case .event(let id, let revision, let event, let origin, let stamp):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -199,6 +205,8 @@ final class JournalStore {
             try deleteActivity.run()
             deleteHistory.bind(1, id)
             try deleteHistory.run()
+            deleteTokens.bind(1, id)
+            try deleteTokens.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -216,6 +224,14 @@ final class JournalStore {
         case .settled(let id, nil):
             deleteSettled.bind(1, id)
             try deleteSettled.run()
+        case .tokens(let id, 0):
+            deleteTokens.bind(1, id)
+            try deleteTokens.run()
+        case .tokens(let id, let generation):
+            upsertTokens.bind(1, id)
+            upsertTokens.bind(2, Int64(bitPattern: generation))
+            upsertTokens.bind(3, RecordChecksum.tokens(id, generation))
+            try upsertTokens.run()
         case .answered(let answer):
             insertAnswer.bind(1, answer.sessionID)
             insertAnswer.bind(2, answer.key)
@@ -307,6 +323,7 @@ final class JournalStore {
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
+            upsertTokens, deleteTokens,
         ] {
             statement.finalize()
         }
@@ -344,6 +361,11 @@ extension RecordChecksum {
             )
         }
         return of(creation.id, creation.epoch, creation.system, creation.state, String(generation))
+    }
+
+    /// A session's token generation.
+    static func tokens(_ id: String, _ generation: UInt64) -> Int64 {
+        of(id, generation, "tokens")
     }
 
     static func snapshot(_ id: String, _ revision: UInt64, _ state: String, version: Int) -> Int64 {

@@ -37,6 +37,8 @@ public struct RecoveredSession: Sendable, Equatable {
     /// The answers to the session's keyed requests, oldest first: at most the configured number per session, and
     /// none past `revision` (whose events were lost to damage).
     public var answers: [KeyedAnswer]
+    /// The session's token generation (`JournalRecord.tokens`): 0 when it was never revoked.
+    public var tokenGeneration: UInt64
 
     /// Creates a recovered session.
     public init(
@@ -46,8 +48,10 @@ public struct RecoveredSession: Sendable, Equatable {
         events: [JournalEvent],
         damage: String? = nil,
         answers: [KeyedAnswer] = [],
-        baseVersion: Int = 1
+        baseVersion: Int = 1,
+        tokenGeneration: UInt64 = 0
     ) {
+        self.tokenGeneration = tokenGeneration
         self.baseVersion = baseVersion
         self.creation = creation
         self.baseRevision = baseRevision
@@ -128,6 +132,19 @@ extension RecoveredSession {
             session.damage = "snapshot at revision \(snapshot.revision) fails its checksum; restored at revision 0"
         }
         return session
+    }
+
+    /// Sets the token generation read from the journal (`stored`, nil for no row) when its checksum holds. A row that
+    /// fails it leaves the generation unknown, and the session fails closed: it is marked damaged, so it is restored
+    /// under a new epoch, which ends every token minted for it. Call it after the events were followed.
+    mutating func readTokens(_ stored: (generation: UInt64, checksum: Int64?)?) {
+        guard let stored else { return }
+        guard RecordChecksum.tokens(creation.id, stored.generation) == stored.checksum else {
+            damage =
+                damage ?? "its token generation fails its checksum; restored under a new epoch, so its tokens end"
+            return
+        }
+        tokenGeneration = stored.generation
     }
 
     /// Adds the event at `revision`, which `read` makes (nil when it fails its checksum), when it follows on without

@@ -83,15 +83,23 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// deadline pending (checked in the transaction that deletes them); returns the ids deleted.
     func retire(_ ids: [String], leftBefore time: Int64) throws(JournalError) -> [String]
 
-    /// Whether this journal still owns session `id` (no other replica took it since this one read it back or made
-    /// it): what a copy in memory must confirm before it answers a read, since only its writes meet the fence. A
-    /// journal on one machine owns every session and answers true without a query.
-    func confirmsOwnership(of id: String) throws(JournalError) -> Bool
+    /// Calls `completion` with whether this journal still owns session `id` (no other replica took it since this
+    /// one read it back or made it): what a copy in memory must confirm before it answers a read, since only its
+    /// writes meet the fence. Never blocks: a shared journal answers after one query, which it sends together with
+    /// the other confirmations waiting (on its queue: the completion must not wait for the journal); a journal on
+    /// one machine owns every session and answers true at once, on the caller's thread.
+    func confirmOwnership(of id: String, completion: @escaping @Sendable (Result<Bool, JournalError>) -> Void)
 
     /// Whether other replicas may take this journal's sessions over (one database shared by replicas). Then a copy
     /// in memory can be superseded without knowing it until its next write is refused, so the service shows a
     /// stream only states the journal holds.
     var sharesSessions: Bool { get }
+
+    /// Raises the token generation (`JournalRecord.tokens`) of each session of `generations` that the journal holds to
+    /// at least the one given, whoever owns it: the adoption of the revocations an earlier version kept in a file of
+    /// its own. A shared journal also lets go of each session it raised, so that a replica holding it in memory reads
+    /// it back (its writes are fenced, its reads confirm ownership). Returns the ids raised.
+    func adoptTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String]
 
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }
@@ -112,7 +120,12 @@ extension SessionJournaling {
 
 extension Journal: SessionJournaling {
     /// One machine, one journal: every session is its own.
-    public func confirmsOwnership(of id: String) throws(JournalError) -> Bool { true }
+    public func confirmOwnership(
+        of id: String,
+        completion: @escaping @Sendable (Result<Bool, JournalError>) -> Void
+    ) {
+        completion(.success(true))
+    }
 
     /// One machine's journal: no other replica takes its sessions.
     public var sharesSessions: Bool { false }

@@ -79,7 +79,8 @@ struct SessionMoveTests {
         let retried = try await post(second.api, id, key: "k2")
         #expect(retried.status == 200, "\(retried.bodyText)")
         #expect(jsonObject(retried.bodyText)["rev"] as? Int == 6)
-        #expect(jsonObject(try await first.api.send("GET", "/v1/sessions/\(id)").bodyText)["rev"] as? Int == 6)
+        let again = try await first.api.send("GET", "/v1/sessions/\(id)")
+        #expect(jsonObject(again.bodyText)["rev"] as? Int == 6, "\(again.status) \(again.bodyText)")
         await first.stop()
         await second.stop()
     }

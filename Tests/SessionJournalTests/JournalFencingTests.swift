@@ -55,6 +55,39 @@ import Testing
         #expect(throws: JournalError.self) { try first.appendAndWait([JournalFixtures.event(a, 3)]) }
     }
 
+    /// Ownership checks (what a read of a copy in memory asks first) that wait together go to the database as one
+    /// query, and each gets its own session's answer: owned where this replica still is the owner, not where another
+    /// took the session or this one never held it.
+    @Test func ownershipChecksWaitingTogetherAreEachAnsweredForTheirSession() throws {
+        let place = try JournalPlace(.postgres)
+        let ids = (1...40).map(JournalFixtures.id)
+        let first = try place.open()
+        defer { first.close() }
+        let second = try place.open()
+        defer { second.close() }
+        try first.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        let taken = Set(ids.enumerated().filter { $0.offset % 3 == 0 }.map(\.element))
+        #expect(try second.recover(only: taken).count == taken.count)
+
+        let release = DispatchSemaphore(value: 0)
+        place.hold(first, until: release)
+        let answers = Mutex<[String: Result<Bool, JournalError>]>([:])
+        let done = DispatchGroup()
+        for id in ids + [JournalFixtures.id(99)] {
+            done.enter()
+            first.confirmOwnership(of: id) { result in
+                answers.withLock { $0[id] = result }
+                done.leave()
+            }
+        }
+        release.signal()
+        #expect(done.wait(timeout: .now() + 20) == .success)
+        let results = answers.withLock { $0 }
+        for id in ids { #expect(try results[id]?.get() == !taken.contains(id), "\(id)") }
+        #expect(try results[JournalFixtures.id(99)]?.get() == false)
+        for id in taken { #expect(try second.confirmsOwnership(of: id)) }
+    }
+
     /// A replica that stalls (SIGSTOP, a long pause) with appends queued wakes after another took its session: every
     /// append it makes then is refused, so nothing it applied while superseded reaches the log.
     @Test func aPausedOwnerWakesFencedAndTheNewOwnersHistoryStands() throws {

@@ -72,6 +72,18 @@ struct JournalPlace {
 }
 
 extension SessionJournaling {
+    /// `confirmOwnership`, blocking until it answered.
+    func confirmsOwnership(of id: String) throws -> Bool {
+        let done = DispatchSemaphore(value: 0)
+        let outcome = Mutex<Result<Bool, JournalError>?>(nil)
+        confirmOwnership(of: id) { result in
+            outcome.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return try outcome.withLock { $0! }.get()
+    }
+
     /// Appends and blocks until the completion ran.
     func appendAndWait(_ records: [JournalRecord]) throws {
         let done = DispatchSemaphore(value: 0)

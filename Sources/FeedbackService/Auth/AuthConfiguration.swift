@@ -21,8 +21,6 @@ public struct AuthConfiguration: Sendable {
     public var mintedLifetime: Duration
     /// Verified tokens remembered at most.
     public var cacheCapacity: Int
-    /// Where revocations are kept (`token-revocations.json` in the data directory); nil: in memory only.
-    var revocationFile: String?
     /// A key that could not be loaded: every token is then refused (the check at start reports it first).
     var loadProblem: String?
 
@@ -32,10 +30,8 @@ public struct AuthConfiguration: Sendable {
         creation: Creation,
         mintedLifetime: Duration,
         cacheCapacity: Int,
-        revocationFile: String? = nil,
         loadProblem: String? = nil
     ) {
-        self.revocationFile = revocationFile
         self.keys = keys
         self.serverSecret = serverSecret
         self.creation = creation

@@ -4,10 +4,11 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The policy of `--auth jwt`: which token a route needs and whether a grant meets it, the server's minting, and
-/// the sessions' revocations. Answers are `APIError`s whose messages say what to do and never quote a token.
+/// The policy of `--auth jwt`: which token a route needs and whether a grant meets it (a minted token against the
+/// live session's epoch and token generation, `TokenGeneration`), and the server's minting. Answers are `APIError`s
+/// whose messages say what to do and never quote a token.
 ///
-/// Thread-safe: immutable but for the verifier's cache and the revocations, which have their own locks.
+/// Thread-safe: immutable but for the verifier's cache, which has its own lock.
 final class Authorizer: Sendable {
     /// What a route needs.
     enum Requirement: Sendable {
@@ -19,7 +20,6 @@ final class Authorizer: Sendable {
 
     let verifier: TokenVerifier
     let minter: TokenMinter?
-    let revocations: TokenRevocations
     let creation: AuthConfiguration.Creation
 
     init(configuration: AuthConfiguration) {
@@ -34,7 +34,6 @@ final class Authorizer: Sendable {
         verifier = TokenVerifier(keys: keys, cacheCapacity: configuration.cacheCapacity)
         self.minter = minter
         creation = configuration.creation
-        revocations = TokenRevocations(file: configuration.revocationFile)
     }
 
     /// The 401 for a request without a token.
@@ -51,13 +50,15 @@ final class Authorizer: Sendable {
         APIError(.tokenInvalid, rejection.message)
     }
 
-    /// Whether `grant` allows a request on session `id` needing `scope`. `session` is the live session, nil when
-    /// there is none (the handler then answers 404 if the token covers the id).
+    /// Whether `grant` allows a request on session `id` needing `scope`. `session` is the live session (its system,
+    /// epoch and current token generation), nil when there is none (the handler then answers 404 if the token covers
+    /// the id). A minted token is compared with the session's generation at each request, also when its grant came
+    /// from the `GrantCache`, which keeps what a token says, never a verdict.
     func check(
         _ grant: Grant,
         scope: AccessScope,
         id: SessionID,
-        session: (system: String, epoch: UInt64)?
+        session: (system: String, epoch: UInt64, tokenGeneration: UInt64)?
     ) throws(APIError) {
         guard grant.covers(id, system: session?.system) else {
             throw APIError(
@@ -66,9 +67,8 @@ final class Authorizer: Sendable {
                 extra: ["scope": .string(scope.rawValue)]
             )
         }
-        if let minted = grant.minted {
-            let sameSession = session.map { minted.epoch == $0.epoch } ?? true
-            guard sameSession, minted.generation == revocations.generation(of: id) else {
+        if let minted = grant.minted, let session {
+            guard minted.epoch == session.epoch, minted.generation == session.tokenGeneration else {
                 throw APIError(
                     .tokenInvalid,
                     "this token of session \(id) was revoked (or the session was created anew); ask its admin for a new one"
@@ -128,11 +128,10 @@ final class Authorizer: Sendable {
         )
     }
 
-    /// A token of every minted scope for a session, as the JSON members `"tokens":{...},"tokens_expire_at":T`; nil
-    /// when the server has no key.
-    func mintedTokens(for id: SessionID, epoch: UInt64) -> String? {
+    /// A token of every minted scope for a session at its epoch and token generation, as the JSON members
+    /// `"tokens":{...},"tokens_expire_at":T`; nil when the server has no key.
+    func mintedTokens(for id: SessionID, epoch: UInt64, generation: UInt64) -> String? {
         guard let minter else { return nil }
-        let generation = revocations.generation(of: id)
         let now = Date()
         var expiry = 0.0
         let members = AccessScope.minted.map { scope in

@@ -4,6 +4,10 @@ import Synchronization
 /// Verified tokens, keyed by the SHA-256 of the token (the token itself is not kept), each until its `exp`: a
 /// check of a token seen before costs a hash and a dictionary lookup instead of a signature verification.
 ///
+/// It keeps what a token says (its `Grant`), never whether it was let through: every request's grant, cached or not,
+/// is checked by `Authorizer.check` against the live session's epoch and current token generation, so a revocation
+/// (on this replica or another, read back with the session) ends a cached token at once.
+///
 /// Bounded: when `capacity` entries are held, expired ones are dropped, and if that frees nothing the cache starts
 /// over (a flood of distinct valid tokens only costs their verification again). Thread-safe: one `Mutex`.
 final class GrantCache: Sendable {

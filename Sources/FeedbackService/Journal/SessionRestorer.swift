@@ -100,6 +100,9 @@ enum SessionRestorer {
                         version: versions.current
                     ),
                 ] + recovered.answers.map { .answered($0) }
+                    // The creation resets the token generation: the one read back is journaled again after it.
+                    + (recovered.tokenGeneration > 0
+                        ? [.tokens(sessionID: creation.id, generation: recovered.tokenGeneration)] : [])
             )
         }
         return SystemSession(
@@ -112,7 +115,8 @@ enum SessionRestorer {
             environment: environment,
             recorder: recorder,
             account: account,
-            encodedState: encodedState
+            encodedState: encodedState,
+            tokenGeneration: recovered.tokenGeneration
         )
     }
 

@@ -38,6 +38,13 @@ public protocol HostedSession: AnyObject, Sendable {
     /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
     /// cancelled or the loop stops.
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
+    /// The generation the tokens the server mints for this session carry (`TokenGeneration`): 0 until a revocation,
+    /// read back from the journal with the session.
+    var tokenGeneration: UInt64 { get }
+    /// Revokes every token minted for the session before: moves its token generation one on (this copy refuses the
+    /// older tokens at once) and calls `completion` with the new generation once the journal holds it, or with the
+    /// problem that kept it out (the move then holds in this copy only, which that failure fences or drops).
+    func revokeTokens(completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void)
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
     /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next

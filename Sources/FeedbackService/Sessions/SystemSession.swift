@@ -27,7 +27,9 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             weigh: { $0.state.count }
         )
     )
-    private let recorder: SessionRecorder<System>?
+    let recorder: SessionRecorder<System>?
+    /// The generation the session's minted tokens must carry (`SystemSession+Tokens`).
+    let tokens: TokenGeneration
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// Set once by `passivate`, before the loop stops.
     private let passivated = Atomic<Bool>(false)
@@ -53,8 +55,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         environment: SessionEnvironment,
         recorder: SessionRecorder<System>? = nil,
         account: SessionAccount? = nil,
-        encodedState: [UInt8]? = nil
+        encodedState: [UInt8]? = nil,
+        tokenGeneration: UInt64 = 0
     ) {
+        tokens = TokenGeneration(tokenGeneration)
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system

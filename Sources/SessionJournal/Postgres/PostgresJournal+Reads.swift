@@ -55,9 +55,43 @@ extension PostgresJournal {
     /// Every replica of a deployment journals here and may take any session over.
     public var sharesSessions: Bool { true }
 
-    public func confirmsOwnership(of id: String) throws(JournalError) -> Bool {
-        guard let token = state.withLock({ $0.owners[id] }) else { return false }
-        return try query([.init(name: "owns", parameters: [id, String(token)])])[0].rows.first?[0] == "t"
+    public func confirmOwnership(
+        of id: String,
+        completion: @escaping @Sendable (Result<Bool, JournalError>) -> Void
+    ) {
+        guard let token = state.withLock({ $0.owners[id] }) else { return completion(.success(false)) }
+        let owns = PostgresConnection.Statement(name: "owner.check", parameters: [id, String(token)])
+        enqueue(
+            .query([owns]) { outcomes in
+                completion(
+                    outcomes.flatMap { outcomes in
+                        if let error = outcomes.first?.error { return .failure(error) }
+                        return .success(outcomes.first?.rows.first?[0] == "t")
+                    }
+                )
+            }
+        ) { completion(.failure($0)) }
+    }
+
+    public func adoptTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String] {
+        let ordered = generations.filter { $0.value > 0 }.sorted { $0.key < $1.key }
+        guard !ordered.isEmpty else { return [] }
+        let outcomes = try query(
+            ordered.map { id, generation in
+                .init(
+                    name: "tokens.adopt",
+                    parameters: [
+                        id, String(Int64(bitPattern: generation)), String(RecordChecksum.tokens(id, generation)),
+                    ]
+                )
+            }
+        )
+        let raised = zip(ordered, outcomes).filter { $0.1.rows.first?.first == "t" }.map(\.0.key)
+        // Let go: this replica's copies, if any, are read back at their next use.
+        state.withLock { state in
+            for id in raised { state.owners[id] = nil }
+        }
+        return raised
     }
 
     public func compact() throws(JournalError) -> CompactionReport {
@@ -67,9 +101,10 @@ extension PostgresJournal {
             .init(name: "compact.answers", parameters: [String(max(configuration.answersPerSession, 1))]),
             .init(name: "compact.deadlines", parameters: []),
             .init(name: "compact.history", parameters: []),
+            .init(name: "compact.tokens", parameters: []),
             .init(name: "bytes", parameters: []),
         ])
-        let bytes = outcomes[5].integer ?? 0
+        let bytes = outcomes[6].integer ?? 0
         metrics.fullCompactions.increment()
         metrics.bytes.record(bytes)
         return CompactionReport(

@@ -45,6 +45,14 @@ extension PostgresJournal {
             )
         case .deadline(let id, let at):
             return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
+        case .tokens(let id, let generation):
+            return .init(
+                name: "tokens",
+                parameters: [
+                    id, token, String(Int64(bitPattern: generation)),
+                    String(RecordChecksum.tokens(id, generation)),
+                ]
+            )
         case .settled(let id, _?):
             return .init(name: "release", parameters: [id, token])
         case .settled(let id, nil):
@@ -56,7 +64,7 @@ extension PostgresJournal {
         switch record {
         case .created(let creation): creation.id
         case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
-            .settled(let id, _):
+            .settled(let id, _), .tokens(let id, _):
             id
         case .answered(let answer): answer.sessionID
         }

@@ -12,13 +12,14 @@ extension PostgresJournal {
             statements.append(.init(name: "read.snapshot", parameters: [id]))
             statements.append(.init(name: "read.events", parameters: [id]))
             statements.append(.init(name: "read.answers", parameters: [id]))
+            statements.append(.init(name: "read.tokens", parameters: [id]))
         }
         let outcomes = try query(statements)
         var sessions: [RecoveredSession] = []
         var problems: [String] = []
         var taken: [(String, Int64)] = []
         for (index, (id, token)) in zip(ordered, tokens).enumerated() {
-            let base = index * 4
+            let base = index * 5
             guard let row = outcomes[base].rows.first else { continue }
             taken.append((id, token))
             guard var session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
@@ -28,6 +29,11 @@ extension PostgresJournal {
                 Self.append(event, to: &session)
             }
             recoverAnswers(outcomes[base + 3].rows, into: &session, problems: &problems)
+            session.readTokens(
+                outcomes[base + 4].rows.first.flatMap { row in
+                    Int64(row[0] ?? "").map { (UInt64(bitPattern: $0), Int64(row[1] ?? "")) }
+                }
+            )
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }

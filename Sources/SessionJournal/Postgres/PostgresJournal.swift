@@ -39,6 +39,14 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         case appends([Append])
         case query([PostgresConnection.Statement], @Sendable (Outcomes) -> Void)
 
+        /// A lookup of whether this journal owns a session (`confirmOwnership`).
+        var isOwnershipCheck: Bool {
+            if case .query(let statements, _) = self {
+                return statements.count == 1 && statements[0].name == "owner.check"
+            }
+            return false
+        }
+
         var isRenewal: Bool {
             if case .query(let statements, _) = self { return statements.first?.name == "renew" }
             return false
@@ -233,10 +241,37 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 return token
             case .settled(let id, _?), .removed(let id):
                 return owners.removeValue(forKey: id)
-            case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .deadline(let id, _), .settled(let id, nil):
+            case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .deadline(let id, _), .settled(let id, nil),
+                .tokens(let id, _):
                 return owners[id]
             case .answered(let answer):
                 return owners[answer.sessionID]
+            }
+        }
+    }
+
+    /// At most this many ownership checks go in one query.
+    static let ownershipChecksPerQuery = 256
+
+    /// One query of the statements of `jobs` (single-statement ownership checks), whose outcomes go back to each.
+    private static func merged(_ jobs: [Job]) -> Job {
+        var statements: [PostgresConnection.Statement] = []
+        var completions: [@Sendable (Outcomes) -> Void] = []
+        for case .query(let parts, let completion) in jobs {
+            statements += parts
+            completions.append(completion)
+        }
+        let each = completions
+        return .query(statements) { outcomes in
+            for (index, completion) in each.enumerated() {
+                completion(
+                    outcomes.flatMap { outcomes in
+                        guard outcomes.indices.contains(index) else {
+                            return .failure(JournalError(.postgres, "PostgreSQL gave no answer to an ownership check"))
+                        }
+                        return .success([outcomes[index]])
+                    }
+                )
             }
         }
     }
@@ -257,7 +292,14 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 state.scheduled = false
                 return nil
             }
-            return (state.jobs.removeFirst(), state.failure)
+            let job = state.jobs.removeFirst()
+            guard job.isOwnershipCheck else { return (job, state.failure) }
+            // Ownership checks waiting one after another (reads of sessions in memory) share one round trip.
+            var checks = [job]
+            while checks.count < Self.ownershipChecksPerQuery, state.jobs.first?.isOwnershipCheck == true {
+                checks.append(state.jobs.removeFirst())
+            }
+            return (checks.count == 1 ? job : Self.merged(checks), state.failure)
         }
         guard let (job, failure) = next else { return }
         switch job {
@@ -364,21 +406,14 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         dispatchPrecondition(condition: .notOnQueue(queue))
         let box = Mutex<Outcomes?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let schedule = state.withLock { state -> Bool? in
-            guard !state.closed else { return nil }
-            state.jobs.append(
-                .query(statements) { outcomes in
-                    box.withLock { $0 = outcomes }
-                    done.signal()
-                }
-            )
-            return Self.schedule(&state)
-        }
-        switch schedule {
-        case nil: throw JournalError(.closed, "the journal is closed")
-        case true?: queue.async { self.pump() }
-        case false?: break
-        }
+        var refused: JournalError?
+        enqueue(
+            .query(statements) { outcomes in
+                box.withLock { $0 = outcomes }
+                done.signal()
+            }
+        ) { refused = $0 }
+        if let refused { throw refused }
         // A database that stopped answering (stalled, partitioned) must not hold a request's thread for good.
         guard done.wait(timeout: .now() + .seconds(Self.readTimeoutSeconds)) == .success else {
             throw JournalError(.postgres, "PostgreSQL did not answer within \(Self.readTimeoutSeconds) s")
@@ -386,6 +421,20 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         let outcomes = try box.withLock { $0 }!.get()
         if let error = outcomes.lazy.compactMap(\.error).first { throw error }
         return outcomes
+    }
+
+    /// Queues `job` and schedules the queue's pump; `closed` is called instead when the journal is closed.
+    func enqueue(_ job: Job, closed: (JournalError) -> Void) {
+        let schedule = state.withLock { state -> Bool? in
+            guard !state.closed else { return nil }
+            state.jobs.append(job)
+            return Self.schedule(&state)
+        }
+        switch schedule {
+        case nil: closed(JournalError(.closed, "the journal is closed"))
+        case true?: queue.async { self.pump() }
+        case false?: break
+        }
     }
 
     public var health: JournalHealth {

@@ -17,6 +17,9 @@
 ///   so the events between kept snapshots stay (as the SQLite journal's `history`).
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
+/// - `fh_tokens`: each session's token generation (`JournalRecord.tokens`, `--auth jwt`'s revocations; no row for 0),
+///   with its checksum. Written by the owner through `fh_tokens` (fenced like every record), read in the transaction
+///   that takes the session, deleted with the session and by its re-creation (`fh_forget`).
 ///
 /// Every write of a session goes through a function that first checks, with `FOR SHARE` on the session's row, that
 /// the caller's token is the owner, and writes nothing (returns false) when it is not: the share lock is held until
@@ -56,6 +59,7 @@ enum PostgresSchema {
         CREATE TABLE IF NOT EXISTS fh_deadlines(session text PRIMARY KEY, at bigint NOT NULL);
         CREATE INDEX IF NOT EXISTS fh_deadlines_by_time ON fh_deadlines(at);
         CREATE TABLE IF NOT EXISTS fh_meta(name text PRIMARY KEY, value text NOT NULL);
+        CREATE TABLE IF NOT EXISTS fh_tokens(session text PRIMARY KEY, generation bigint NOT NULL, crc bigint NOT NULL);
         INSERT INTO fh_meta VALUES('schema.version', '\(version)') ON CONFLICT DO NOTHING;
 
         CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean
@@ -72,6 +76,7 @@ enum PostgresSchema {
             DELETE FROM fh_history WHERE session = p_session;
             DELETE FROM fh_answers WHERE session = p_session;
             DELETE FROM fh_deadlines WHERE session = p_session;
+            DELETE FROM fh_tokens WHERE session = p_session;
         $$;
 
         CREATE OR REPLACE FUNCTION fh_create(
@@ -170,6 +175,39 @@ enum PostgresSchema {
             RETURN true;
         END $$;
 
+        -- The session's token generation (0: no row), by its owner only: a superseded owner's revocation is refused.
+        CREATE OR REPLACE FUNCTION fh_tokens(p_session text, p_owner bigint, p_generation bigint, p_crc bigint)
+            RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+            IF p_generation = 0 THEN
+                DELETE FROM fh_tokens WHERE session = p_session;
+            ELSE
+                INSERT INTO fh_tokens VALUES(p_session, p_generation, p_crc)
+                    ON CONFLICT (session) DO UPDATE SET generation = EXCLUDED.generation, crc = EXCLUDED.crc;
+            END IF;
+            RETURN true;
+        END $$;
+
+        -- The adoption of an older version's revocations file: raises the session's generation, whoever owns it, and
+        -- lets go of the session (owner NULL, as a passivation would), so that a replica holding it in memory is fenced
+        -- and reads it back with the raised generation.
+        CREATE OR REPLACE FUNCTION fh_adopt_tokens(p_session text, p_generation bigint, p_crc bigint) RETURNS boolean
+        LANGUAGE plpgsql AS $$
+        BEGIN
+            PERFORM 1 FROM fh_sessions WHERE id = p_session FOR UPDATE;
+            IF NOT FOUND THEN RETURN false; END IF;
+            IF EXISTS (SELECT 1 FROM fh_tokens WHERE session = p_session AND generation >= p_generation) THEN
+                RETURN false;
+            END IF;
+            INSERT INTO fh_tokens VALUES(p_session, p_generation, p_crc)
+                ON CONFLICT (session) DO UPDATE SET generation = EXCLUDED.generation, crc = EXCLUDED.crc;
+            UPDATE fh_sessions SET owner = NULL, fence = fence + 1,
+                left_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = p_session;
+            RETURN true;
+        END $$;
+
         -- A passivation: the owner lets go, so that any replica may activate the session (a due timer, a request).
         CREATE OR REPLACE FUNCTION fh_release(p_session text, p_owner bigint) RETURNS boolean
         LANGUAGE plpgsql AS $$
@@ -218,7 +256,12 @@ enum PostgresSchema {
         ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6, $7)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
+        ("tokens", "SELECT fh_tokens($1, $2, $3, $4)"),
+        ("tokens.adopt", "SELECT fh_adopt_tokens($1, $2, $3)"),
         ("owns", "SELECT fh_owns($1, $2)"),
+        // A read's look at ownership: no row lock, so the transaction takes no id and its commit waits for no WAL
+        // flush (a read checks a moment, unlike a write, which the lock of `fh_owns` orders against a takeover).
+        ("owner.check", "SELECT EXISTS (SELECT 1 FROM fh_sessions WHERE id = $1 AND owner = $2)"),
         ("release", "SELECT fh_release($1, $2)"),
         ("remove", "SELECT fh_remove($1, $2)"),
         // Reading one session back, in the transaction that takes it: the row's lock waits for the appends of its
@@ -229,6 +272,7 @@ enum PostgresSchema {
                 + "RETURNING id, system, epoch, state, created, crc, version"
         ),
         ("read.snapshot", "SELECT rev, state, crc, version FROM fh_snapshots WHERE session = $1"),
+        ("read.tokens", "SELECT generation, crc FROM fh_tokens WHERE session = $1"),
         // Reading a session for verification or export: no ownership taken.
         ("peek", "SELECT id, system, epoch, state, created, crc, version FROM fh_sessions WHERE id = $1"),
         ("read.history", "SELECT rev, version, state, crc FROM fh_history WHERE session = $1 ORDER BY rev"),
@@ -284,10 +328,11 @@ enum PostgresSchema {
             """
         ),
         ("compact.deadlines", "DELETE FROM fh_deadlines WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        ("compact.tokens", "DELETE FROM fh_tokens WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         (
             "bytes",
             "SELECT sum(pg_total_relation_size(c))::bigint FROM unnest(ARRAY['fh_sessions', 'fh_events', "
-                + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta']::regclass[]) c"
+                + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta', 'fh_tokens']::regclass[]) c"
         ),
     ]
 

@@ -32,12 +32,14 @@ struct AuthTestServer {
 
     /// `keyFiles`: more of the backend's key files (name: contents), added to `--auth-keys`.
     /// `dataDirectory`: the journal's (and the revocations') folder; none by default. `serverKey`: the bytes of the
-    /// server's own key file (`--auth-key-file`), a fixed text secret by default.
+    /// server's own key file (`--auth-key-file`), a fixed text secret by default. `journalVFS`: the fault VFS's name,
+    /// to make the journal's writes fail on command (`JournalFaultTests`).
     static func start(
         _ flags: [String] = [],
         keyFiles: [String: String] = [:],
         dataDirectory: String = "none",
-        serverKey: [UInt8] = Array("the-server-key-for-minting-tokens-in-tests\n".utf8)
+        serverKey: [UInt8] = Array("the-server-key-for-minting-tokens-in-tests\n".utf8),
+        journalVFS: String? = nil
     ) async throws -> AuthTestServer {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -68,7 +70,8 @@ struct AuthTestServer {
         let application = try ServiceApplication.build(
             reader: reader,
             systems: [HostedSystem(NotesSystem()), HostedSystem(CounterSystem())],
-            logger: logger
+            logger: logger,
+            journalVFS: journalVFS
         )
         let port = try application.start()
         return AuthTestServer(

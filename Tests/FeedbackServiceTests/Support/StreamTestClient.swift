@@ -76,10 +76,12 @@ struct StreamTestServer {
     let server: RunningServer
     let api: SessionAPIClient
 
-    /// Starts the binary; unless told otherwise, open streams close within 200 ms of a SIGTERM.
+    /// Starts the binary; unless told otherwise, open streams close within 200 ms of a SIGTERM. With `FH_DEBUG_LOG`
+    /// set to a path prefix, each server's standard error goes to a file of that prefix (for debugging a test).
     static func start(_ arguments: [String] = []) async throws -> StreamTestServer {
         let flags = arguments.contains("--stream-drain-ms") ? arguments : arguments + ["--stream-drain-ms", "200"]
-        let server = try await offPool { try RunningServer(arguments: flags) }
+        let log = ProcessInfo.processInfo.environment["FH_DEBUG_LOG"].map { URL(fileURLWithPath: $0 + "-\(UUID())") }
+        let server = try await offPool { try RunningServer(arguments: flags, errorLog: log) }
         return StreamTestServer(server: server, api: SessionAPIClient(port: server.port))
     }
 
