@@ -519,7 +519,7 @@ class DeploymentFilesTests(unittest.TestCase):
             self.assertFalse({"PGPASSWORD", "FEEDBACKHOST_JOURNAL_PASSWORD"} & set(env))
             self.assertNotIn("command", service)
             self.assertEqual(service["depends_on"]["postgres"], {"condition": "service_healthy"})
-            # Interchangeable: no volume of its own; the image's data directory is scratch (token revocations).
+            # Interchangeable: no volume of its own; the image's data directory is scratch.
             self.assertNotIn("volumes", service)
             self.assertEqual([t.split(":")[0] for t in service["tmpfs"]], [self.runtime.env["FEEDBACKHOST_DATA_DIR"]])
         self.assertEqual(list(self.compose["volumes"]), [source])
@@ -557,7 +557,7 @@ class DeploymentFilesTests(unittest.TestCase):
         initdb = cluster["spec"]["bootstrap"]["initdb"]
         self.assertTrue(initdb["database"] and initdb["owner"])
         self.assertNotIn("secret", initdb)  # else the operator would not make <cluster>-app
-        # The image's data directory: scratch for the pod's token revocations, no journal.
+        # The image's data directory: scratch, no journal.
         data = next(m for m in self.container["volumeMounts"]
                     if m["mountPath"] == self.runtime.env["FEEDBACKHOST_DATA_DIR"])
         self.assertIn("emptyDir", next(v for v in self.pod["volumes"] if v["name"] == data["name"]))
