@@ -5,7 +5,7 @@
 
 # measure_posts LABEL ROUND BINARY ARGS...: starts BINARY pinned to SERVER_CPU with ARGS, creates SESSIONS counter
 # sessions, posts increments to them round-robin with wrk pinned to LOAD_CPU, prints and records the rate, stops it.
-# LUA=scripts/get-session.lua measures GETs of the sessions instead of posts.
+# REQUEST=get measures GETs of the sessions instead of posts.
 measure_posts() {
     local label=$1 round=$2 binary=$3
     shift 3
@@ -22,7 +22,7 @@ measure_posts() {
     done
     local out rps p99 errors
     out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \
-        -s "${LUA:-scripts/post-session-event.lua}" "http://127.0.0.1:$PORT" -- "${ids[@]}")
+        -s scripts/post-session-event.lua "http://127.0.0.1:$PORT" -- "${ids[@]}")
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
     errors=$(awk '/Non-2xx|Socket errors/ {print}' <<<"$out" | tr '\n' ' ')

@@ -29,8 +29,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import proxy_configs  # noqa: E402
-from cluster_test import Balancer, free_port  # noqa: E402
-from cluster_test import wait_for as wait_until  # noqa: E402
+from cluster_test import Balancer, Check, free_port  # noqa: E402
 from feedbackhost import Client, EventStream, Replica, new_session_id  # noqa: E402
 from postgres_server import PostgresServer  # noqa: E402
 
@@ -38,19 +37,8 @@ SESSIONS = 300
 STREAMS = 30
 POSTERS = 6
 LEASE_MS = 5000  # the shipped journal.lease.ms
-STARTED = time.monotonic()
-
-
-def log(message):
-    print(f"cluster-fault-test: [{time.monotonic() - STARTED:5.1f} s] {message}", flush=True)
-
-
-def fail(message):
-    raise SystemExit(f"cluster-fault-test: FAILED: {message}")
-
-
-def wait_for(description, predicate, timeout=20):
-    wait_until(description, predicate, timeout=timeout, on_timeout=fail)
+CHECK = Check("cluster-fault-test")
+log, fail, wait_for = CHECK.log, CHECK.fail, CHECK.wait_for
 
 
 class Ledger:
@@ -280,7 +268,7 @@ def main():
     os.chdir(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     with tempfile.TemporaryDirectory(prefix="cluster-fault-") as workdir:
         run(os.path.abspath(arguments.binary), workdir)
-    log(f"passed in {time.monotonic() - STARTED:.1f} s")
+    log(f"passed in {CHECK.elapsed():.1f} s")
 
 
 if __name__ == "__main__":

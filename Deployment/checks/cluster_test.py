@@ -58,6 +58,26 @@ def wait_for(description, predicate, timeout=20, on_timeout=None):
     (on_timeout or fail)(f"{description}: not within {timeout} s")
 
 
+class Check:
+    """A check script's voice: `log` with the seconds since it started, `fail` that ends it, `wait_for` that fails."""
+
+    def __init__(self, name):
+        self.name = name
+        self.started = time.monotonic()
+
+    def elapsed(self):
+        return time.monotonic() - self.started
+
+    def log(self, message):
+        print(f"{self.name}: [{self.elapsed():5.1f} s] {message}", flush=True)
+
+    def fail(self, message):
+        raise SystemExit(f"{self.name}: FAILED: {message}")
+
+    def wait_for(self, description, predicate, timeout=20):
+        wait_for(description, predicate, timeout=timeout, on_timeout=self.fail)
+
+
 class Balancer:
     """A proxy (HAProxy or nginx) in the foreground, in its own process group, logging to a file."""
 

@@ -38,8 +38,7 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import proxy_configs  # noqa: E402
 from cluster_fault_test import Ledger, poster  # noqa: E402
-from cluster_test import Balancer, free_port  # noqa: E402
-from cluster_test import wait_for as wait_until  # noqa: E402
+from cluster_test import Balancer, Check, free_port  # noqa: E402
 from feedbackhost import Client, Replica, new_session_id  # noqa: E402
 from postgres_server import PostgresServer  # noqa: E402
 from service_dns import ServiceDNS  # noqa: E402
@@ -48,19 +47,8 @@ from test_deployment import kubernetes_objects  # noqa: E402
 SESSIONS = 60
 POSTERS = 2
 TIME_LIMIT_SECONDS = 150
-STARTED = time.monotonic()
-
-
-def log(message):
-    print(f"kubernetes-dns-test: [{time.monotonic() - STARTED:5.1f} s] {message}", flush=True)
-
-
-def fail(message):
-    raise SystemExit(f"kubernetes-dns-test: FAILED: {message}")
-
-
-def wait_for(description, predicate, timeout=20):
-    wait_until(description, predicate, timeout=timeout, on_timeout=fail)
+CHECK = Check("kubernetes-dns-test")
+log, fail, wait_for = CHECK.log, CHECK.fail, CHECK.wait_for
 
 
 def kubernetes_balancer():
@@ -360,7 +348,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="kubernetes-dns-") as workdir:
         run(os.path.abspath(arguments.binary), workdir)
     signal.alarm(0)
-    log(f"passed in {time.monotonic() - STARTED:.1f} s")
+    log(f"passed in {CHECK.elapsed():.1f} s")
 
 
 if __name__ == "__main__":

@@ -12,6 +12,20 @@ import Upstream
 struct SessionMoveTests {
     private static let increment = #"{"type":"increment"}"#
 
+    /// The data of the events `stream` shows until it ends (at most 20), and how it ended.
+    private static func eventsUntilTheEnd(of stream: SSEReader) async -> (shown: [String], ending: String?) {
+        var shown: [String] = []
+        var ending: String?
+        for _ in 0..<20 where ending == nil {
+            do {
+                shown.append(try await stream.nextEvent(timeout: .seconds(10)).data)
+            } catch {
+                ending = "\(error)"
+            }
+        }
+        return (shown, ending)
+    }
+
     private func post(_ api: SessionAPIClient, _ id: String, key: String) async throws -> UpstreamResponse {
         try await api.postIncrement(id, key: key)
     }
@@ -41,15 +55,7 @@ struct SessionMoveTests {
         #expect(refused.bodyText.contains("another replica"))
         // Its copy is dropped: the stream it served ends (the client reconnects wherever the balancer sends it),
         // and never showed the refused event's state.
-        var shown: [String] = []
-        var ending: String?
-        for _ in 0..<20 where ending == nil {
-            do {
-                shown.append(try await stream.nextEvent(timeout: .seconds(10)).data)
-            } catch {
-                ending = "\(error)"
-            }
-        }
+        let (shown, ending) = await Self.eventsUntilTheEnd(of: stream)
         #expect(shown.isEmpty, "the superseded copy's stream showed \(shown)")
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
@@ -106,15 +112,7 @@ struct SessionMoveTests {
         // The first replica's red light ends on its clock: its stale copy reduces the timer's event, which the
         // journal refuses.
         try await first.api.advance(milliseconds: 4000)
-        var shown: [String] = []
-        var ending: String?
-        for _ in 0..<20 where ending == nil {
-            do {
-                shown.append(try await stream.nextEvent(timeout: .seconds(10)).data)
-            } catch {
-                ending = "\(error)"
-            }
-        }
+        let (shown, ending) = await Self.eventsUntilTheEnd(of: stream)
         #expect(shown.isEmpty, "the stale copy's stream showed \(shown)")
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
