@@ -83,6 +83,24 @@ struct StateWriterTests {
         }
     }
 
+    @Test func withPlainOptionsItWritesAsJSONEncoderWithItsDefaults() throws {
+        var random = SeededRandom(seed: 23)
+        var written = 0
+        for _ in 0..<3000 {
+            let value = random.jsonValue(depth: 3)
+            let expected = Array(try JSONEncoder().encode(value))
+            if value.hasObjectOfSeveralMembers {
+                // Its order would differ from process to process: left to JSONEncoder.
+                #expect(throws: StateWriter.Unsupported.self) { try StateWriter.write(value, options: .plain) }
+            } else {
+                #expect(try StateWriter.write(value, options: .plain) == expected)
+                written += 1
+            }
+        }
+        #expect(written > 1000)
+        #expect(try StateWriter.write(["a/b": "</c>"], options: .plain) == Array(#"{"a\/b":"<\/c>"}"#.utf8))
+    }
+
     @Test func whatItCannotPromiseIsLeftToJSONEncoder() throws {
         struct Twice: Encodable {
             func encode(to encoder: any Encoder) throws {
@@ -109,6 +127,16 @@ struct StateWriterTests {
         #expect(throws: StateWriter.Unsupported.self) { try StateWriter.write(Dated()) }
         #expect(throws: StateWriter.Unsupported.self) { try StateWriter.write([Double.nan]) }
         #expect(throws: StateWriter.Unsupported.self) { try StateWriter.write(URL(string: "http://a/b")!) }
+    }
+}
+
+extension JSONValue {
+    var hasObjectOfSeveralMembers: Bool {
+        switch self {
+        case .array(let elements): elements.contains { $0.hasObjectOfSeveralMembers }
+        case .object(let members): members.count > 1 || members.values.contains { $0.hasObjectOfSeveralMembers }
+        default: false
+        }
     }
 }
 

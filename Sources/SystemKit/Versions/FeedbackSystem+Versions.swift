@@ -18,7 +18,19 @@ extension FeedbackSystem {
         }
         return Array(data)
     }
+
+    /// An event as the journal writes it: what `JSONEncoder()` with its default options writes. `StateWriter` writes
+    /// it when it can promise the same bytes (an event whose objects have one member each, such as
+    /// `{"type":"increment"}`: with more, `JSONEncoder` orders them by its dictionary, differently in each process);
+    /// else `JSONEncoder` does. Throws what `JSONEncoder` throws.
+    public static func encodeEvent(_ event: Event) throws -> [UInt8] {
+        if let bytes = try? StateWriter.write(event, options: .plain) { return bytes }
+        return Array(try plainEncoder.encode(event))
+    }
 }
+
+/// The encoder of `encodeEvent`, shared (`JSONEncoder.encode` is thread-safe).
+let plainEncoder = JSONEncoder()
 
 /// The encoder of `encodeState`, shared (`JSONEncoder.encode` is thread-safe).
 let canonicalEncoder: JSONEncoder = {

@@ -2,7 +2,7 @@ import Foundation
 
 /// Writes a state as `encodeState` promises: the bytes Foundation's `JSONEncoder` writes with
 /// `[.sortedKeys, .withoutEscapingSlashes]`, without its per-value work (an encoder object and dynamic casts for
-/// every value, a future per container).
+/// every value, a future per container). With `Options.plain` it writes events as the journal's `JSONEncoder()` does.
 ///
 /// What it writes, as `JSONEncoder` on Linux does: compact JSON; object keys ordered by their UTF-8 bytes (not
 /// `String <`, which compares by Unicode scalars after normalisation); integers in decimal; a `Double` or `Float`
@@ -18,12 +18,27 @@ enum StateWriter {
     /// A value this writer leaves to `JSONEncoder`.
     struct Unsupported: Error {}
 
-    /// `value` as canonical JSON bytes, or `Unsupported`.
-    static func write<Value: Encodable>(_ value: Value) throws -> [UInt8] {
+    /// How `JSONEncoder` was set up: the writer writes what that encoder would.
+    struct Options {
+        /// `.sortedKeys`. Without it `JSONEncoder` writes an object's members in its dictionary's order, which
+        /// differs from one process to the next: the writer then writes only objects of at most one member, where
+        /// the order cannot differ, and refuses the others.
+        var sortsKeys: Bool
+        /// Not `.withoutEscapingSlashes`: `/` is written `\/`.
+        var escapesSlashes: Bool
+
+        /// `[.sortedKeys, .withoutEscapingSlashes]`: what `encodeState` writes.
+        static let state = Options(sortsKeys: true, escapesSlashes: false)
+        /// `JSONEncoder()`'s defaults: what the journal writes events with.
+        static let plain = Options(sortsKeys: false, escapesSlashes: true)
+    }
+
+    /// `value` as JSON bytes, as `JSONEncoder` set up as `options` says writes it, or `Unsupported`.
+    static func write<Value: Encodable>(_ value: Value, options: Options = .state) throws -> [UInt8] {
         let node = try StateNode.encoding(value)
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
-        try node.write(into: &bytes)
+        try node.write(into: &bytes, options)
         return bytes
     }
 }
@@ -52,27 +67,31 @@ enum StateNode {
         throw StateWriter.Unsupported()
     }
 
-    func write(into bytes: inout [UInt8]) throws {
+    func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
         switch self {
         case .empty: throw StateWriter.Unsupported()
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
-        case .int(let number): bytes.append(contentsOf: String(number).utf8)
-        case .uint(let number): bytes.append(contentsOf: String(number).utf8)
+        case .int(let number):
+            if number < 0 { bytes.append(UInt8(ascii: "-")) }
+            Self.writeDigits(number.magnitude, into: &bytes)
+        case .uint(let number): Self.writeDigits(number, into: &bytes)
         case .double(let number):
             guard number.isFinite else { throw StateWriter.Unsupported() }
             Self.writeNumber(number.description, into: &bytes)
         case .float(let number):
             guard number.isFinite else { throw StateWriter.Unsupported() }
             Self.writeNumber(number.description, into: &bytes)
-        case .string(let text): Self.writeString(text, into: &bytes)
-        case .object(let object): try object.write(into: &bytes)
+        case .string(let text): Self.writeString(text, into: &bytes, options)
+        case .object(let object): try object.write(into: &bytes, options)
         case .array(let array):
             if array.refused { throw StateWriter.Unsupported() }
             bytes.append(UInt8(ascii: "["))
-            for (index, element) in array.elements.enumerated() {
-                if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                try element.write(into: &bytes)
+            var first = true
+            for element in array.elements {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                try element.write(into: &bytes, options)
             }
             bytes.append(UInt8(ascii: "]"))
         }
@@ -80,30 +99,49 @@ enum StateNode {
 
     /// A number's `description`, less a trailing `.0` (as `JSONEncoder` writes `1.0` as `1`).
     private static func writeNumber(_ text: String, into bytes: inout [UInt8]) {
-        let utf8 = text.utf8
-        if utf8.count >= 2, utf8.last == UInt8(ascii: "0"), utf8.dropLast().last == UInt8(ascii: ".") {
-            bytes.append(contentsOf: utf8.dropLast(2))
-        } else {
-            bytes.append(contentsOf: utf8)
+        var text = text
+        text.withUTF8 { utf8 in
+            let whole =
+                utf8.count >= 2 && utf8[utf8.count - 1] == UInt8(ascii: "0")
+                && utf8[utf8.count - 2] == UInt8(ascii: ".")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<(whole ? utf8.count - 2 : utf8.count)]))
+        }
+    }
+
+    /// `number` in decimal, as `String(number)` spells it, without making the string.
+    private static func writeDigits(_ number: UInt64, into bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, written from the end
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = number
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: buffer[start...])
         }
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// `text` quoted and escaped as `JSONEncoder` escapes it with `.withoutEscapingSlashes`.
-    static func writeString(_ text: String, into bytes: inout [UInt8]) {
+    /// `text` quoted and escaped as `JSONEncoder` escapes it.
+    static func writeString(_ text: String, into bytes: inout [UInt8], _ options: StateWriter.Options) {
+        let slash = options.escapesSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")  // '"' is escaped anyway
         bytes.append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             var mark = 0
             for index in utf8.indices {
                 let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash else {
+                    continue
+                }
                 bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index]))
                 mark = index + 1
                 bytes.append(UInt8(ascii: "\\"))
                 switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
                 case 0x08: bytes.append(UInt8(ascii: "b"))
                 case 0x0c: bytes.append(UInt8(ascii: "f"))
                 case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
@@ -133,19 +171,26 @@ final class StateObject {
     /// A super-encoder was asked for: left to `JSONEncoder`.
     var refused = false
 
-    func write(into bytes: inout [UInt8]) throws {
+    func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
         if refused { throw StateWriter.Unsupported() }
         bytes.append(UInt8(ascii: "{"))
-        var order = Array(keys.indices)
-        if keys.count > 1 {
+        if keys.count == 1 {
+            StateNode.writeString(keys[0], into: &bytes, options)
+            bytes.append(UInt8(ascii: ":"))
+            try values[0].write(into: &bytes, options)
+        } else if keys.count > 1 {
+            guard options.sortsKeys else { throw StateWriter.Unsupported() }
+            var order = Array(keys.indices)
             order.sort { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
             try refuseDuplicates(order)
-        }
-        for (position, index) in order.enumerated() {
-            if position > 0 { bytes.append(UInt8(ascii: ",")) }
-            StateNode.writeString(keys[index], into: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            try values[index].write(into: &bytes)
+            var first = true
+            for index in order {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                StateNode.writeString(keys[index], into: &bytes, options)
+                bytes.append(UInt8(ascii: ":"))
+                try values[index].write(into: &bytes, options)
+            }
         }
         bytes.append(UInt8(ascii: "}"))
     }
