@@ -6,7 +6,8 @@
 # GET /healthz, its POST /v1/sessions/{id}/events (round-robin over the sessions), and the same two on the peer.
 # Every measurement is `wrk -t1 -cCONNECTIONS -dDURATION` pinned to LOAD_CPU; the servers are pinned to SERVER_CPU.
 # VARIANTS names feedback-host runs: `defaults` (no flag), `no-journal` (--data-dir none), `no-access-log`
-# (--log-access off), `interval` (--fsync interval:10), `quiet` (--data-dir none --log-level warning); `NAME@LABEL=PATH`
+# (--log-access off), `interval` (--fsync interval:10), `natural` (--journal-commit-delay-us 0: each group commit
+# starts as soon as the previous one is done, no gathering window), `quiet` (--data-dir none --log-level warning); `NAME@LABEL=PATH`
 # runs the binary at PATH with NAME's flags (to compare builds in one run, e.g. `defaults@before=/tmp/fh-before`).
 # Usage: scripts/defaults-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 VARIANTS=defaults
 #                                      FH_BINARY=../.build/release/feedback-host SERVER_CPU=0 LOAD_CPU=1)
@@ -36,6 +37,7 @@ flags() {
     no-journal) echo "--data-dir none" ;;
     no-access-log) echo "--log-access off" ;;
     interval) echo "--fsync interval:10" ;;
+    natural) echo "--journal-commit-delay-us 0" ;;
     quiet) echo "--data-dir none --log-level warning" ;;
     *) echo "unknown variant $1" >&2; exit 1 ;;
     esac

@@ -48,7 +48,8 @@ extension Loop {
         let batch = Array(events)
         let outcome = withCore { core, flags -> ConditionalOutcome in
             if core.stopped { return .stopped }
-            guard core.revision == revision, !core.queue.contains(where: \.isEvent) else { return .stale }
+            // A closure, not `\.isEvent`: a key path literal in generic code is instantiated (allocated) per call.
+            guard core.revision == revision, !core.queue.contains(where: { $0.isEvent }) else { return .stale }
             guard !batch.isEmpty else { return .current(core.step) }
             core.append(batch, completion: completion)
             return .queued(claimed: EngineLock.claim(&flags))
@@ -76,7 +77,8 @@ extension Loop.Core {
     /// Queues a non-empty batch in order, the completion riding on its last event.
     @inlinable
     mutating func append(_ batch: [Event], completion: @escaping Loop.Completion) {
-        for event in batch.dropLast() { queue.append(.event(event, nil, nil)) }
+        // Indexes, not `dropLast()`: in this generic code a slice costs a metadata lookup per call.
+        for index in 0..<(batch.count - 1) { queue.append(.event(batch[index], nil, nil)) }
         queue.append(.event(batch[batch.count - 1], nil, completion))
     }
 }

@@ -122,7 +122,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         }
         let bytes: [UInt8]
         do {
-            bytes = Array(try eventEncoder.encode(event))
+            bytes = try System.encodeEvent(event)
         } catch {
             preconditionFailure("an event of system \(System.self) failed to encode: \(error)")
         }
@@ -380,6 +380,3 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         return nil
     }
 }
-
-/// The encoder of journaled events, shared by every recorder (`JSONEncoder.encode` is thread-safe).
-private let eventEncoder = JSONEncoder()

@@ -116,10 +116,13 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
         touch()
-        let decoded: [System.Event]
+        // A loop, not `enumerated().map`: this class runs unspecialised for its system, where the generic `map` and
+        // its sequence cost a metadata lookup per call and a witness call per element.
+        var decoded: [System.Event] = []
+        decoded.reserveCapacity(events.count)
         do throws(APIError) {
-            decoded = try events.enumerated().map { (index, event) throws(APIError) in
-                try SystemEvents.decode(event, at: index, of: system)
+            for index in events.indices {
+                decoded.append(try SystemEvents.decode(events[index], at: index, of: system))
             }
         } catch {
             return completion(.failure(error))

@@ -49,15 +49,17 @@ extension RequestParser {
         _ buffer: UnsafeBufferPointer<UInt8>,
         _ line: Range<Int>
     ) throws(HTTPServerError) -> (method: Range<Int>, target: Range<Int>, minor: Int) {
+        let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
+        let targetBytes = ASCII.target
         var i = line.lowerBound
-        while i < line.upperBound, ASCII.token[Int(buffer[i])] { i += 1 }
+        while i < line.upperBound, token[Int(buffer[i])] { i += 1 }
         guard i > line.lowerBound, i < line.upperBound, buffer[i] == ASCII.sp else {
             throw HTTPServerError(.badRequest, "The request line has an invalid method.")
         }
         let method = line.lowerBound..<i
         i += 1
         let targetStart = i
-        while i < line.upperBound, ASCII.target[Int(buffer[i])] { i += 1 }
+        while i < line.upperBound, targetBytes[Int(buffer[i])] { i += 1 }
         guard i > targetStart, i < line.upperBound, buffer[i] == ASCII.sp else {
             throw HTTPServerError(.badRequest, "The request line has an invalid target.")
         }
@@ -85,14 +87,16 @@ extension RequestParser {
         guard line.lowerBound < line.upperBound, !ASCII.isWhitespace(buffer[line.lowerBound]) else {
             throw HTTPServerError(.badRequest, "Line folding (obs-fold) is not accepted.")
         }
+        let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
+        let fieldValueBytes = ASCII.fieldValue
         var i = line.lowerBound
-        while i < line.upperBound, ASCII.token[Int(buffer[i])] { i += 1 }
+        while i < line.upperBound, token[Int(buffer[i])] { i += 1 }
         guard i > line.lowerBound, i < line.upperBound, buffer[i] == ASCII.colon else {
             throw HTTPServerError(.badRequest, "A header field has an invalid name or no colon right after it.")
         }
         let name = line.lowerBound..<i
         let value = ASCII.trimmed(buffer, (i + 1)..<line.upperBound)
-        for j in value where !ASCII.fieldValue[Int(buffer[j])] {
+        for j in value where !fieldValueBytes[Int(buffer[j])] {
             throw HTTPServerError(.badRequest, "A header field value holds an invalid character.")
         }
         return (name, value)

@@ -46,6 +46,9 @@ public struct RequestParser: Sendable {
     public mutating func parseHead(_ buffer: UnsafeBufferPointer<UInt8>) throws(HTTPServerError) -> HeadResult {
         var i = scanned
         let end = buffer.count
+        // The tables read once, not per byte: each read of a static array is a `swift_once` call.
+        let requestLineBytes = ASCII.requestLine
+        let fieldValueBytes = ASCII.fieldValue
         while i < end {
             let b = buffer[i]
             if b == ASCII.lf {
@@ -77,7 +80,7 @@ public struct RequestParser: Sendable {
             } else if i > 0, buffer[i - 1] == ASCII.cr {
                 // Judged at the byte after the CR, so the verdict never depends on where a read ended.
                 throw HTTPServerError(.badRequest, "A bare CR in the head.")
-            } else if b != ASCII.cr, !(requestLine == nil ? ASCII.requestLine[Int(b)] : ASCII.fieldValue[Int(b)]) {
+            } else if b != ASCII.cr, !(requestLine == nil ? requestLineBytes[Int(b)] : fieldValueBytes[Int(b)]) {
                 // NUL, controls, or a TLS handshake: refused at the byte, not after waiting for a line end.
                 throw HTTPServerError(.badRequest, "The head holds a byte no request line or field may hold.")
             }

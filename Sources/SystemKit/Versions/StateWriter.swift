@@ -1,0 +1,218 @@
+import Foundation
+
+/// Writes a state as `encodeState` promises: the bytes Foundation's `JSONEncoder` writes with
+/// `[.sortedKeys, .withoutEscapingSlashes]`, without its per-value work (an encoder object and dynamic casts for
+/// every value, a future per container). With `Options.plain` it writes events as the journal's `JSONEncoder()` does.
+///
+/// What it writes, as `JSONEncoder` on Linux does: compact JSON; object keys ordered by their UTF-8 bytes (not
+/// `String <`, which compares by Unicode scalars after normalisation); integers in decimal; a `Double` or `Float`
+/// as its `description` without a trailing `.0`; strings escaped as `JSONEncoder` escapes them (`"`, `\`, and the
+/// control characters; `/` and U+007F and above as they are). What it cannot promise to write alike, it refuses
+/// with `StateWriter.Unsupported`, and `encodeState` then asks `JSONEncoder`: a `Date`, `Data`, `URL` or `Decimal`
+/// (which `JSONEncoder` special-cases), a non-finite number, a key written twice in one object (or two keys that are
+/// equal as Swift strings), a value that encodes nothing, a super-encoder. Tests compare it with `JSONEncoder` over
+/// random states of every built-in system.
+///
+/// Pure and reentrant: each call builds its own tree.
+enum StateWriter {
+    /// A value this writer leaves to `JSONEncoder`.
+    struct Unsupported: Error {}
+
+    /// How `JSONEncoder` was set up: the writer writes what that encoder would.
+    struct Options {
+        /// `.sortedKeys`. Without it `JSONEncoder` writes an object's members in its dictionary's order, which
+        /// differs from one process to the next: the writer then writes only objects of at most one member, where
+        /// the order cannot differ, and refuses the others.
+        var sortsKeys: Bool
+        /// Not `.withoutEscapingSlashes`: `/` is written `\/`.
+        var escapesSlashes: Bool
+
+        /// `[.sortedKeys, .withoutEscapingSlashes]`: what `encodeState` writes.
+        static let state = Options(sortsKeys: true, escapesSlashes: false)
+        /// `JSONEncoder()`'s defaults: what the journal writes events with.
+        static let plain = Options(sortsKeys: false, escapesSlashes: true)
+    }
+
+    /// `value` as JSON bytes, as `JSONEncoder` set up as `options` says writes it, or `Unsupported`.
+    static func write<Value: Encodable>(_ value: Value, options: Options = .state) throws -> [UInt8] {
+        let node = try StateNode.encoding(value)
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        try node.write(into: &bytes, options)
+        return bytes
+    }
+}
+
+/// A value of the tree `StateWriter` builds before it writes (keys are sorted only when an object is complete).
+enum StateNode {
+    case empty
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case uint(UInt64)
+    case double(Double)
+    case float(Float)
+    case string(String)
+    case object(StateObject)
+    case array(StateArray)
+
+    /// What `value` encodes to, through a fresh encoder; Foundation's special types are refused.
+    static func encoding<Value: Encodable>(_ value: Value, codingPath: [any CodingKey] = []) throws -> StateNode {
+        if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
+            throw StateWriter.Unsupported()
+        }
+        let slot = StateSlot()
+        try value.encode(to: StateEncoder(slot: slot, codingPath: codingPath))
+        guard case .empty = slot.node else { return slot.node }
+        throw StateWriter.Unsupported()
+    }
+
+    func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
+        switch self {
+        case .empty: throw StateWriter.Unsupported()
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
+        case .int(let number):
+            if number < 0 { bytes.append(UInt8(ascii: "-")) }
+            Self.writeDigits(number.magnitude, into: &bytes)
+        case .uint(let number): Self.writeDigits(number, into: &bytes)
+        case .double(let number):
+            guard number.isFinite else { throw StateWriter.Unsupported() }
+            Self.writeNumber(number.description, into: &bytes)
+        case .float(let number):
+            guard number.isFinite else { throw StateWriter.Unsupported() }
+            Self.writeNumber(number.description, into: &bytes)
+        case .string(let text): Self.writeString(text, into: &bytes, options)
+        case .object(let object): try object.write(into: &bytes, options)
+        case .array(let array):
+            if array.refused { throw StateWriter.Unsupported() }
+            bytes.append(UInt8(ascii: "["))
+            var first = true
+            for element in array.elements {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                try element.write(into: &bytes, options)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        }
+    }
+
+    /// A number's `description`, less a trailing `.0` (as `JSONEncoder` writes `1.0` as `1`).
+    private static func writeNumber(_ text: String, into bytes: inout [UInt8]) {
+        var text = text
+        text.withUTF8 { utf8 in
+            let whole =
+                utf8.count >= 2 && utf8[utf8.count - 1] == UInt8(ascii: "0")
+                && utf8[utf8.count - 2] == UInt8(ascii: ".")
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<(whole ? utf8.count - 2 : utf8.count)]))
+        }
+    }
+
+    /// `number` in decimal, as `String(number)` spells it, without making the string.
+    private static func writeDigits(_ number: UInt64, into bytes: inout [UInt8]) {
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, written from the end
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            var rest = number
+            var start = buffer.count
+            repeat {
+                start -= 1
+                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
+                rest /= 10
+            } while rest > 0
+            bytes.append(contentsOf: buffer[start...])
+        }
+    }
+
+    private static let hexDigits = Array("0123456789abcdef".utf8)
+
+    /// `text` quoted and escaped as `JSONEncoder` escapes it.
+    static func writeString(_ text: String, into bytes: inout [UInt8], _ options: StateWriter.Options) {
+        let slash = options.escapesSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")  // '"' is escaped anyway
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var mark = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash else {
+                    continue
+                }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index]))
+                mark = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
+                case 0x08: bytes.append(UInt8(ascii: "b"))
+                case 0x0c: bytes.append(UInt8(ascii: "f"))
+                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(contentsOf: "u00".utf8)
+                    bytes.append(hexDigits[Int(byte >> 4)])
+                    bytes.append(hexDigits[Int(byte & 0xf)])
+                }
+            }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Where an encoder puts the one value it encodes.
+final class StateSlot {
+    var node: StateNode = .empty
+}
+
+/// An object's members in the order written; sorted by key when written out.
+final class StateObject {
+    var keys: [String] = []
+    var values: [StateNode] = []
+    /// A super-encoder was asked for: left to `JSONEncoder`.
+    var refused = false
+
+    func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
+        if refused { throw StateWriter.Unsupported() }
+        bytes.append(UInt8(ascii: "{"))
+        if keys.count == 1 {
+            StateNode.writeString(keys[0], into: &bytes, options)
+            bytes.append(UInt8(ascii: ":"))
+            try values[0].write(into: &bytes, options)
+        } else if keys.count > 1 {
+            guard options.sortsKeys else { throw StateWriter.Unsupported() }
+            var order = Array(keys.indices)
+            order.sort { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+            try refuseDuplicates(order)
+            var first = true
+            for index in order {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                StateNode.writeString(keys[index], into: &bytes, options)
+                bytes.append(UInt8(ascii: ":"))
+                try values[index].write(into: &bytes, options)
+            }
+        }
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `JSONEncoder` keeps an object in a `[String: …]`, where a key written twice, or two keys equal as Swift
+    /// strings (canonically equivalent), are one member: left to it.
+    private func refuseDuplicates(_ order: [Int]) throws {
+        var ascii = true
+        for position in order.indices {
+            let key = keys[order[position]]
+            if position > 0 && key.utf8.elementsEqual(keys[order[position - 1]].utf8) {
+                throw StateWriter.Unsupported()
+            }
+            if ascii && !key.utf8.allSatisfy({ $0 < 0x80 }) { ascii = false }
+        }
+        if !ascii && Set(keys).count != keys.count { throw StateWriter.Unsupported() }
+    }
+}
+
+/// An array's elements in order.
+final class StateArray {
+    var elements: [StateNode] = []
+    /// A super-encoder was asked for: left to `JSONEncoder`.
+    var refused = false
+}
