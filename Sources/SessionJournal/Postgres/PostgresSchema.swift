@@ -105,23 +105,31 @@ enum PostgresSchema {
             RETURN true;
         END $$;
 
-        -- Many sessions' events in one call (a group commit's run of posts): the 1-based positions refused.
+        -- Many sessions' events in one call (a group commit's run of posts): the 1-based positions refused. Set-based,
+        -- not a loop of fh_event: the owned sessions' rows are share-locked once each, in id order, then every event
+        -- of an owned (session, token) is inserted by one statement (a loop ran two statements per event, and their
+        -- executor set-up was most of PostgreSQL's work per posted event).
         CREATE OR REPLACE FUNCTION fh_events(
             p_sessions text[], p_owners bigint[], p_revs bigint[], p_origins integer[], p_events text[],
             p_crcs bigint[], p_versions bigint[], p_ats bigint[], p_state_sums bigint[]) RETURNS integer[]
         LANGUAGE plpgsql AS $$
         DECLARE
-            refused integer[] := '{}';
+            held text[];
+            refused integer[];
         BEGIN
-            FOR i IN 1 .. coalesce(array_length(p_sessions, 1), 0) LOOP
-                IF fh_owns(p_sessions[i], p_owners[i]) THEN
-                    INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum)
-                        VALUES(p_sessions[i], p_revs[i], p_origins[i], p_events[i], p_crcs[i], p_versions[i], p_ats[i],
-                            p_state_sums[i]);
-                ELSE
-                    refused := refused || i;
-                END IF;
-            END LOOP;
+            SELECT coalesce(array_agg(h.id || ':' || h.owner), '{}') INTO held FROM (
+                SELECT f.id, f.owner FROM fh_sessions f
+                JOIN (SELECT DISTINCT u.s, u.o FROM unnest(p_sessions, p_owners) AS u(s, o)) w
+                    ON f.id = w.s AND f.owner = w.o
+                ORDER BY f.id FOR SHARE OF f) h;
+            INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum)
+                SELECT u.s, u.r, u.og, u.e, u.c, u.v, u.a, u.ss
+                FROM unnest(p_sessions, p_owners, p_revs, p_origins, p_events, p_crcs, p_versions, p_ats,
+                    p_state_sums) AS u(s, o, r, og, e, c, v, a, ss)
+                WHERE u.s || ':' || u.o = ANY(held);
+            SELECT coalesce(array_agg(u.i::integer ORDER BY u.i), '{}') INTO refused
+                FROM unnest(p_sessions, p_owners) WITH ORDINALITY AS u(s, o, i)
+                WHERE NOT (u.s || ':' || coalesce(u.o::text, '') = ANY(held));
             RETURN refused;
         END $$;
 
