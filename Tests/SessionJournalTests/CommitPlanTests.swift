@@ -41,5 +41,7 @@ import Testing
 
     @Test func arrayLiteralsQuoteEveryElementAndEscapeQuotesAndBackslashes() {
         #expect(CommitPlan.array(["a", #"b"c"#, #"d\e"#, nil, "", "{x,y}"]) == #"{"a","b\"c","d\\e",NULL,"","{x,y}"}"#)
+        // Characters beyond ASCII pass through as they are (only `"` and `\` are escaped, and they are ASCII).
+        #expect(CommitPlan.array(["é\"ü", "日本", "🙂\\", nil]) == #"{"é\"ü","日本","🙂\\",NULL}"#)
     }
 }

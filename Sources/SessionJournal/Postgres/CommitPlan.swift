@@ -54,22 +54,27 @@ struct CommitPlan {
         return refused
     }
 
-    /// A PostgreSQL array literal: each element quoted (backslash and quote escaped), NULL for nil.
+    /// A PostgreSQL array literal: each element quoted (backslash and quote escaped), NULL for nil. Built as UTF-8
+    /// bytes: the two escaped characters are ASCII, so they never occur inside a multi-byte character.
     static func array(_ values: [String?]) -> String {
-        var text = "{"
+        let quote = UInt8(ascii: "\"")
+        let backslash = UInt8(ascii: "\\")
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(values.reduce(2) { $0 + ($1?.utf8.count ?? 4) + 3 })
         for (index, value) in values.enumerated() {
-            if index > 0 { text += "," }
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
             guard let value else {
-                text += "NULL"
+                bytes.append(contentsOf: "NULL".utf8)
                 continue
             }
-            text += "\""
-            for character in value.unicodeScalars {
-                if character == "\\" || character == "\"" { text += "\\" }
-                text.unicodeScalars.append(character)
+            bytes.append(quote)
+            for byte in value.utf8 {
+                if byte == backslash || byte == quote { bytes.append(backslash) }
+                bytes.append(byte)
             }
-            text += "\""
+            bytes.append(quote)
         }
-        return text + "}"
+        bytes.append(UInt8(ascii: "}"))
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
