@@ -240,7 +240,7 @@ def run(binary, workdir):
                  f"{ledger.not_found[:5]}")
         if ledger.backwards:
             fail(f"streams saw revisions go backwards: {ledger.backwards[:5]}")
-        log(f"every session answers 200 with exactly its acknowledged increments; no 404; no stream went back")
+        log("every session answers 200 with exactly its acknowledged increments; no 404; no stream went back")
         # What the replicas journaled through all that is what this build computes from the events, session by
         # session (feedback-host verify on the shared journal, while the replicas run).
         verified = subprocess.run([binary, "verify", "--journal-url", url], capture_output=True, text=True,

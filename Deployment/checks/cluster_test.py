@@ -31,33 +31,6 @@ REPLICAS = 3
 TIME_LIMIT_SECONDS = 120
 
 
-STARTED = time.monotonic()
-
-
-def log(message):
-    print(f"cluster-test: [{time.monotonic() - STARTED:5.1f} s] {message}", flush=True)
-
-
-def fail(message):
-    raise SystemExit(f"cluster-test: FAILED: {message}")
-
-
-def free_port():
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def wait_for(description, predicate, timeout=20, on_timeout=None):
-    """Polls `predicate` until it holds; else `on_timeout` (this test's `fail` by default) with the description."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.1)
-    (on_timeout or fail)(f"{description}: not within {timeout} s")
-
-
 class Check:
     """A check script's voice: `log` with the seconds since it started, `fail` that ends it, `wait_for` that fails."""
 
@@ -76,6 +49,26 @@ class Check:
 
     def wait_for(self, description, predicate, timeout=20):
         wait_for(description, predicate, timeout=timeout, on_timeout=self.fail)
+
+
+CHECK = Check("cluster-test")
+log, fail = CHECK.log, CHECK.fail
+
+
+def free_port():
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def wait_for(description, predicate, timeout=20, on_timeout=None):
+    """Polls `predicate` until it holds; else `on_timeout` (this test's `fail` by default) with the description."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.1)
+    (on_timeout or fail)(f"{description}: not within {timeout} s")
 
 
 class Balancer:

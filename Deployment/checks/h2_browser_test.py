@@ -22,7 +22,6 @@ import re
 import signal
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
@@ -30,8 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
 import proxy_configs  # noqa: E402
 from browser_test import browser  # noqa: E402
-from cluster_test import Balancer, free_port  # noqa: E402
-from cluster_test import wait_for as wait_until  # noqa: E402
+from cluster_test import Balancer, Check, free_port  # noqa: E402
 from feedbackhost import Replica, new_session_id  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -39,19 +37,8 @@ SESSIONS = 12
 REPLICAS = 3
 TIME_LIMIT_SECONDS = 150
 WAIT = 30
-STARTED = time.monotonic()
-
-
-def log(message):
-    print(f"h2-browser-test: [{time.monotonic() - STARTED:5.1f} s] {message}", flush=True)
-
-
-def fail(message):
-    raise SystemExit(f"h2-browser-test: FAILED: {message}")
-
-
-def wait_for(description, predicate):
-    wait_until(description, predicate, on_timeout=fail)
+CHECK = Check("h2-browser-test")
+log, fail, wait_for = CHECK.log, CHECK.fail, CHECK.wait_for
 
 
 def until(driver, what, script, *arguments):
@@ -209,7 +196,7 @@ def main():
                     tail = handle.read().splitlines()[-15:]
                 print("haproxy.log (last lines):\n  " + "\n  ".join(tail), file=sys.stderr)
             raise
-    log(f"passed in {time.monotonic() - STARTED:.1f} s")
+    log(f"passed in {CHECK.elapsed():.1f} s")
 
 
 if __name__ == "__main__":

@@ -130,9 +130,6 @@ extension SessionService {
         metrics.sessionsPassivatedForRoom.increment()
     }
 
-    /// Drops the copy of session `id` that a shared journal fenced (another replica took the session over): its loop
-    /// stops (effects cancelled), its streams end (clients reconnect, and the balancer sends them to the new owner),
-    /// and it counts as passive again. A copy activated here since (whose appends work) is kept.
     /// Calls `next` once the request's session, when a copy of it is in memory, is confirmed to be this
     /// replica's still, or with the problem when the journal could not say. When the journal says another replica
     /// owns the session now, the copy is dropped first (its loop stopped, its streams ended, counted passive), so
@@ -161,26 +158,32 @@ extension SessionService {
     /// Drops `copy`, a session another replica took over, unless another copy replaced it in the store meanwhile.
     private func drop(_ copy: any HostedSession) {
         activation.withLock { _ in
-            guard let current = store[copy.id], current === copy, let removed = store.remove(copy.id) else { return }
-            removed.stop()
-            streams.end(copy.id, reason: nil)
-            metrics.sessions.decrement()
-            metrics.sessionsPassive.increment()
+            guard let current = store[copy.id], current === copy else { return }
+            removeSuperseded(copy.id)
         }
     }
 
+    /// Drops the copy of session `id` that a shared journal fenced (another replica took the session over). A copy
+    /// activated here since (whose appends work) is kept.
     func dropSuperseded(_ id: SessionID) {
         activation.withLock { _ in
             defer { persistence?.unfence(id) }
             guard let session = store[id] else { return }
             let failed = FailureFlag()
             session.whenJournaled { problem in if problem != nil { failed.set() } }
-            guard failed.isSet, let removed = store.remove(id) else { return }
-            removed.stop()
-            streams.end(id, reason: nil)
-            metrics.sessions.decrement()
-            metrics.sessionsPassive.increment()
+            guard failed.isSet else { return }
+            removeSuperseded(id)
         }
+    }
+
+    /// Under `activation`: removes session `id`'s superseded copy: its loop stops (effects cancelled), its streams end
+    /// (clients reconnect, and the balancer sends them to the new owner), and it counts as passive again.
+    private func removeSuperseded(_ id: SessionID) {
+        guard let removed = store.remove(id) else { return }
+        removed.stop()
+        streams.end(id, reason: nil)
+        metrics.sessions.decrement()
+        metrics.sessionsPassive.increment()
     }
 
     /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal
