@@ -49,6 +49,8 @@ enum PostgresSchema {
         ALTER TABLE fh_events ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1,
             ADD COLUMN IF NOT EXISTS at bigint, ADD COLUMN IF NOT EXISTS state_sum bigint;
         ALTER TABLE fh_snapshots ADD COLUMN IF NOT EXISTS version bigint NOT NULL DEFAULT 1;
+        -- Up to which revision the session's events are deleted (see fh_snapshot); NULL: not known.
+        ALTER TABLE fh_snapshots ADD COLUMN IF NOT EXISTS cut bigint;
         CREATE TABLE IF NOT EXISTS fh_history(
             session text NOT NULL, rev bigint NOT NULL, version bigint NOT NULL, state text NOT NULL,
             crc bigint NOT NULL, PRIMARY KEY (session, rev));
@@ -134,27 +136,38 @@ enum PostgresSchema {
         END $$;
 
         -- The latest snapshot; with p_keep > 0 also kept in fh_history (its newest p_keep), and only the events up to
-        -- the oldest kept one deleted.
+        -- the oldest kept one deleted. `cut` remembers up to which revision the events are deleted, so each snapshot
+        -- deletes only the events since the last cut: an index range from the cut, not from the session's first entry
+        -- through every row that earlier snapshots deleted and no vacuum has removed yet (until the next vacuum, a
+        -- busy session's snapshot cost grew with the events it had had). A row without a cut is cut from the start.
         CREATE OR REPLACE FUNCTION fh_snapshot(
             p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint,
             p_keep integer) RETURNS boolean
         LANGUAGE plpgsql AS $$
+        DECLARE
+            v_cut bigint;
+            v_upto bigint;
+            v_drop bigint;
         BEGIN
             IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
-            INSERT INTO fh_snapshots(session, rev, state, crc, version) VALUES(p_session, p_rev, p_state, p_crc, p_version)
-                ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc,
-                    version = EXCLUDED.version;
+            SELECT cut INTO v_cut FROM fh_snapshots WHERE session = p_session;
+            v_upto := p_rev;
             IF p_keep > 0 THEN
                 INSERT INTO fh_history VALUES(p_session, p_rev, p_version, p_state, p_crc)
                     ON CONFLICT (session, rev) DO UPDATE SET version = EXCLUDED.version, state = EXCLUDED.state,
                         crc = EXCLUDED.crc;
-                DELETE FROM fh_history WHERE session = p_session AND rev <= (
-                    SELECT rev FROM fh_history WHERE session = p_session ORDER BY rev DESC OFFSET p_keep LIMIT 1);
-                DELETE FROM fh_events WHERE session = p_session
-                    AND rev <= (SELECT min(rev) FROM fh_history WHERE session = p_session);
-            ELSE
-                DELETE FROM fh_events WHERE session = p_session AND rev <= p_rev;
+                SELECT rev INTO v_drop FROM fh_history WHERE session = p_session ORDER BY rev DESC OFFSET p_keep LIMIT 1;
+                IF v_drop IS NOT NULL THEN
+                    DELETE FROM fh_history WHERE session = p_session AND rev <= v_drop;
+                END IF;
+                SELECT min(rev) INTO v_upto FROM fh_history WHERE session = p_session;
             END IF;
+            INSERT INTO fh_snapshots(session, rev, state, crc, version, cut)
+                VALUES(p_session, p_rev, p_state, p_crc, p_version, v_upto)
+                ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc,
+                    version = EXCLUDED.version, cut = EXCLUDED.cut;
+            DELETE FROM fh_events WHERE session = p_session AND rev <= v_upto
+                AND rev > coalesce(v_cut, -9223372036854775808);
             RETURN true;
         END $$;
 
