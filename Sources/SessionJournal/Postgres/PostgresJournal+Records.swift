@@ -1,11 +1,12 @@
 /// Each record as the prepared statement that writes it, under the owner token it carries (see `PostgresSchema`).
 ///
-/// Concurrency: pure functions of the journal's constants; called on the journal's queue.
+/// Concurrency: called on the journal's queue, which owns `answerCounts`.
 extension PostgresJournal {
     func statement(_ record: JournalRecord, owner: Int64?) -> PostgresConnection.Statement {
         let token = owner.map(String.init)
         switch record {
         case .created(let creation):
+            answerCounts[creation.id] = nil  // a creation forgets the id's answers
             return .init(
                 name: "create",
                 parameters: [
@@ -33,14 +34,22 @@ extension PostgresJournal {
                 ]
             )
         case .removed(let id):
+            answerCounts[id] = nil
             return .init(name: "remove", parameters: [id, token])
         case .answered(let answer):
+            // Trimmed once the session has twice `answersPerSession` written (as far as this journal knows: it counts
+            // from 0 when it takes a session, so at most three times that are kept), not at every answer: finding
+            // where to cut reads that many rows.
+            let keep = max(configuration.answersPerSession, 1)
+            let count = answerCounts[answer.sessionID, default: 0] + 1
+            let trim = count >= 2 * keep
+            answerCounts[answer.sessionID] = trim ? keep : count
             return .init(
                 name: "answer",
                 parameters: [
                     answer.sessionID, token, answer.key, String(Int64(bitPattern: answer.fingerprint)),
                     String(Int64(bitPattern: answer.epoch)), String(answer.revision), answer.state,
-                    String(RecordChecksum.answer(answer)), String(max(configuration.answersPerSession, 1)),
+                    String(RecordChecksum.answer(answer)), String(trim ? keep : 0),
                 ]
             )
         case .deadline(let id, let at):
@@ -54,6 +63,7 @@ extension PostgresJournal {
                 ]
             )
         case .settled(let id, _?):
+            answerCounts[id] = nil  // let go: another replica may write its answers before it comes back
             return .init(name: "release", parameters: [id, token])
         case .settled(let id, nil):
             return .init(name: "owns", parameters: [id, token])

@@ -81,6 +81,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     var running = false
     /// Set by `close()`: jobs left then fail with `.closed` instead of reconnecting.
     private var finished = false
+    /// Keyed answers written per session since this journal took it, for their trimming (`statement(_:owner:)`). Owned
+    /// by `queue`.
+    var answerCounts: [String: Int] = [:]
     var probeTimer: (any DispatchSourceTimer)?
     private var leaseTimer: (any DispatchSourceTimer)?
     var probes = 0

@@ -179,8 +179,12 @@ enum PostgresSchema {
             IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
             INSERT INTO fh_answers(session, key, fingerprint, epoch, rev, state, crc)
                 VALUES(p_session, p_key, p_fingerprint, p_epoch, p_rev, p_state, p_crc);
-            DELETE FROM fh_answers WHERE session = p_session AND seq <= (
-                SELECT seq FROM fh_answers WHERE session = p_session ORDER BY seq DESC OFFSET p_keep LIMIT 1);
+            -- p_keep > 0: trimmed to the newest p_keep, which the journal asks for once a session has twice as many
+            -- (`answersPerSession`, as the SQLite journal trims): finding the p_keep-th newest reads p_keep rows.
+            IF p_keep > 0 THEN
+                DELETE FROM fh_answers WHERE session = p_session AND seq <= (
+                    SELECT seq FROM fh_answers WHERE session = p_session ORDER BY seq DESC OFFSET p_keep LIMIT 1);
+            END IF;
             RETURN true;
         END $$;
 

@@ -3,9 +3,10 @@ import Testing
 
 @testable import SessionJournal
 
-/// `fh_snapshot` deletes only the events since the session's last cut (`fh_snapshots.cut`), so its cost does not grow
-/// with the rows that earlier snapshots deleted and no vacuum has removed yet.
-@Suite struct PostgresSnapshotTests {
+/// What the PostgreSQL journal deletes as it writes, at a cost that does not grow with the rows deleted before: a
+/// snapshot's events since the session's last cut (`fh_snapshots.cut`), and keyed answers once a session has twice
+/// `answersPerSession`.
+@Suite struct PostgresTrimTests {
     @Test func aSnapshotDeletesTheEventsSinceTheLastCutAndARowWithoutACutFromTheStart() throws {
         let place = try JournalPlace(.postgres)
         let journal = try place.open()
@@ -35,5 +36,37 @@ import Testing
         let session = try #require(try journal.recover(only: [id]).first)
         #expect(session.baseRevision == 7)
         #expect(session.events.isEmpty)
+    }
+
+    @Test func aSessionsAnswersAreTrimmedToTheNewestOnceItHasTwiceAsMany() throws {
+        let place = try JournalPlace(.postgres)
+        let journal = try place.open(JournalConfiguration(answersPerSession: 3))
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        let keys = {
+            try PostgresServer.shared().psql(place.url!, "SELECT string_agg(key, ',' ORDER BY seq) FROM fh_answers")
+        }
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        for revision in UInt64(1)...8 {
+            try journal.appendAndWait([
+                JournalFixtures.event(id, revision),
+                .answered(
+                    KeyedAnswer(
+                        sessionID: id,
+                        key: "k\(revision)",
+                        fingerprint: 1,
+                        epoch: 7,
+                        revision: revision,
+                        state: "{}"
+                    )
+                ),
+            ])
+            if revision == 5 { #expect(try keys() == "k1,k2,k3,k4,k5\n") }
+        }
+        #expect(try keys() == "k4,k5,k6,k7,k8\n")  // trimmed to 3 at the sixth, then two more
+        _ = try journal.compact()
+        #expect(try keys() == "k6,k7,k8\n")
+        let session = try #require(try journal.recover(only: [id]).first)
+        #expect(session.answers.map(\.key) == ["k6", "k7", "k8"])
     }
 }
