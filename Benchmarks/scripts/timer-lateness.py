@@ -13,6 +13,9 @@ PASSIVE=1 runs the same with `--session-idle-ms 500 --session-wake-rate 20000` (
 wake rate, 1000 a second, spaces wake-ups on purpose), so lights are passivated between phases and every timer
 is a wake-up from the journal's deadline index.
 
+JOURNAL_URL=postgres://... journals to that (empty) PostgreSQL database instead of the SQLite journal in a temporary
+data directory.
+
 Usage (from Benchmarks/): scripts/timer-lateness.py   (LIGHTS=26667 SECONDS=32 SAMPLE=200 PASSIVE=0; a whole number of 8 s cycles)
 """
 import http.client
@@ -30,6 +33,7 @@ LIGHTS = int(os.environ.get("LIGHTS", "26667"))
 SECONDS = float(os.environ.get("SECONDS", "32"))
 SAMPLE = int(os.environ.get("SAMPLE", "200"))
 PASSIVE = os.environ.get("PASSIVE", "0") == "1"
+JOURNAL_URL = os.environ.get("JOURNAL_URL", "")
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 
@@ -130,7 +134,8 @@ def main():
     try:
         flags = ["--session-idle-ms", "500", "--session-wake-rate", "20000"] if PASSIVE else []
         server = subprocess.Popen(
-            [ROOT + "/.build/release/feedback-host", "--port", "0", "--data-dir", work + "/data"] + flags,
+            [ROOT + "/.build/release/feedback-host", "--port", "0"]
+            + (["--journal-url", JOURNAL_URL] if JOURNAL_URL else ["--data-dir", work + "/data"]) + flags,
             stdout=subprocess.PIPE, stderr=open(work + "/server.log", "w"), text=True)
         port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
         ids, lock, threads = [], threading.Lock(), []
