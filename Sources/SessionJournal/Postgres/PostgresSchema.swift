@@ -301,9 +301,13 @@ enum PostgresSchema {
         // Reading a session for verification or export: no ownership taken.
         ("peek", "SELECT id, system, epoch, state, created, crc, version FROM fh_sessions WHERE id = $1"),
         ("read.history", "SELECT rev, version, state, crc FROM fh_history WHERE session = $1 ORDER BY rev"),
+        // From the session's cut on (every event up to it is deleted): the index range then skips the entries of the
+        // events that snapshots deleted and no vacuum has removed yet, which a busy session has thousands of (a read
+        // from the session's first entry took 10 ms for one with 4,000, which a takeover of busy sessions pays each).
         (
             "read.events",
-            "SELECT rev, origin, event, crc, version, at, state_sum FROM fh_events WHERE session = $1 ORDER BY rev"
+            "SELECT rev, origin, event, crc, version, at, state_sum FROM fh_events WHERE session = $1 AND rev > "
+                + "coalesce((SELECT cut FROM fh_snapshots WHERE session = $1), -9223372036854775808) ORDER BY rev"
         ),
         (
             "read.answers",
