@@ -10,17 +10,22 @@ Usage (from Benchmarks/): JOURNAL_URL=postgres://USER@127.0.0.1:PORT/DB scripts/
        (BINARY=../.build/release/feedback-host SESSIONS=64 DURATION=8)
 """
 import http.client
+import importlib.util
 import json
 import os
 import signal
 import subprocess
-import time
 
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.environ.get("BINARY", os.path.join(BENCH, "..", ".build", "release", "feedback-host"))
 JOURNAL_URL = os.environ["JOURNAL_URL"]
 SESSIONS = int(os.environ.get("SESSIONS", "64"))
 DURATION = int(os.environ.get("DURATION", "8"))
+
+# The timed GETs and the percentile of virtual-sessions.py (its file name is not a module name).
+_spec = importlib.util.spec_from_file_location("virtual_sessions", os.path.join(BENCH, "scripts", "virtual-sessions.py"))
+virtual_sessions = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(virtual_sessions)
 
 
 def start():
@@ -47,19 +52,10 @@ def main():
         server.wait()
     server, port = start()
     try:
-        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        latencies = []
-        for id in ids:
-            began = time.perf_counter()
-            connection.request("GET", f"/v1/sessions/{id}")
-            response = connection.getresponse()
-            body = json.loads(response.read())
-            latencies.append((time.perf_counter() - began) * 1000)
-            assert response.status == 200, response.status
-        ordered = sorted(latencies)
-        print(f"{SESSIONS} sessions after {DURATION} s of posts (the last at revision {body['rev']}): first GET "
-              f"p50 {ordered[len(ordered) // 2]:.2f} ms, p99 {ordered[min(len(ordered) - 1, int(0.99 * len(ordered)))]:.2f} ms, "
-              f"max {ordered[-1]:.2f} ms")
+        latencies = virtual_sessions.timed_gets(port, ids)
+        percentile = virtual_sessions.percentile
+        print(f"{SESSIONS} sessions after {DURATION} s of posts: first GET p50 {percentile(latencies, 0.5):.2f} ms, "
+              f"p99 {percentile(latencies, 0.99):.2f} ms, max {max(latencies):.2f} ms")
     finally:
         server.terminate()
         server.wait()
