@@ -55,7 +55,8 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// the passive ones to wake (a shared journal leaves out the sessions a replica holds in memory).
     func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline]
 
-    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none.
+    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none; among the same sessions
+    /// as `deadlines(through:limit:)` (a shared journal leaves out the ones a live replica holds).
     func deadline(after time: Int64) throws(JournalError) -> Int64?
 
     /// How many sessions have a pending deadline.

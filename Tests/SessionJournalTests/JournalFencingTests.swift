@@ -125,7 +125,7 @@ import Testing
     }
 
     /// A passivation lets the session go: a due timer may then wake it on any replica, and only a passive session is
-    /// offered for waking.
+    /// offered for waking, or counts for when to look next.
     @Test func aPassivatedSessionIsOfferedToEveryReplicaForItsTimer() throws {
         let place = try JournalPlace(.postgres)
         let (held, passive) = (JournalFixtures.id(1), JournalFixtures.id(2))
@@ -141,9 +141,12 @@ import Testing
         let second = try place.open()
         defer { second.close() }
         #expect(try second.deadlines(through: 100, limit: 10).map(\.sessionID) == [passive])
+        // The next deadline to wake for is the passive one's: the held session's timer fires in its holder's memory.
+        #expect(try second.deadline(after: 0) == 20)
         // Woken on the second replica: it owns it now, and it is no longer offered.
         #expect(try second.recover(only: [passive]).count == 1)
         #expect(try second.deadlines(through: 100, limit: 10).isEmpty)
+        #expect(try second.deadline(after: 0) == nil)
         try second.appendAndWait([.settled(sessionID: passive, revision: nil), JournalFixtures.event(passive, 1)])
     }
 

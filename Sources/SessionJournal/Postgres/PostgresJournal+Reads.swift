@@ -20,7 +20,7 @@ extension PostgresJournal {
     }
 
     public func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        try query([.init(name: "next", parameters: [String(time)])])[0].integer
+        try query([.init(name: "next", parameters: [String(time), String(leaseMilliseconds)])])[0].integer
     }
 
     public func deadlineCount() throws(JournalError) -> Int {
