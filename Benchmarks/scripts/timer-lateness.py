@@ -14,7 +14,7 @@ wake rate, 1000 a second, spaces wake-ups on purpose), so lights are passivated 
 is a wake-up from the journal's deadline index.
 
 JOURNAL_URL=postgres://... journals to that (empty) PostgreSQL database instead of the SQLite journal in a temporary
-data directory.
+data directory. BINARY=PATH runs that build instead of building this tree's.
 
 Usage (from Benchmarks/): scripts/timer-lateness.py   (LIGHTS=26667 SECONDS=32 SAMPLE=200 PASSIVE=0; a whole number of 8 s cycles)
 """
@@ -34,6 +34,7 @@ SECONDS = float(os.environ.get("SECONDS", "32"))
 SAMPLE = int(os.environ.get("SAMPLE", "200"))
 PASSIVE = os.environ.get("PASSIVE", "0") == "1"
 JOURNAL_URL = os.environ.get("JOURNAL_URL", "")
+BINARY = os.environ.get("BINARY", "")
 BENCH = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 ROOT = os.path.dirname(BENCH)
 
@@ -125,16 +126,24 @@ class Watcher:
             key.fileobj.close()
 
 
+def cpu_seconds(pid):
+    """The process's user and system CPU time so far, from /proc."""
+    with open(f"/proc/{pid}/stat") as stat:
+        fields = stat.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def main():
-    subprocess.run(["swift", "build", "-c", "release", "--product", "feedback-host"], cwd=ROOT, check=True,
-                   stdout=subprocess.DEVNULL)
+    if not BINARY:
+        subprocess.run(["swift", "build", "-c", "release", "--product", "feedback-host"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL)
     work = tempfile.mkdtemp(prefix="timer-lateness-")
     server = None
     watcher = None
     try:
         flags = ["--session-idle-ms", "500", "--session-wake-rate", "20000"] if PASSIVE else []
         server = subprocess.Popen(
-            [ROOT + "/.build/release/feedback-host", "--port", "0"]
+            [BINARY or ROOT + "/.build/release/feedback-host", "--port", "0"]
             + (["--journal-url", JOURNAL_URL] if JOURNAL_URL else ["--data-dir", work + "/data"]) + flags,
             stdout=subprocess.PIPE, stderr=open(work + "/server.log", "w"), text=True)
         port = int(server.stdout.readline().strip().rsplit(":", 1)[1])
@@ -152,11 +161,14 @@ def main():
         time.sleep(8)  # one whole cycle after the last start before measuring
         _, first_count = metrics(port)
         before = metrics(port)[0]
+        cpu_before = cpu_seconds(server.pid)
         time.sleep(SECONDS)
         buckets, count = metrics(port)
+        cpu = cpu_seconds(server.pid) - cpu_before
         fired = count - first_count
         print(f"timers fired in {SECONDS:.0f} s: {fired:.0f} ({fired / SECONDS:.0f} a second)"
               + ("  [PASSIVE: --session-idle-ms 500 --session-wake-rate 20000]" if PASSIVE else "  [shipped defaults]"))
+        print(f"server CPU: {cpu:.1f} s in {SECONDS:.0f} s ({cpu / SECONDS * 100:.0f} % of a core)")
         window = [(bound, total - dict(before).get(bound, 0)) for bound, total in buckets]
         p99_bound = next((bound for bound, total in window if total >= 0.99 * fired), float("inf"))
         p50_bound = next((bound for bound, total in window if total >= 0.5 * fired), float("inf"))

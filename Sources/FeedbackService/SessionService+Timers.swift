@@ -6,8 +6,8 @@ public import SystemKit
 /// written by its recorder when the deadline changes); this wakes a session that left memory when its deadline
 /// comes, so its timer fires on time and nobody has to ask for it.
 extension SessionService {
-    /// Until the task that runs it is cancelled: sleeps until the earliest deadline of any session (at most a
-    /// second), then activates every passive session whose deadline has come, earliest first. An active session's
+    /// Until the task that runs it is cancelled: sleeps until the earliest deadline of a session not in memory (at most
+    /// a second; `nextPassiveDeadline`), then activates every passive session whose deadline has come, earliest first. An active session's
     /// own timer fires by itself and is left alone. A deadline that passed while the server was down is due at
     /// once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
     /// many deadlines at once do not restart all their sessions' effects at once. The woken session's recorder
@@ -36,7 +36,7 @@ extension SessionService {
                 activateForTimers(due)
                 // A full batch that woke sessions: more may be due behind it; look again at once.
                 if entries.count == Self.wakeBatch, !due.isEmpty, throttled == 0 { more = true }
-                next = try persistence.journal.deadline(after: now)
+                next = try nextPassiveDeadline(after: now)
                 // A count of the index: every 10 s, not at every look (it reads the whole index on the writer queue).
                 if DispatchTime.now().uptimeNanoseconds > counted.uptimeNanoseconds + 10_000_000_000 {
                     counted = DispatchTime.now()
@@ -64,4 +64,21 @@ extension SessionService {
 
     /// Passive sessions woken per look at the index, at most.
     static let wakeBatch = 1000
+
+    /// When to look at the index again: the earliest deadline after `now` of a session not in memory, or, when the
+    /// next `lookAhead` deadlines are all of sessions in memory (whose own timers fire them), the last of those. Without
+    /// it the waker looked at every deadline of every active session (about once a millisecond at 1,000 timers a
+    /// second, each look two reads on the journal's writer queue). A session that leaves memory meanwhile with an
+    /// earlier deadline waits until that look, as it waited before for the next deadline of any session (at most a
+    /// second either way).
+    private func nextPassiveDeadline(after now: Int64) throws(JournalError) -> Int64? {
+        guard let persistence else { return nil }
+        let upcoming = try persistence.journal.deadlines(after: now, limit: Self.lookAhead)
+        let inMemory = { (entry: JournalDeadline) in SessionID(entry.sessionID).map { self.store[$0] != nil } ?? false }
+        if let passive = upcoming.first(where: { !inMemory($0) }) { return passive.at }
+        return upcoming.count == Self.lookAhead ? upcoming.last?.at : nil
+    }
+
+    /// Deadlines read per look for the next one of a session not in memory.
+    static let lookAhead = 256
 }

@@ -139,8 +139,8 @@ enum JournalSchema {
     static let deleteDeadline = "DELETE FROM deadlines WHERE session = ?1"
     /// The sessions whose deadline is at or before ?1, earliest first, at most ?2.
     static let dueDeadlines = "SELECT session, at FROM deadlines WHERE at <= ?1 ORDER BY at LIMIT ?2"
-    /// The earliest deadline after ?1.
-    static let nextDeadline = "SELECT min(at) FROM deadlines WHERE at > ?1"
+    /// The deadlines after ?1, earliest first, at most ?2.
+    static let upcomingDeadlines = "SELECT session, at FROM deadlines WHERE at > ?1 ORDER BY at LIMIT ?2"
     static let countDeadlines = "SELECT count(*) FROM deadlines"
     static let upsertSettled = "INSERT OR REPLACE INTO settled(session, rev) VALUES(?1, ?2)"
     static let deleteSettled = "DELETE FROM settled WHERE session = ?1"

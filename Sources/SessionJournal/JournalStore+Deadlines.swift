@@ -2,24 +2,24 @@
 extension JournalStore {
     /// The sessions whose deadline is at or before `time`, earliest first, at most `limit`.
     func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
-        let statement = try connection.prepare(JournalSchema.dueDeadlines)
+        try deadlines(JournalSchema.dueDeadlines, time, limit)
+    }
+
+    /// The deadlines after `time`, earliest first, at most `limit`.
+    func deadlines(after time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        try deadlines(JournalSchema.upcomingDeadlines, time, limit)
+    }
+
+    private func deadlines(_ sql: String, _ time: Int64, _ limit: Int) throws(JournalError) -> [JournalDeadline] {
+        let statement = try connection.prepare(sql)
         defer { statement.finalize() }
         statement.bind(1, time)
         statement.bind(2, Int64(limit))
-        var due: [JournalDeadline] = []
+        var found: [JournalDeadline] = []
         while try statement.step() {
-            due.append(JournalDeadline(sessionID: statement.text(0), at: statement.int64(1)))
+            found.append(JournalDeadline(sessionID: statement.text(0), at: statement.int64(1)))
         }
-        return due
-    }
-
-    /// The earliest deadline after `time`, nil when there is none.
-    func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        let statement = try connection.prepare(JournalSchema.nextDeadline)
-        defer { statement.finalize() }
-        statement.bind(1, time)
-        guard try statement.step(), !statement.isNull(0) else { return nil }
-        return statement.int64(0)
+        return found
     }
 
     /// How many sessions have a deadline.
@@ -141,9 +141,9 @@ extension Journal {
         try withStore { store throws(JournalError) in try store.deadlines(through: time, limit: limit) }
     }
 
-    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none.
-    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        try withStore { store throws(JournalError) in try store.deadline(after: time) }
+    /// The deadlines after `time` (milliseconds since 1970), earliest first, at most `limit`.
+    public func deadlines(after time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        try withStore { store throws(JournalError) in try store.deadlines(after: time, limit: limit) }
     }
 
     /// Gives every session the journal holds without a last-activity time one at `time` (milliseconds since

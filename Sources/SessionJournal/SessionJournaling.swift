@@ -10,7 +10,7 @@
 ///   and says so in `RecoveredSession.damage`.
 /// - A keyed answer (`JournalRecord.answered`) appended with its request's events is read back with its session;
 ///   the newest `JournalConfiguration.answersPerSession` of each session are kept.
-/// - The deadline index (`JournalRecord.deadline`) answers `deadlines(through:limit:)` and `deadline(after:)`.
+/// - The deadline index (`JournalRecord.deadline`) answers `deadlines(through:limit:)` and `deadlines(after:limit:)`.
 /// - `compact()` deletes what no reading back needs.
 ///
 /// Ownership (fencing), where the journal is shared: reading a session back (`recover(only:)`, `recover()`) or
@@ -55,9 +55,9 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// the passive ones to wake (a shared journal leaves out the sessions a replica holds in memory).
     func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline]
 
-    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none; among the same sessions
+    /// The deadlines after `time` (milliseconds since 1970), earliest first, at most `limit`; among the same sessions
     /// as `deadlines(through:limit:)` (a shared journal leaves out the ones a live replica holds).
-    func deadline(after time: Int64) throws(JournalError) -> Int64?
+    func deadlines(after time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline]
 
     /// How many sessions have a pending deadline.
     func deadlineCount() throws(JournalError) -> Int
@@ -110,6 +110,11 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
 }
 
 extension SessionJournaling {
+    /// The earliest deadline after `time` (milliseconds since 1970), nil when there is none (`deadlines(after:limit:)`).
+    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
+        try deadlines(after: time, limit: 1).first?.at
+    }
+
     /// Appends `records` and returns once they are committed.
     public func append(_ records: [JournalRecord]) async throws(JournalError) {
         let result = await withCheckedContinuation { continuation in

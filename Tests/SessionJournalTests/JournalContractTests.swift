@@ -273,6 +273,8 @@ import Testing
         #expect(try journal.deadlines(through: 250, limit: 1) == [JournalDeadline(sessionID: b, at: 100)])
         #expect(try journal.deadline(after: 100) == 200)
         #expect(try journal.deadline(after: 300) == nil)
+        #expect(try journal.deadlines(after: 0, limit: 10).map(\.sessionID) == [b, c, a])
+        #expect(try journal.deadlines(after: 100, limit: 1) == [JournalDeadline(sessionID: c, at: 200)])
         #expect(try journal.deadlineCount() == 3)
     }
 

@@ -8,19 +8,20 @@ extension PostgresJournal {
     }
 
     public func deadlines(through time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
-        let due = PostgresConnection.Statement(
-            name: "due",
-            parameters: [String(time), String(limit), String(leaseMilliseconds)]
-        )
-        let rows = try query([due])[0].rows
+        try deadlines("due", time, limit)
+    }
+
+    public func deadlines(after time: Int64, limit: Int) throws(JournalError) -> [JournalDeadline] {
+        try deadlines("upcoming", time, limit)
+    }
+
+    private func deadlines(_ statement: String, _ time: Int64, _ limit: Int) throws(JournalError) -> [JournalDeadline] {
+        let parameters = [String(time), String(limit), String(leaseMilliseconds)]
+        let rows = try query([.init(name: statement, parameters: parameters)])[0].rows
         return rows.compactMap { row in
             guard let id = row[0], let at = row[1].flatMap({ Int64($0) }) else { return nil }
             return JournalDeadline(sessionID: id, at: at)
         }
-    }
-
-    public func deadline(after time: Int64) throws(JournalError) -> Int64? {
-        try query([.init(name: "next", parameters: [String(time), String(leaseMilliseconds)])])[0].integer
     }
 
     public func deadlineCount() throws(JournalError) -> Int {
