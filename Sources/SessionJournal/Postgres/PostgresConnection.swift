@@ -12,8 +12,8 @@ import Glibc
 /// the prepared statements are set up there.
 ///
 /// Concurrency: after `start()` owned by `queue`; every method runs there and every source handler runs there. One
-/// `run` at a time (`isBusy`). libpq owns the socket: it is closed by `PQfinish` only after both sources' cancel
-/// handlers ran.
+/// `run` at a time (`isBusy`). libpq owns the socket and may close it by itself (at the connection's end); the sources
+/// watch a duplicate of it, closed with `PQfinish` only after both sources' cancel handlers ran.
 final class PostgresConnection {
     /// A prepared statement by name and its parameters in text format (nil is SQL NULL).
     struct Statement {
@@ -27,6 +27,8 @@ final class PostgresConnection {
     private var writeSource: (any DispatchSourceWrite)?
     private var writing = false
     private var liveSources = 0
+    /// The duplicate of libpq's socket that the sources watch (-1 before `start()`); closed after both are cancelled.
+    private var watched: Int32 = -1
     private var current: Job?
 
     private struct Job {
@@ -93,7 +95,15 @@ final class PostgresConnection {
         guard PQsetnonblocking(connection, 1) == 0, PQenterPipelineMode(connection) == 1 else {
             throw JournalError(.postgres, "cannot enter pipeline mode: \(Self.message(of: connection))")
         }
-        let fd = PQsocket(connection)
+        // The sources watch a duplicate of libpq's socket: libpq closes its own descriptor by itself when it meets the
+        // end of the connection, even inside a send (after a failed write it reads what the server said last), and a
+        // source on a closed descriptor gets no event again (epoll forgets it), which left a run in flight for good.
+        // The duplicate keeps the socket open, and readable at its end, until both sources are cancelled.
+        let fd = dup(PQsocket(connection))
+        guard fd >= 0 else {
+            throw JournalError(.postgres, "cannot watch the PostgreSQL socket: \(String(cString: strerror(errno)))")
+        }
+        watched = fd
         let read = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
         read.setEventHandler { [unowned self] in readable() }
         // Strong: the connection lives until both cancel handlers ran and libpq closed the socket.
@@ -176,7 +186,12 @@ final class PostgresConnection {
 
     private func sourceCancelled() {
         liveSources -= 1
-        if liveSources == 0, let connection {
+        guard liveSources == 0 else { return }
+        if watched >= 0 {
+            Glibc.close(watched)
+            watched = -1
+        }
+        if let connection {
             PQfinish(connection)
             self.connection = nil
         }
@@ -202,8 +217,10 @@ final class PostgresConnection {
                 writeSource?.resume()
             }
         default:
-            broken()
+            return broken()
         }
+        // A failed write makes libpq read what the server said last, and it may meet the connection's end there.
+        if PQstatus(connection) != CONNECTION_OK { broken() }
     }
 
     private func readable() {
