@@ -318,18 +318,15 @@ enum PostgresSchema {
         (
             "due",
             "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
-                + "WHERE d.at <= $1 AND (s.owner IS NULL OR NOT EXISTS (SELECT 1 FROM fh_replicas r "
-                + "WHERE r.id = s.holder AND r.seen > now() - make_interval(secs => $3::float8 / 1000))) ORDER BY d.at LIMIT $2"
+                + "WHERE d.at <= $1 AND fh_unheld(s.owner, s.holder, $3) ORDER BY d.at LIMIT $2"
         ),
         // The waker's next look, among the sessions `due` would answer (no live replica holds them): a held session's
         // timer fires in its holder's memory, and counting its deadlines here had every replica's waker query the
         // database at each of them (about 800 times a second with 1,875 timers a second).
         (
             "upcoming",
-            "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session WHERE d.at > $1 "
-                + "AND (s.owner IS NULL OR NOT EXISTS (SELECT 1 FROM fh_replicas r "
-                + "WHERE r.id = s.holder AND r.seen > now() - make_interval(secs => $3::float8 / 1000))) "
-                + "ORDER BY d.at LIMIT $2"
+            "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
+                + "WHERE d.at > $1 AND fh_unheld(s.owner, s.holder, $3) ORDER BY d.at LIMIT $2"
         ),
         ("activity.stamp", "UPDATE fh_sessions SET left_at = $1 WHERE left_at IS NULL"),
         (
