@@ -29,7 +29,7 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
 import proxy_configs  # noqa: E402
 from browser_test import browser  # noqa: E402
-from cluster_test import Balancer, Check, free_port  # noqa: E402
+from cluster_test import Balancer, Check, free_port, http_get_text  # noqa: E402
 from feedbackhost import Replica, new_session_id  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
@@ -110,6 +110,38 @@ def run_page(driver, base, ids):
     return [token for c in created for token in c["tokens"].values()]
 
 
+def ids_on_every_replica(balancer, haproxy_log, names):
+    """SESSIONS new ids, SESSIONS / REPLICAS of them on each replica by HAProxy's hash.
+
+    Ids drawn at random could all miss a replica (about 1 run in 100 with 12 ids on 3 replicas), and then that
+    replica's log would prove nothing about tokens. Each candidate is asked for once through HAProxy's plain port
+    (the answer does not matter) and HAProxy's log says which replica the hash chose.
+    """
+    wanted = SESSIONS // REPLICAS
+    chosen = {name: [] for name in names}
+    for _ in range(40 * SESSIONS):
+        if all(len(ids) >= wanted for ids in chosen.values()):
+            return [session for ids in chosen.values() for session in ids]
+        candidate = new_session_id()
+        try:
+            http_get_text(balancer.port, f"/v1/sessions/{candidate}")
+        except Exception:
+            pass  # a 401 or 404 is an answer too: only the route matters
+
+        def routed():
+            with open(haproxy_log, errors="replace") as handle:
+                for line in handle:
+                    if f"/v1/sessions/{candidate} " in line:
+                        return re.search(r" replicas/(\S+) ", line).group(1)
+            return None
+
+        wait_for(f"HAProxy to log the probe of {candidate}", lambda: routed() is not None)
+        server = routed()
+        if server in chosen and len(chosen[server]) < wanted:
+            chosen[server].append(candidate)
+    fail(f"no {wanted} ids for every replica among {40 * SESSIONS} candidates: {chosen}")
+
+
 def run(binary, workdir):
     replicas, balancer, driver = [], None, None
     key = os.path.join(workdir, "auth.key")
@@ -143,7 +175,8 @@ def run(binary, workdir):
             f"(alpn h2,http/1.1, self-signed certificate)")
 
         driver = browser(os.path.join(workdir, "profile"), flags=("--ignore-certificate-errors",))
-        ids = [new_session_id() for _ in range(SESSIONS)]
+        ids = ids_on_every_replica(balancer, haproxy_log, names)
+        log(f"{SESSIONS} session ids chosen so that HAProxy's hash gives each replica {SESSIONS // REPLICAS}")
         tokens = run_page(driver, f"https://127.0.0.1:{tls_port}", ids)
         driver.quit()
         driver = None
@@ -170,6 +203,9 @@ def run(binary, workdir):
             text = handle.read()
         if "/v1/sessions/" not in text:
             fail(f"{os.path.basename(path)} logged no session request: the search below would prove nothing")
+        if path != haproxy_log and "method=PUT route=/v1/sessions/" not in text:
+            fail(f"{os.path.basename(path)} logged none of the page's PUTs (the probes only GET): the search below "
+                 "would prove nothing")
         leaked = [token for token in tokens if token in text]
         if leaked:
             fail(f"{os.path.basename(path)} holds {len(leaked)} of the tokens used")
