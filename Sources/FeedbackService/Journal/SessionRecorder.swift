@@ -282,6 +282,15 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         if let now { notify(now) }
     }
 
+    /// Whether the records of the step at `revision` (and of every step before it) are journaled: what
+    /// `whenJournaled(revision:)` would answer at once with nil. False once an append failed.
+    func isJournaled(revision: UInt64) -> Bool {
+        held.withLock { held in
+            held.failure == nil && (held.last?.revision ?? startRevision) >= revision
+                && held.journaled >= held.appended
+        }
+    }
+
     /// Whether other replicas may take this session over (a shared journal): see `whenJournaled(revision:)`.
     var journalIsShared: Bool { persistence.journal.sharesSessions }
 

@@ -34,6 +34,10 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Counts now as a use of the session: a stream's last subscriber leaving does, so the idle time of a session
     /// that was watched starts when nobody watches it any more.
     func touch()
+    /// The current state, when no other replica's takeover can undo it: with a shared journal only once the records
+    /// of its step are journaled (nil until then, and for good when the journal refused them); else `snapshot()`.
+    /// What a stream may start from.
+    func journaledSnapshot() -> SessionSnapshot?
     /// Calls `body` with the current state, then with each new one, in order, on the thread that reduced it
     /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
     /// cancelled or the loop stops.

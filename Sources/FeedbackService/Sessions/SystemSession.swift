@@ -195,6 +195,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         )
     }
 
+    func journaledSnapshot() -> SessionSnapshot? {
+        let current = snapshot()
+        guard let recorder, recorder.journalIsShared else { return current }
+        return recorder.isJournaled(revision: current.rev) ? current : nil
+    }
+
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {
         // With a shared journal this copy may have been taken over by another replica without knowing it yet (it
         // learns at its next write): a state reaches the stream only once the journal holds it, so a stale copy's

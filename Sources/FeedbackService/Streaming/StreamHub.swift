@@ -88,7 +88,9 @@ final class StreamHub: @unchecked Sendable {
 
     /// Starts following the session (on the queue): observes its loop, then takes its current state at once, so
     /// the views hold the latest value before a subscriber is served and no later state falls between (states
-    /// the observation delivers that are not newer are ignored).
+    /// the observation delivers that are not newer are ignored). With a shared journal the current state is taken
+    /// only once the journal holds it (`journaledSnapshot`); until then the observation brings it when it is, and
+    /// never when the journal refuses it (another replica took the session over meanwhile).
     func follow() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard observation == nil, !lifecycle.isEnded, let session else { return }
@@ -96,8 +98,7 @@ final class StreamHub: @unchecked Sendable {
             self?.publish(rev: snapshot.rev, json: snapshot.state)
         }
         registry.metrics.following.increment()
-        let current = session.snapshot()
-        apply(rev: current.rev, json: current.state)
+        if let current = session.journaledSnapshot() { apply(rev: current.rev, json: current.state) }
         startHeartbeats()
     }
 
