@@ -69,4 +69,26 @@ import Testing
         let session = try #require(try journal.recover(only: [id]).first)
         #expect(session.answers.map(\.key) == ["k6", "k7", "k8"])
     }
+
+    /// The journal counts each session's answers for their trimming; a session another replica took over is counted
+    /// no more (no entry is left behind for every session that moved away during the process's life).
+    @Test func aSessionTakenOverLeavesNoAnswerCountBehind() throws {
+        let place = try JournalPlace(.postgres)
+        let holder = try PostgresJournal.open(url: place.url!, logger: JournalFixtures.logger)
+        defer { holder.close() }
+        let other = try PostgresJournal.open(url: place.url!, logger: JournalFixtures.logger)
+        defer { other.close() }
+        let id = JournalFixtures.id(1)
+        let answer = { (revision: UInt64) -> JournalRecord in
+            let key = "k\(revision)"
+            return .answered(
+                KeyedAnswer(sessionID: id, key: key, fingerprint: 1, epoch: 7, revision: revision, state: "{}")
+            )
+        }
+        try holder.appendAndWait([.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1), answer(1)])
+        #expect(holder.queue.sync { holder.answerCounts[id] } == 1)
+        #expect(try other.recover(only: [id]).count == 1)  // taken over
+        #expect(throws: JournalError.self) { try holder.appendAndWait([JournalFixtures.event(id, 2), answer(2)]) }
+        #expect(holder.queue.sync { holder.answerCounts[id] } == nil)
+    }
 }

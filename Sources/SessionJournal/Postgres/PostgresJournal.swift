@@ -379,6 +379,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 state.withLock { state in
                     if state.owners[id] == append.owners.first ?? nil { state.owners[id] = nil }
                 }
+                answerCounts[id] = nil  // another replica writes its answers now: counted afresh if it comes back
                 append.completion(
                     .failure(JournalError(.fenced, "session \(id) is owned by another replica now; nothing written"))
                 )
