@@ -7,9 +7,9 @@ public import SystemKit
 /// comes, so its timer fires on time and nobody has to ask for it.
 extension SessionService {
     /// Until the task that runs it is cancelled: sleeps until the earliest deadline of a session not in memory (at most
-    /// a second; `nextPassiveDeadline`), then activates every passive session whose deadline has come, earliest
-    /// first. An active session's own timer fires by itself and is left alone. A deadline that passed while the server was down is due at
-    /// once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
+    /// a second; `nextLook`), then activates every passive session whose deadline has come, earliest first. An
+    /// active session's own timer fires by itself and is left alone. A deadline that passed while the server was down
+    /// is due at once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
     /// many deadlines at once do not restart all their sessions' effects at once. The woken session's recorder
     /// measures its timer's lateness when it fires (`feedbackhost_timer_lateness_seconds`).
     public func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
@@ -36,7 +36,7 @@ extension SessionService {
                 activateForTimers(due)
                 // A full batch that woke sessions: more may be due behind it; look again at once.
                 if entries.count == Self.wakeBatch, !due.isEmpty, throttled == 0 { more = true }
-                next = try nextPassiveDeadline(after: now)
+                next = try nextLook(after: now)
                 // A count of the index: every 10 s, not at every look (it reads the whole index on the writer queue).
                 if DispatchTime.now().uptimeNanoseconds > counted.uptimeNanoseconds + 10_000_000_000 {
                     counted = DispatchTime.now()
@@ -71,7 +71,7 @@ extension SessionService {
     /// second with 1,875 timers a second; at 10,000 a second, about 15 % of a core). A session that leaves memory
     /// meanwhile with an earlier deadline waits until that look, as it waited before for the next deadline of any
     /// session (at most a second either way).
-    private func nextPassiveDeadline(after now: Int64) throws(JournalError) -> Int64? {
+    private func nextLook(after now: Int64) throws(JournalError) -> Int64? {
         guard let persistence else { return nil }
         let upcoming = try persistence.journal.deadlines(after: now, limit: Self.lookAhead)
         let inMemory = { (entry: JournalDeadline) in SessionID(entry.sessionID).map { self.store[$0] != nil } ?? false }

@@ -48,19 +48,7 @@ import Testing
         }
         try journal.appendAndWait([.created(JournalFixtures.creation(id))])
         for revision in UInt64(1)...8 {
-            try journal.appendAndWait([
-                JournalFixtures.event(id, revision),
-                .answered(
-                    KeyedAnswer(
-                        sessionID: id,
-                        key: "k\(revision)",
-                        fingerprint: 1,
-                        epoch: 7,
-                        revision: revision,
-                        state: "{}"
-                    )
-                ),
-            ])
+            try journal.appendAndWait([JournalFixtures.event(id, revision), Self.answer(id, revision)])
             if revision == 5 { #expect(try keys() == "k1,k2,k3,k4,k5\n") }
         }
         #expect(try keys() == "k4,k5,k6,k7,k8\n")  // trimmed to 3 at the sixth, then two more
@@ -68,6 +56,13 @@ import Testing
         #expect(try keys() == "k6,k7,k8\n")
         let session = try #require(try journal.recover(only: [id]).first)
         #expect(session.answers.map(\.key) == ["k6", "k7", "k8"])
+    }
+
+    /// Session `id`'s keyed answer at `revision`, under the key `k<revision>`.
+    private static func answer(_ id: String, _ revision: UInt64) -> JournalRecord {
+        .answered(
+            KeyedAnswer(sessionID: id, key: "k\(revision)", fingerprint: 1, epoch: 7, revision: revision, state: "{}")
+        )
     }
 
     /// The journal counts each session's answers for their trimming; a session another replica took over is counted
@@ -79,16 +74,14 @@ import Testing
         let other = try PostgresJournal.open(url: place.url!, logger: JournalFixtures.logger)
         defer { other.close() }
         let id = JournalFixtures.id(1)
-        let answer = { (revision: UInt64) -> JournalRecord in
-            let key = "k\(revision)"
-            return .answered(
-                KeyedAnswer(sessionID: id, key: key, fingerprint: 1, epoch: 7, revision: revision, state: "{}")
-            )
-        }
-        try holder.appendAndWait([.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1), answer(1)])
+        try holder.appendAndWait([
+            .created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1), Self.answer(id, 1),
+        ])
         #expect(holder.queue.sync { holder.answerCounts[id] } == 1)
         #expect(try other.recover(only: [id]).count == 1)  // taken over
-        #expect(throws: JournalError.self) { try holder.appendAndWait([JournalFixtures.event(id, 2), answer(2)]) }
+        #expect(throws: JournalError.self) {
+            try holder.appendAndWait([JournalFixtures.event(id, 2), Self.answer(id, 2)])
+        }
         #expect(holder.queue.sync { holder.answerCounts[id] } == nil)
     }
 }

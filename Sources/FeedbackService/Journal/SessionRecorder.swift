@@ -271,7 +271,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     func whenJournaled(revision: UInt64, _ notify: @escaping @Sendable (JournalError?) -> Void) {
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
-            guard (held.last?.revision ?? startRevision) >= revision else {
+            guard appended(through: revision, held) else {
                 held.parked.append((revision, notify))
                 return nil
             }
@@ -286,9 +286,13 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// `whenJournaled(revision:)` would answer at once with nil. False once an append failed.
     func isJournaled(revision: UInt64) -> Bool {
         held.withLock { held in
-            held.failure == nil && (held.last?.revision ?? startRevision) >= revision
-                && held.journaled >= held.appended
+            held.failure == nil && appended(through: revision, held) && held.journaled >= held.appended
         }
+    }
+
+    /// Under `held`: whether the records of the step at `revision` are appended (not held in an open batch).
+    private func appended(through revision: UInt64, _ held: Held) -> Bool {
+        (held.last?.revision ?? startRevision) >= revision
     }
 
     /// Whether other replicas may take this session over (a shared journal): see `whenJournaled(revision:)`.
