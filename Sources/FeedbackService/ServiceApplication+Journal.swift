@@ -16,7 +16,7 @@ extension ServiceApplication {
     ///
     /// Keys: `data.dir` (a directory, created when missing; `none` for no journal), `fsync` (`per-commit`, the
     /// default, or `interval:MS`), `journal.snapshot.interval` (revisions between a session's snapshots, 100),
-    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 300; 0 for none),
+    /// `journal.commit.delay.us` (the group commit's gathering window under concurrent writers, 500; 0 for none),
     /// `journal.probe.ms` (while the journal cannot commit, the interval of its test writes, 250).
     /// The journal's metrics and the broken-session gauge go to `metricsFactory`. `vfs` names a registered SQLite
     /// VFS to open the journal through: only tests pass one (to inject faults); no configuration key reaches it.

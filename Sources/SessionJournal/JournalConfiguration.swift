@@ -45,7 +45,7 @@ public struct JournalConfiguration: Sendable, Equatable {
         compactionIntervalMilliseconds: Int = 1000,
         compactionRows: Int = 20_000,
         answersPerSession: Int = 256,
-        commitDelayMicroseconds: Int = 300,
+        commitDelayMicroseconds: Int = 500,
         commitDelaySiblings: Int = 4,
         probeIntervalMilliseconds: Int = 250,
         vfs: String? = nil

@@ -205,7 +205,7 @@ extension Setting {
     static let journalCommitDelay = Setting(
         "journal.commit.delay.us",
         .integer(0...1_000_000),
-        default: "300",
+        default: "500",
         "how long a group commit gathers concurrent writers, in microseconds (a lone writer never waits)"
     )
     static let journalProbe = Setting(
