@@ -30,29 +30,7 @@ import SystemKit
 /// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
 /// its writer queue and take the same `Mutex`.
 final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
-    private struct Held {
-        var openBatches = 0
-        var records: [JournalRecord] = []
-        /// Appends made, and appends the journal confirmed: a prefix of them, since it completes in order.
-        var appended: UInt64 = 0
-        var journaled: UInt64 = 0
-        /// The first failed append's error; once set, nothing more is appended.
-        var failure: JournalError?
-        /// Set by `seal`: an append from then on is dropped, and fails the session's waits with `sealed`.
-        var sealed = false
-        /// Waiting answers, each with the append count it needs confirmed.
-        var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
-        /// Waits for a step whose records are not appended yet (held in an open batch): each becomes a waiter once
-        /// `last` reaches its revision.
-        var parked: [(revision: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
-        /// The state and revision of the last step whose records were appended, and of the last step held: what a
-        /// passivation snapshots.
-        var last: (state: System.State, revision: UInt64)?
-        var heldLast: (state: System.State, revision: UInt64)?
-        /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
-        /// POST's own encoding of its last state stands in for one of them.
-        var unstamped: [(index: Int, revision: UInt64, state: System.State)] = []
-    }
+    private typealias Held = RecorderHeld
 
     private let id: String
     private let sessionID: SessionID
@@ -158,7 +136,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// its POST encoded it) for its revision, else by encoding the state.
     private static func stampHeld(_ held: inout Held, last: (revision: UInt64, encoded: [UInt8])?) {
         for entry in held.unstamped {
-            let bytes = last?.revision == entry.revision ? last!.encoded : System.encodeState(entry.state)
+            let bytes = last?.revision == entry.revision ? last!.encoded : encode(entry.state)
             held.records[entry.index] = stamping(held.records[entry.index], StateChecksum.of(bytes))
         }
         held.unstamped = []
@@ -311,7 +289,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     func seal() {
         held.withLock { held in
             if !held.sealed, held.failure == nil, let last = held.last {
-                let state = String(decoding: SystemSession<System>.encode(last.state), as: UTF8.self)
+                let state = String(decoding: Self.encode(last.state), as: UTF8.self)
                 append(
                     [
                         .snapshot(sessionID: id, revision: last.revision, state: state, version: version),
@@ -348,6 +326,14 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
             held.heldLast = nil
             Self.unpark(&held)
         }
+    }
+
+    /// Encodes a state `Held` keeps (always a `System.State`): for a checksum or a snapshot, not per step.
+    private static func encode(_ state: any Sendable) -> [UInt8] {
+        guard let state = state as? System.State else {
+            preconditionFailure("a recorder of \(System.self) held a state of type \(type(of: state))")
+        }
+        return System.encodeState(state)
     }
 
     private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
@@ -392,4 +378,31 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
         }
         return nil
     }
+}
+
+/// What a `SessionRecorder` keeps under its `Mutex`. Not nested in the recorder and without the system's types (its
+/// states are kept as `any Sendable`): the recorder runs unspecialised for its system, reached through
+/// `any HostedSession`, and a type that depends on the system would cost a metadata lookup at every use of the lock.
+private struct RecorderHeld {
+    var openBatches = 0
+    var records: [JournalRecord] = []
+    /// Appends made, and appends the journal confirmed: a prefix of them, since it completes in order.
+    var appended: UInt64 = 0
+    var journaled: UInt64 = 0
+    /// The first failed append's error; once set, nothing more is appended.
+    var failure: JournalError?
+    /// Set by `seal`: an append from then on is dropped, and fails the session's waits with `sealed`.
+    var sealed = false
+    /// Waiting answers, each with the append count it needs confirmed.
+    var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+    /// Waits for a step whose records are not appended yet (held in an open batch): each becomes a waiter once
+    /// `last` reaches its revision.
+    var parked: [(revision: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+    /// The state (a `System.State`) and revision of the last step whose records were appended, and of the last step
+    /// held: what a passivation snapshots.
+    var last: (state: any Sendable, revision: UInt64)?
+    var heldLast: (state: any Sendable, revision: UInt64)?
+    /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
+    /// POST's own encoding of its last state stands in for one of them.
+    var unstamped: [(index: Int, revision: UInt64, state: any Sendable)] = []
 }
