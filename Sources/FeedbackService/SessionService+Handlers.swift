@@ -153,15 +153,11 @@ extension SessionService {
         }
         let ifMatch = request.headers["if-match"]
         let count = events.count
-        // The answer waits until the session's records up to its events (and any an effect sent before them) are
-        // durable; so does a replayed answer, whose first request may still be waiting.
-        let journaled: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { result in
-            guard case .success = result else { return completion(result) }
-            session.whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
-        }
-        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { [metrics] result in
-            if case .success = result { metrics.eventsApplied.increment(by: count) }
-            journaled(result)
+        // One closure per post, holding only the counter it needs (not the whole `ServiceMetrics`).
+        let eventsApplied = metrics.eventsApplied
+        let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { result in
+            if case .success = result { eventsApplied.increment(by: count) }
+            Self.answerOnceJournaled(result, of: session, completion)
         }
         guard let key = request.headers["idempotency-key"] else {
             return session.post(events, ifMatch: ifMatch, claim: nil, completion: applied)
@@ -177,7 +173,7 @@ extension SessionService {
         let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.hash(request.body))
         switch session.withIdempotencyLedger({ $0.begin(key: key, fingerprint: claim.fingerprint) }) {
         case .replay(let snapshot):
-            journaled(.success(snapshot))
+            Self.answerOnceJournaled(.success(snapshot), of: session, completion)
         case .inFlight:
             completion(
                 .failure(
@@ -208,6 +204,17 @@ extension SessionService {
                 applied(result)
             }
         }
+    }
+
+    /// Answers a post once the session's records up to its events (and any an effect sent before them) are durable;
+    /// a replayed answer waits too, since its first request may still be waiting. A failure is answered at once.
+    private static func answerOnceJournaled(
+        _ result: Result<SessionSnapshot, APIError>,
+        of session: any HostedSession,
+        _ completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    ) {
+        guard case .success = result else { return completion(result) }
+        session.whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
     }
 
     /// The events of a POST body: one event object, or `{"events": [...]}` with 1 to `limit` of them.
@@ -272,14 +279,20 @@ extension SessionService {
     /// Whether a `Content-Type` value names JSON (`application/json` or `application/*+json`, any case, any
     /// parameters): compared as bytes, since it runs for every posted body.
     static func isJSONMediaType(_ value: String) -> Bool {
-        let bytes = value.utf8
-        let end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.endIndex
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let mediaType = bytes[..<end].drop(while: isSpace).reversed().drop(while: isSpace).reversed()
-            .map { $0 >= UInt8(ascii: "A") && $0 <= UInt8(ascii: "Z") ? $0 + 32 : $0 }
-        let prefix = Array("application/".utf8)
-        guard mediaType.starts(with: prefix) else { return false }
-        return mediaType.count == prefix.count + 4 && mediaType.suffix(4).elementsEqual("json".utf8)
-            || mediaType.count > prefix.count + 5 && mediaType.suffix(5).elementsEqual("+json".utf8)
+        var value = value
+        return value.withUTF8 { bytes in
+            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+            let lower = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
+            let matches = { (offset: Int, text: StaticString) -> Bool in
+                (0..<text.utf8CodeUnitCount).allSatisfy { lower(bytes[offset + $0]) == text.utf8Start[$0] }
+            }
+            var start = 0
+            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+            while start < end && isSpace(bytes[start]) { start += 1 }
+            while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+            let length = end - start
+            guard length > 12, matches(start, "application/") else { return false }
+            return length == 16 && matches(end - 4, "json") || length > 17 && matches(end - 5, "+json")
+        }
     }
 }

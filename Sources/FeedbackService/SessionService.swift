@@ -128,15 +128,17 @@ public final class SessionService: Sendable {
             respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }
         }
         let post = guarded(.session(.post)) { [self] request, _, responder in
+            // The answer keeps only the request's `Origin`, not a copy of the whole request.
+            let origin = request.headers["origin"]
             postEvents(request) { [self] result in
                 switch result {
                 case .success(let snapshot):
                     var response = Response.json(snapshot.body())
                     response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-                    responder.respond(withCORS(response, request))
+                    responder.respond(withCORS(response, origin: origin))
                 case .failure(let error):
                     metrics.eventsRejected.increment()
-                    responder.respond(withCORS(Self.problem(error), request))
+                    responder.respond(withCORS(Self.problem(error), origin: origin))
                 }
             }
         }
@@ -244,8 +246,13 @@ public final class SessionService: Sendable {
     }
 
     func withCORS(_ response: Response, _ request: Request) -> Response {
+        withCORS(response, origin: request.headers["origin"])
+    }
+
+    /// `response` with the CORS fields for a request from `origin` (its `Origin` field, if any).
+    func withCORS(_ response: Response, origin: String?) -> Response {
         var response = response
-        for (name, value) in configuration.cors.responseHeaders(origin: request.headers["origin"]) {
+        for (name, value) in configuration.cors.responseHeaders(origin: origin) {
             response.headers.add(name: name, value: value)
         }
         return response

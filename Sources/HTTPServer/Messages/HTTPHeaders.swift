@@ -18,9 +18,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fields = []
     }
 
-    /// Creates a list from name/value pairs, in order.
-    public init(_ pairs: [(String, String)]) {
+    /// Creates an empty list with room for `bytes` of names and values in `fields` fields.
+    init(reservingBytes bytes: Int, fields: Int) {
         self.init()
+        storage.reserveCapacity(bytes)
+        self.fields.reserveCapacity(fields)
+    }
+
+    /// Creates a list from name/value pairs, in order, with room for a few more fields (a response's `ETag`,
+    /// its CORS fields) without growing.
+    public init(_ pairs: [(String, String)]) {
+        let bytes = pairs.reduce(0) { $0 + $1.0.utf8.count + $1.1.utf8.count }
+        self.init(reservingBytes: bytes + 64, fields: pairs.count + 2)
         for (name, value) in pairs { add(name: name, value: value) }
     }
 

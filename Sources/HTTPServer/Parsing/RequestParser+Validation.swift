@@ -9,10 +9,12 @@ extension RequestParser {
         guard let method = HTTPMethod.parse(UnsafeBufferPointer(rebasing: buffer[methodRange])) else {
             throw HTTPServerError(.notImplemented, "The method is not implemented.")
         }
-        var headers = HTTPHeaders()
-        var semantics = FieldSemantics()
         var lineStart = requestLine.upperBound + 2
         let end = fieldsEnd - 2
+        // The fields' bytes are at most the field lines' (separators and whitespace are dropped): one allocation
+        // each instead of one per growth.
+        var headers = HTTPHeaders(reservingBytes: max(end - lineStart, 0), fields: 8)
+        var semantics = FieldSemantics()
         while lineStart < end {
             var lineEnd = lineStart
             while buffer[lineEnd] != ASCII.cr { lineEnd += 1 }

@@ -170,13 +170,23 @@ public struct Router: Sendable {
             let normalized = "/" + parts.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "/")
             if let candidates = staticRoutes[normalized] { return Self.choose(method, candidates) }
         }
-        var candidates: [(route: Route, parameters: [String: String])] = []
+        // The usual case first: the route this method picks among those whose literals match, with its parameters
+        // decoded once. A parameter that does not percent-decode rules its routes out: the full search below.
+        var matching: [Route] = []
         for route in parameterRoutes where route.segments.count == parts.count {
             let literalsMatch = zip(route.segments, parts).allSatisfy { segment, part in
                 guard case .literal(let literal) = segment else { return true }
                 return literal.count == part.count && literal.elementsEqual(bytes[part])
             }
-            guard literalsMatch, let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
+            if literalsMatch { matching.append(route) }
+        }
+        guard !matching.isEmpty else { return .notFound }
+        if let route = Self.pick(method, matching), let parameters = Self.parameters(of: route, in: parts, of: bytes) {
+            return .found(route, parameters: parameters)
+        }
+        var candidates: [(route: Route, parameters: [String: String])] = []
+        for route in matching {
+            guard let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
             candidates.append((route, parameters))
         }
         guard !candidates.isEmpty else { return .notFound }
