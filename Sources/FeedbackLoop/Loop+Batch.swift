@@ -39,6 +39,7 @@ extension Loop {
     ///
     /// A stopped loop counts as queued: `completion` gets nil. An empty `events` gets the current step when the
     /// revision matches.
+    @inlinable
     @discardableResult
     public func send<Events: Sequence>(
         contentsOf events: Events,
@@ -61,6 +62,21 @@ extension Loop {
         case .queued(let claimed): if claimed { runQueue() }
         }
         return true
+    }
+}
+
+extension Loop {
+    /// ``send(contentsOf:ifRevision:completion:)`` when `revision` is given, else ``send(contentsOf:completion:)``
+    /// (which always queues, and returns true). One entry for a caller that holds it as a closure made where `State`
+    /// and `Event` are concrete, so that the loop's queue runs specialised for them.
+    @inlinable
+    @discardableResult
+    public func send(_ events: [Event], ifRevision revision: UInt64?, completion: @escaping Completion) -> Bool {
+        guard let revision else {
+            send(contentsOf: events, completion: completion)
+            return true
+        }
+        return send(contentsOf: events, ifRevision: revision, completion: completion)
     }
 }
 

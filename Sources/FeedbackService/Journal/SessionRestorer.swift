@@ -13,6 +13,7 @@ enum SessionRestorer {
     static func restore<System: FeedbackSystem>(
         _ recovered: RecoveredSession,
         of system: System,
+        submission: @escaping LoopSubmission<System.State, System.Event>,
         clientTypes: Set<String>,
         id: SessionID,
         inboxCapacity: Int,
@@ -108,6 +109,7 @@ enum SessionRestorer {
         return SystemSession(
             id: id,
             system: system,
+            submission: submission,
             epoch: epoch,
             state: state,
             revision: recovered.revision,

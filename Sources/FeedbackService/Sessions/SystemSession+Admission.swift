@@ -34,7 +34,7 @@ extension SystemSession {
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
         if account == nil && ifMatch == nil {
-            loop.send(contentsOf: events) { answer($0, nil) }
+            _ = submission(loop, events, nil) { answer($0, nil) }
             return .queued
         }
         let step = loop.currentStep
@@ -42,7 +42,7 @@ extension SystemSession {
             return .stale(tags)
         }
         guard let account else {
-            let queued = loop.send(contentsOf: events, ifRevision: step.revision) { answer($0, nil) }
+            let queued = submission(loop, events, step.revision) { answer($0, nil) }
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
@@ -61,11 +61,11 @@ extension SystemSession {
         case .failure(let refusal): return .refused(refusal)
         case .success(let before): previous = before
         }
-        if loop.send(contentsOf: events, ifRevision: step.revision, completion: { answer($0, trial) }) {
+        if submission(loop, events, step.revision, { answer($0, trial) }) {
             return .queued
         }
         guard let tags = ifMatch else {
-            loop.send(contentsOf: events) { answer($0, nil) }
+            _ = submission(loop, events, nil) { answer($0, nil) }
             return .queued
         }
         account.revertState(from: weight, to: previous)

@@ -17,6 +17,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     let system: System
     let epoch: UInt64
     let loop: Loop<System.State, System.Event>
+    /// Queues a post's events on `loop`, specialised for the system where `HostedSystem` made it.
+    let submission: LoopSubmission<System.State, System.Event>
     private let encoded: Mutex<SessionSnapshot?>
     /// What the session holds against the service's memory budget; nil when nothing is counted.
     let account: SessionAccount?
@@ -48,6 +50,9 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     init(
         id: SessionID,
         system: System,
+        submission: @escaping LoopSubmission<System.State, System.Event> = { loop, events, revision, completion in
+            loop.send(events, ifRevision: revision, completion: completion)
+        },
         epoch: UInt64,
         state: System.State,
         revision: UInt64 = 0,
@@ -62,6 +67,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
+        self.submission = submission
         self.epoch = epoch
         self.account = account
         logger = environment.system.logger

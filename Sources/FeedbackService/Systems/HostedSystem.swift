@@ -1,7 +1,13 @@
 import FeedbackJSON
+public import FeedbackLoop
 import Foundation
 import SessionJournal
 public import SystemKit
+
+/// How a session queues a post's events on its loop: `Loop.send(_:ifRevision:completion:)`, as a closure made where
+/// the system's types are concrete (`HostedSystem.init`).
+public typealias LoopSubmission<State: Sendable, Event: Sendable> =
+    @Sendable (Loop<State, Event>, [Event], UInt64?, @escaping Loop<State, Event>.Completion) -> Bool
 
 /// A registered system with its types erased: what the service lists and starts sessions of.
 public struct HostedSystem: Sendable {
@@ -22,7 +28,20 @@ public struct HostedSystem: Sendable {
     public let schemaVersion: Int
 
     /// Wraps a system.
+    ///
+    /// Inlinable for one reason: the closure below is then compiled where `System` is concrete (the caller's module),
+    /// so a post's events go through the loop's queue specialised for the system's state and events. Everything
+    /// else of a session runs unspecialised, behind `any HostedSession`.
+    @inlinable
     public init<System: FeedbackSystem>(_ system: System) {
+        self.init(system) { loop, events, revision, completion in
+            loop.send(events, ifRevision: revision, completion: completion)
+        }
+    }
+
+    /// Wraps a system whose posts reach their loop through `submission`.
+    @usableFromInline
+    init<System: FeedbackSystem>(_ system: System, submission: @escaping LoopSubmission<System.State, System.Event>) {
         name = system.name
         schemaVersion = system.schemaVersion
         verify = { history in SessionReplay.verify(history, of: system) }
@@ -77,6 +96,7 @@ public struct HostedSystem: Sendable {
             return SystemSession(
                 id: id,
                 system: system,
+                submission: submission,
                 epoch: epoch,
                 state: initialState,
                 inboxCapacity: inboxCapacity,
@@ -90,6 +110,7 @@ public struct HostedSystem: Sendable {
             try SessionRestorer.restore(
                 recovered,
                 of: system,
+                submission: submission,
                 clientTypes: clientTypes,
                 id: id,
                 inboxCapacity: inboxCapacity,
