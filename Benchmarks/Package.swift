@@ -43,6 +43,8 @@ let package = Package(
         // SSE fan-out load client (C: epoll and raw sockets, one thread); see docs/BENCHMARKS.md "SSE fan-out".
         .executableTarget(name: "SSEFanout"),
         .executableTarget(name: "LoopbackFloor"),
+        // The floor of a durable posted event (C: epoll, one SQLite writer thread); see docs/BENCHMARKS.md, issue 17.
+        .executableTarget(name: "JournalFloor", linkerSettings: [.linkedLibrary("sqlite3")]),
         .executableTarget(
             name: "CurlBenchmark",
             dependencies: [

@@ -9,6 +9,9 @@
 # (--log-access off), `interval` (--fsync interval:10), `natural` (--journal-commit-delay-us 0: each group commit
 # starts as soon as the previous one is done, no gathering window), `quiet` (--data-dir none --log-level warning); `NAME@LABEL=PATH`
 # runs the binary at PATH with NAME's flags (to compare builds in one run, e.g. `defaults@before=/tmp/fh-before`).
+# Every round also measures `JournalFloor` (Benchmarks/Sources/JournalFloor): a C server that only journals each post
+# in SQLite the way feedback-host's journal does (WAL, synchronous=FULL, one group commit at a time) and answers it
+# after the commit: the floor of a durable post on this machine, whatever the server around it does (FLOOR=0 skips it).
 # Usage: scripts/defaults-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 VARIANTS=defaults
 #                                      FH_BINARY=../.build/release/feedback-host SERVER_CPU=0 LOAD_CPU=1)
 set -euo pipefail
@@ -21,12 +24,15 @@ VARIANTS=${VARIANTS:-defaults}
 FH_PORT=${FH_PORT:-18090}
 FH_BINARY=${FH_BINARY:-}
 
+FLOOR=${FLOOR:-1}
+FLOOR_PORT=${FLOOR_PORT:-$((FH_PORT + 2))}
 if [ -z "$FH_BINARY" ]; then
-    build_servers
+    build_servers JournalFloor
     FH_BINARY=$ROOT_DIR/.build/release/feedback-host
-else  # a given binary: the peer is built only when missing
+else  # a given binary: the peer and the floor are built only when missing
     BENCH_BIN=$(cd "$BENCH_DIR" && swift build -c release --show-bin-path)
     [ -x "$BENCH_BIN/HummingbirdPeer" ] || (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
+    [ -x "$BENCH_BIN/JournalFloor" ] || (cd "$BENCH_DIR" && swift build -c release --product JournalFloor)
 fi
 WORK=$(mktemp -d)
 RESULTS=$WORK/results
@@ -84,6 +90,7 @@ uptime
 for round in $(seq "$ROUNDS"); do
     echo "round $round"
     runs=("peer")
+    [ "$FLOOR" = 0 ] || runs+=("floor")
     for variant in $VARIANTS; do
         if [ $((round % 2)) -eq 1 ]; then runs=("fh:$variant" "${runs[@]}"); else runs+=("fh:$variant"); fi
     done
@@ -91,6 +98,21 @@ for round in $(seq "$ROUNDS"); do
         if [ "$run" = peer ]; then
             measure Hummingbird events "$HB_PORT" "$WORK/hb-ids"
             measure Hummingbird healthz "$HB_PORT"
+            continue
+        fi
+        if [ "$run" = floor ]; then
+            # A new database each round, as feedback-host gets a new ./data; any path segment is a session id to it.
+            dir=$WORK/$round-floor
+            mkdir -p "$dir"
+            taskset -c "$SERVER_CPU" "$BENCH_BIN/JournalFloor" --port "$FLOOR_PORT" --db "$dir/floor.sqlite" \
+                >"$dir/stdout" 2>"$dir/stderr" &
+            pid=$!
+            wait_for "$FLOOR_PORT"
+            measure JournalFloor events "$FLOOR_PORT" "$WORK/hb-ids"
+            measure JournalFloor healthz "$FLOOR_PORT"
+            kill "$pid"
+            wait "$pid" || true
+            rm -rf "$dir"
             continue
         fi
         variant=${run#fh:}
@@ -137,6 +159,21 @@ for variant in $VARIANTS; do
             "FeedbackHost:" v, h, e, e / h, e / hb
     }'
 done
+if [ "$FLOOR" != 0 ]; then
+    floor=$(col JournalFloor events)
+    awk -v h="$(col JournalFloor healthz)" -v e="$floor" -v hb="$hb" 'BEGIN {
+        printf "%-26s healthz %8.0f  events %8.0f  events/healthz %.2f  events/Hummingbird %.2f\n",
+            "JournalFloor", h, e, e / h, e / hb
+    }'
+    for variant in $VARIANTS; do
+        variant=${variant%%=*}
+        awk -v v="$variant" -v h="$(col "FeedbackHost:$variant" healthz)" -v e="$(col "FeedbackHost:$variant" events)" \
+            -v f="$floor" 'BEGIN {
+            printf "  floor events / FeedbackHost:%s healthz %.2f (the most a durable post could reach against the 0.8 target); its events / floor events %.2f\n",
+                v, f / h, e / f
+        }'
+    done
+fi
 failures=$(awk '{s += $4} END {print s + 0}' "$RESULTS")
 echo "non-2xx answers over all runs: $failures"
 [ "$failures" -eq 0 ]
