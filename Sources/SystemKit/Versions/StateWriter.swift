@@ -2,7 +2,8 @@ import Foundation
 
 /// Writes a state as `encodeState` promises: the bytes Foundation's `JSONEncoder` writes with
 /// `[.sortedKeys, .withoutEscapingSlashes]`, without its per-value work (an encoder object and dynamic casts for
-/// every value, a future per container). With `Options.plain` it writes events as the journal's `JSONEncoder()` does.
+/// every value, a future per container). With `Options.plain` it writes events as the journal's `JSONEncoder()` does,
+/// an object's members in the order they were encoded (where `JSONEncoder`'s own order changes between processes).
 ///
 /// What it writes, as `JSONEncoder` on Linux does: compact JSON; object keys ordered by their UTF-8 bytes (not
 /// `String <`, which compares by Unicode scalars after normalisation); integers in decimal; a `Double` or `Float`
@@ -21,8 +22,8 @@ enum StateWriter {
     /// How `JSONEncoder` was set up: the writer writes what that encoder would.
     struct Options {
         /// `.sortedKeys`. Without it `JSONEncoder` writes an object's members in its dictionary's order, which
-        /// differs from one process to the next: the writer then writes only objects of at most one member, where
-        /// the order cannot differ, and refuses the others.
+        /// differs from one process to the next, so no reader can depend on it: the writer then writes them in the
+        /// order they were encoded (the `encode(to:)`'s order, one of the orders `JSONEncoder` may write).
         var sortsKeys: Bool
         /// Not `.withoutEscapingSlashes`: `/` is written `\/`.
         var escapesSlashes: Bool
@@ -179,10 +180,13 @@ final class StateObject {
             bytes.append(UInt8(ascii: ":"))
             try values[0].write(into: &bytes, options)
         } else if keys.count > 1 {
-            guard options.sortsKeys else { throw StateWriter.Unsupported() }
             var order = Array(keys.indices)
-            order.sort { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
-            try refuseDuplicates(order)
+            if options.sortsKeys {
+                order.sort { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+                try refuseDuplicates(order)
+            } else {
+                try refuseDuplicatesInAnyOrder()
+            }
             var first = true
             for index in order {
                 if !first { bytes.append(UInt8(ascii: ",")) }
@@ -193,6 +197,20 @@ final class StateObject {
             }
         }
         bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// `refuseDuplicates` for keys in the order they were encoded: pairwise for the few members of an event,
+    /// through a `Set` (String equality, as `JSONEncoder`'s dictionary) for more.
+    private func refuseDuplicatesInAnyOrder() throws {
+        if keys.count <= 8 {
+            for first in keys.indices {
+                for second in keys.indices where second > first && keys[first] == keys[second] {
+                    throw StateWriter.Unsupported()
+                }
+            }
+        } else if Set(keys).count != keys.count {
+            throw StateWriter.Unsupported()
+        }
     }
 
     /// `JSONEncoder` keeps an object in a `[String: …]`, where a key written twice, or two keys equal as Swift
