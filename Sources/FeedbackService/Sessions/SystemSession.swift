@@ -50,9 +50,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     init(
         id: SessionID,
         system: System,
-        submission: @escaping LoopSubmission<System.State, System.Event> = { loop, events, revision, completion in
-            loop.send(events, ifRevision: revision, completion: completion)
-        },
+        submission: @escaping LoopSubmission<System.State, System.Event>,
         epoch: UInt64,
         state: System.State,
         revision: UInt64 = 0,
