@@ -180,13 +180,10 @@ final class StateObject {
             bytes.append(UInt8(ascii: ":"))
             try values[0].write(into: &bytes, options)
         } else if keys.count > 1 {
-            var order = Array(keys.indices)
-            if options.sortsKeys {
-                order.sort { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
-                try refuseDuplicates(order)
-            } else {
-                try refuseDuplicatesInAnyOrder()
-            }
+            // Duplicates are found in key order; the plain options then write the members as encoded.
+            let sorted = keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
+            try refuseDuplicates(sorted)
+            let order = options.sortsKeys ? sorted : Array(keys.indices)
             var first = true
             for index in order {
                 if !first { bytes.append(UInt8(ascii: ",")) }
@@ -197,20 +194,6 @@ final class StateObject {
             }
         }
         bytes.append(UInt8(ascii: "}"))
-    }
-
-    /// `refuseDuplicates` for keys in the order they were encoded: pairwise for the few members of an event,
-    /// through a `Set` (String equality, as `JSONEncoder`'s dictionary) for more.
-    private func refuseDuplicatesInAnyOrder() throws {
-        if keys.count <= 8 {
-            for first in keys.indices {
-                for second in keys.indices where second > first && keys[first] == keys[second] {
-                    throw StateWriter.Unsupported()
-                }
-            }
-        } else if Set(keys).count != keys.count {
-            throw StateWriter.Unsupported()
-        }
     }
 
     /// `JSONEncoder` keeps an object in a `[String: …]`, where a key written twice, or two keys equal as Swift
