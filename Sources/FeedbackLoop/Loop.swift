@@ -14,6 +14,12 @@
 /// its first real suspension) is queued in that order behind what was queued before: breadth-first FIFO. See
 /// docs/ARCHITECTURE.md, "Ordering guarantees".
 ///
+/// Bounded synchronous work: one call (`init`, `send`, an effect's event) runs at most `synchronousSteps` steps on
+/// its thread. When events are still queued then (a feedback that answers every state without suspending, an
+/// effect that floods), the engine stays owned and the rest of the queue continues in a task, `synchronousSteps`
+/// at a time, in the same order; every other sender keeps only enqueuing meanwhile. So no caller is held by a
+/// system's feedbacks for longer than that many steps, and every ordering promise above stands.
+///
 /// `stop()` (or deinit) cancels every running effect; events sent later are ignored.
 public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @unchecked Sendable {
     /// Called with the step right after a batch's last event was reduced, or nil when the loop stopped first.
@@ -62,26 +68,38 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array).
     @usableFromInline
     let reactors: Reactor<Event>
-    /// Told when each effect starts and ends (a ``TestClock``); nil for nobody.
+    /// Told when each effect starts and ends (a ``TestClock``); nil for nobody. A continuation of the queue counts
+    /// as an effect too: work is under way until it ran.
     @usableFromInline
     let tracker: (any EffectTracking)?
+    /// The most steps one call runs on its thread before the rest of the queue continues in a task.
+    @usableFromInline
+    let synchronousSteps: Int
+
+    /// The default of `synchronousSteps`: above the largest batch a client posts to the service (100 events) and
+    /// the few events a healthy system's feedbacks emit in reply, so that only a runaway ever continues in a task.
+    public static var defaultSynchronousSteps: Int { 128 }
 
     /// Starts a loop: every feedback sees `initial` (in order) before this returns and before any event is
     /// reduced; events the feedbacks emit meanwhile are reduced next, on this thread. `revision` is the revision
     /// of `initial`: 0 for a new history, the restored revision when a history resumes. `effectTracker` is told
     /// when each effect starts and ends (a ``TestClock`` that must know when everything has settled).
+    /// `synchronousSteps` bounds the steps this init (and every later call) runs on its thread: past it the rest
+    /// of the queue continues in a task, in order (at least 1).
     @inlinable
     public init(
         initial: State,
         revision: UInt64 = 0,
         reduce: @escaping @Sendable (inout State, Event) -> Void,
         feedbacks: [Feedback<State, Event>] = [],
-        effectTracker: (any EffectTracking)? = nil
+        effectTracker: (any EffectTracking)? = nil,
+        synchronousSteps: Int = Loop.defaultSynchronousSteps
     ) {
         core = Core(state: initial, revision: revision)
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
+        self.synchronousSteps = max(synchronousSteps, 1)
         reactors = Self.combine(feedbacks)
         super.init()
         withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
@@ -120,7 +138,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Sends an external event; external events are never dropped while the loop runs.
     ///
     /// When no other thread owns the engine, the event is reduced and every feedback and observer is notified on
-    /// the calling thread before this returns; otherwise it is queued behind the events already waiting.
+    /// the calling thread before this returns, and so are the events they queue meanwhile, up to
+    /// `synchronousSteps` steps; otherwise it is queued behind the events already waiting.
     @inlinable
     public override func send(_ event: Event) {
         // Hot path: plain locals instead of an `Action`, so that nothing is copied through value witnesses.
@@ -218,7 +237,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     }
 
     /// Runs the queue: runs queued entries until it is empty, then gives the engine up; the caller owns the engine
-    /// (`owned` is set).
+    /// (`owned` is set). After `synchronousSteps` entries with more waiting, it hands the engine, still owned, to a
+    /// task that runs the rest (``continueLater()``) and returns.
     @inlinable
     func runQueue() {
         // Declared once, outside the loop: the hot path assigns plain values and never builds an `Action`.
@@ -228,6 +248,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var completion: Completion?
         var rare = false
         var rareAction = Action.idle
+        var budget = synchronousSteps
+        var yielding = false
         while true {
             let state = withCore { core, flags -> State? in
                 if core.stopped {
@@ -236,6 +258,15 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     rare = true
                     rareAction = .shutDown(core.queue.removeAll(), observers, core.step)
                     return nil
+                }
+                if budget == 0 {
+                    // Work is left after this call's share: it continues in a task, the engine still owned.
+                    if !core.queue.isEmpty {
+                        yielding = true
+                        return nil
+                    }
+                } else {
+                    budget &-= 1
                 }
                 while let entry = core.queue.popFirst() {
                     if core.queue.isEmpty { flags &= ~EngineLock.pending }
@@ -267,11 +298,28 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 if completion != nil { completion = nil }
                 continue
             }
+            if yielding {
+                continueLater()
+                return
+            }
             guard rare else { return }
             perform(rareAction)
             if case .shutDown = rareAction { return }
             rare = false
             rareAction = .idle
+        }
+    }
+
+    /// Runs the rest of the queue in a task: the engine stays owned, so every sender meanwhile only enqueues and the
+    /// order is the one the queue holds. The tracker counts the continuation as an effect until it ran, so a
+    /// ``TestClock`` does not settle while work waits here. The task holds the loop, as any owner does.
+    @usableFromInline
+    func continueLater() {
+        let tracker = self.tracker
+        tracker?.effectStarted()
+        Task { [self] in
+            defer { tracker?.effectEnded() }
+            runQueue()
         }
     }
 
