@@ -71,7 +71,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            swiftSettings: strict
+            exclude: ["Postgres/Schema"],
+            swiftSettings: strict,
+            plugins: ["EmbedFiles"]
         ),
         .target(
             name: "FeedbackLoop",

@@ -1,35 +1,23 @@
 import Dispatch
+import Synchronization
 
-/// Health: a failed commit makes the journal `failing` until a test write succeeds. Runs on the writer queue.
-extension Journal {
-    /// After a failed commit: says so, and starts the test writes.
-    func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
-        probeTimer = FailingJournal.report(
-            error,
-            metrics: metrics,
-            logger: logger,
-            handler: handler,
-            existing: probeTimer,
-            every: configuration.probeIntervalMilliseconds,
-            queue: queue
-        ) { [weak self] in self?.probeOnQueue() }
+/// Health: a failed commit makes the journal `failing` until a test write succeeds (`HealthProbing`). Runs on the
+/// writer queue.
+extension Journal: HealthProbing {
+    /// Writes to the database's `meta` table.
+    func testWrite(then done: @escaping (Bool) -> Void) {
+        dispatchPrecondition(condition: .onQueue(queue))
+        guard let store else { return }
+        done(store.probe().failure == nil)
     }
 
-    /// A test write while failing; when it succeeds, whatever was appended during the failure is refused (it may
-    /// follow a lost append of the same writer), then the journal is healthy again.
-    private func probeOnQueue() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        guard let store, case .success = store.probe() else { return }
-        probeTimer?.cancel()
-        probeTimer = nil
+    /// Refuses whatever waits for the writer (the failure is still set), then clears the failure.
+    func endFailure() -> (@Sendable (JournalHealth) -> Void)? {
         while commitBatch() != nil {}
-        let handler = pending.withLock { state in
+        return pending.withLock { state in
             state.failure = nil
             return state.healthHandler
         }
-        metrics.report(nil)
-        logger.info("journal: commits work again")
-        handler?(.healthy)
     }
 
     static func unavailable(_ cause: JournalError) -> JournalError {
