@@ -8,17 +8,17 @@ import Foundation
 #endif
 
 /// Checks tokens: a token seen before is answered from the `GrantCache` synchronously; a new one is verified by
-/// jwt-kit (signature by the key its header names, then `exp` and `nbf`), turned into a `Grant` and cached until
-/// its expiry.
+/// jwt-kit (signature by the key its header's `kid` names, or without one by each key of its `alg`: `KeyRing`; then
+/// `exp` and `nbf`), turned into a `Grant` and cached until its expiry.
 ///
-/// Thread-safe: the cache has its own lock, jwt-kit's key collection is an actor, built once on first use.
+/// Thread-safe: the cache has its own lock, jwt-kit's key collections are actors, built once on first use.
 final class TokenVerifier: Sendable {
-    private let collection: Task<JWTKeyCollection?, Never>
+    private let ring: Task<KeyRing?, Never>
     let cache: GrantCache
 
     init(keys: VerificationKeys, cacheCapacity: Int) {
         cache = GrantCache(capacity: cacheCapacity)
-        collection = Task { try? await keys.collection() }
+        ring = Task { try? await keys.keyRing() }
     }
 
     /// The grant of a token verified before and not yet expired; nil when it must be verified.
@@ -28,12 +28,12 @@ final class TokenVerifier: Sendable {
 
     /// Verifies a token and caches its grant; the rejection says what is wrong in words that never quote it.
     func verify(_ token: String) async -> Result<Grant, TokenRejection> {
-        guard let keys = await collection.value else {
+        guard let ring = await ring.value else {
             return .failure(.invalid("the server's token keys could not be loaded; see its log"))
         }
         let claims: TokenClaims
         do {
-            claims = try await keys.verify(token, as: TokenClaims.self)
+            claims = try await ring.verify(token)
         } catch let error as JWTError {
             return .failure(Self.rejection(error))
         } catch {

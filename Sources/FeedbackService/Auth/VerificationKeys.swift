@@ -8,10 +8,10 @@ import Foundation
 
 /// The keys tokens are checked with, read and parsed once at start: the backend's HS256 secrets, its ES256 and
 /// RS256 public keys (PEM), its JWKS, and the server's own keys (current and previous). Each has a `kid`; a token's
-/// header `kid` picks its key (jwt-kit falls back to the first key added when the header names none or an unknown
-/// one, and the signature decides).
+/// header `kid` picks its key (jwt-kit falls back to the first key added when the kid is unknown); a token whose
+/// header names none is tried against every key of its header's `alg`, in the order the keys were given.
 ///
-/// A value type; `collection()` builds jwt-kit's key collection from it.
+/// A value type; `keyRing()` builds jwt-kit's key collections from it.
 struct VerificationKeys: Sendable {
     enum Key: Sendable {
         case hmac(secret: [UInt8], kid: String)
@@ -69,26 +69,75 @@ struct VerificationKeys: Sendable {
         keys.append(.hmac(secret: bytes, kid: kid))
     }
 
+    /// jwt-kit's collections: one holding every key, and one per key for tokens without a `kid` (`KeyRing`).
+    func keyRing() async throws -> KeyRing {
+        var singles: [KeyRing.Single] = []
+        for key in keys { singles += try await Self.singles(of: key) }
+        return KeyRing(named: try await collection(), singles: singles)
+    }
+
     /// jwt-kit's key collection holding every key.
-    func collection() async throws -> JWTKeyCollection {
+    private func collection() async throws -> JWTKeyCollection {
         let collection = JWTKeyCollection()
-        for key in keys {
-            switch key {
-            case .hmac(let secret, let kid):
-                await collection.add(
-                    hmac: HMACKey(from: secret),
-                    digestAlgorithm: .sha256,
-                    kid: JWKIdentifier(string: kid)
-                )
-            case .es256(let key, let kid):
-                await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
-            case .rs256(let key, let kid):
-                await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
-            case .jwks(let jwks):
-                try await collection.add(jwks: jwks)
-            }
-        }
+        for key in keys { try await Self.add(key, to: collection) }
         return collection
+    }
+
+    private static func add(_ key: Key, to collection: JWTKeyCollection) async throws {
+        switch key {
+        case .hmac(let secret, let kid):
+            await collection.add(hmac: HMACKey(from: secret), digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+        case .es256(let key, let kid):
+            await collection.add(ecdsa: key, kid: JWKIdentifier(string: kid))
+        case .rs256(let key, let kid):
+            await collection.add(rsa: key, digestAlgorithm: .sha256, kid: JWKIdentifier(string: kid))
+        case .jwks(let jwks):
+            try await collection.add(jwks: jwks)
+        }
+    }
+
+    /// A collection of `key` alone, tagged with the `alg` of the tokens it checks; for a JWKS, one per key and
+    /// algorithm.
+    private static func singles(of key: Key) async throws -> [KeyRing.Single] {
+        let algorithm: String
+        switch key {
+        case .hmac: algorithm = "HS256"
+        case .es256: algorithm = "ES256"
+        case .rs256: algorithm = "RS256"
+        case .jwks(let jwks):
+            var singles: [KeyRing.Single] = []
+            for jwk in jwks.keys {
+                for algorithm in algorithms(of: jwk) {
+                    // jwt-kit gives a JWK without `alg` the first token's and keeps it: one collection per algorithm.
+                    var fixed = jwk
+                    fixed.algorithm = JWK.Algorithm(rawValue: algorithm)
+                    let collection = JWTKeyCollection()
+                    guard (try? await collection.add(jwk: fixed)) != nil else { continue }
+                    singles.append(KeyRing.Single(algorithm: algorithm, collection: collection))
+                }
+            }
+            return singles
+        }
+        let collection = JWTKeyCollection()
+        try await add(key, to: collection)
+        return [KeyRing.Single(algorithm: algorithm, collection: collection)]
+    }
+
+    /// The `alg`s of the tokens a JWK checks: its own `alg`, or without one those its type (and curve) fit.
+    private static func algorithms(of jwk: JWK) -> [String] {
+        if let algorithm = jwk.algorithm { return [algorithm.rawValue] }
+        switch jwk.keyType {
+        case .rsa: return ["RS256", "RS384", "RS512", "PS256", "PS384", "PS512"]
+        case .ecdsa:
+            switch jwk.curve?.rawValue {
+            case "P-256": return ["ES256"]
+            case "P-384": return ["ES384"]
+            case "P-521": return ["ES512"]
+            default: return ["ES256", "ES384", "ES512"]
+            }
+        case .octetKeyPair: return ["EdDSA"]
+        default: return []
+        }
     }
 
     private static func stem(_ path: String) -> String {
