@@ -1,9 +1,12 @@
-// swift-tools-version:6.1
+// swift-tools-version:6.2
 import PackageDescription
 
 let strict: [SwiftSetting] = [
     .enableUpcomingFeature("ExistentialAny"),
     .enableUpcomingFeature("InternalImportsByDefault"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    // Warnings fail the build: what `make test` and CI build is warning-free or red.
+    .treatAllWarnings(as: .error),
 ]
 
 let package = Package(

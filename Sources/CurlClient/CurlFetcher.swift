@@ -1,4 +1,5 @@
 import CCurl
+import Dispatch
 public import Logging
 public import Metrics
 public import Upstream

@@ -1,3 +1,4 @@
+import Dispatch
 public import Upstream
 
 /// A response whose body arrives as it is received: the head first, then ``chunks`` or ``lines``.

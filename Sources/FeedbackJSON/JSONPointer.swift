@@ -40,8 +40,18 @@ public struct JSONPointer: Sendable, Hashable, CustomStringConvertible {
 
     /// The pointer's text, with `~` and `/` escaped.
     public var description: String {
-        tokens.map { "/" + $0.replacingOccurrences(of: "~", with: "~0").replacingOccurrences(of: "/", with: "~1") }
-            .joined()
+        var text = ""
+        for token in tokens {
+            text.append("/")
+            for character in token {
+                switch character {
+                case "~": text.append("~0")
+                case "/": text.append("~1")
+                default: text.append(character)
+                }
+            }
+        }
+        return text
     }
 
     /// This pointer extended by one token.

@@ -1,3 +1,4 @@
+import Logging
 public import ServiceLifecycle
 
 extension ServiceApplication: Service {

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Logging
 import SessionJournal
+import Synchronization
 
 /// `verify.on.start`: the journal is replayed through this build before the server takes traffic.
 extension SessionService {

@@ -1,5 +1,6 @@
 import FeedbackJSON
 import HTTPServer
+import SessionJournal
 
 /// `--auth jwt`: every session route is registered through `guarded`, which finds the request's token, checks it
 /// (from the cache, on the shard queue; else verified in a Task) against what the route needs, and only then runs

@@ -1,7 +1,9 @@
+import CoreMetrics
 import FeedbackJSON
 import FeedbackLoop
 import Foundation
 public import HTTPServer
+import Logging
 import SessionJournal
 import SystemKit
 

@@ -1,3 +1,4 @@
+import CoreMetrics
 import FeedbackJSON
 import HTTPServer
 

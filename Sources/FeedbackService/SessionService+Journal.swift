@@ -1,7 +1,10 @@
+import CoreMetrics
 import Dispatch
 import HTTPServer
+import Logging
 import SessionJournal
 import Synchronization
+import SystemKit
 
 /// Durable sessions: restoring what the journal recovered, and creation answered once journaled.
 extension SessionService {

@@ -1,5 +1,8 @@
+import CoreMetrics
 import Dispatch
+import Logging
 import SessionJournal
+import Synchronization
 public import SystemKit
 
 /// `session.retention`: a passive session nobody used for longer than the retention is deleted from the journal,

@@ -1,4 +1,6 @@
+import CoreMetrics
 import Dispatch
+import Logging
 import SessionJournal
 public import SystemKit
 

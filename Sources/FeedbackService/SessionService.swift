@@ -1,6 +1,7 @@
 import Dispatch
 public import HTTPServer
 public import Metrics
+import SessionJournal
 import Synchronization
 public import SystemKit
 

@@ -2,6 +2,7 @@ import CEpoll
 import Dispatch
 import Glibc
 public import Logging
+import Synchronization
 
 /// An HTTP/1.1 server on non-blocking POSIX sockets whose readiness Dispatch delivers: one shard per usable CPU,
 /// each a serial queue with a private epoll set (see `Shard`). Sync handlers run on the shard queue; async handlers

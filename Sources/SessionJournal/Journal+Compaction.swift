@@ -1,3 +1,5 @@
+import CoreMetrics
+
 /// What a compaction removed and whether it rewrote the file.
 public struct CompactionReport: Sendable, Equatable {
     /// Events deleted because a snapshot covers them or their session is gone.

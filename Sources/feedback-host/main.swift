@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import ServiceLifecycle
 import Systems
+import UnixSignals
 
 // feedback-host: reads its configuration, serves the built-in systems, stops gracefully on SIGTERM or SIGINT.
 

@@ -1,6 +1,8 @@
+import FeedbackService
 import Foundation
 import JWTKit
 import Testing
+import Upstream
 
 /// `--auth jwt` end to end: every session route against missing, wrong, foreign, weaker, expired and forged tokens,
 /// minted by the server and signed by a backend with HS256 and with ES256; nothing changes, and the log never holds

@@ -1,6 +1,7 @@
 import Foundation
 import JWTKit
 import Testing
+import Upstream
 
 /// `--auth jwt`: who may create sessions, backend JWTs signed with HS256 and ES256, server-minted tokens and their
 /// revocation, and a stream closed with `reauth` at its token's expiry.

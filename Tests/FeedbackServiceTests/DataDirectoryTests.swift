@@ -2,6 +2,7 @@ import CurlClient
 import FeedbackService
 import Foundation
 import Testing
+import Upstream
 
 /// The data directory's own faults: a second server on it, and a disk that fills up (a 2 MiB tmpfs, which only
 /// root can mount; elsewhere the fault VFS's full disk in `JournalFaultTests` stands in).

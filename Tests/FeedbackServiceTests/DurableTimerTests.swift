@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Upstream
 
 /// Durable timers of passive sessions, against the real binary: the journal's deadline index wakes a session that
 /// left memory when its timer is due, with nobody asking for it.

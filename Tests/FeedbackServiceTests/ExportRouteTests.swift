@@ -3,9 +3,11 @@ import FeedbackService
 import FeedbackTesting
 import Foundation
 import Logging
+import SessionJournal
 import SystemKit
 import Systems
 import Testing
+import Upstream
 
 /// `GET /v1/sessions/{id}/export` over a real socket, and `verify.on.start` holding `/readyz` at 503 until this
 /// build is shown to reproduce the journal.

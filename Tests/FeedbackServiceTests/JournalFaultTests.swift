@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import Synchronization
 import Testing
+import Upstream
 
 /// Acknowledged means durable under storage faults: the service built in this process journals through the fault
 /// VFS (switched from the test, unreachable by clients), concurrent clients create sessions and post events while

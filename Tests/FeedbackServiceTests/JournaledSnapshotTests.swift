@@ -1,5 +1,6 @@
 import Dispatch
 import FeedbackJSON
+import FeedbackLoop
 import PostgresFixture
 import Synchronization
 import Testing

@@ -1,8 +1,10 @@
+import CurlClient
 import Foundation
 import HTTPServer
 import Logging
 import Synchronization
 import Testing
+import Upstream
 
 /// `--clock manual` against the real binary over HTTP: timers fire when a test advances the clock, in deadline
 /// order, and an advance answers only once what they started has settled, so a GET right after sees the outcome.

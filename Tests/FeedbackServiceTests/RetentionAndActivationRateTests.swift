@@ -1,3 +1,4 @@
+import CurlClient
 import Foundation
 import Testing
 import Upstream

@@ -3,6 +3,7 @@ import Foundation
 import SessionJournal
 import SystemKit
 import Testing
+import Upstream
 
 @testable import FeedbackService
 

@@ -1,4 +1,5 @@
 import CurlClient
+import FeedbackJSON
 import FeedbackLoop
 import Foundation
 import Logging

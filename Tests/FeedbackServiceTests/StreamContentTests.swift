@@ -2,6 +2,7 @@ import FeedbackJSON
 import FeedbackService
 import Foundation
 import Testing
+import Upstream
 
 /// What a stream carries, on the service built in-process with the test-only `notes` system (whose state holds
 /// client strings): framing, patches, selections.

@@ -1,5 +1,7 @@
+import FeedbackService
 import Foundation
 import Testing
+import Upstream
 
 /// How streams of the real binary begin and end: heartbeats, session expiry, limits, shutdown, and `curl -N` as
 /// a client.

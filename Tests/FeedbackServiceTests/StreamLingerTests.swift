@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Upstream
 
 /// A session's streams follow its states only while someone watches (and for `stream.linger.ms` after): the
 /// real binary stops encoding for a session nobody streams, and a later stream starts from the current state.

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Upstream
 
 /// Resuming a stream by `Last-Event-ID` or `?lastEventId=` on the real binary: nothing resent when current, one
 /// patch or snapshot when behind, a snapshot for a cursor it cannot place; never an error status.

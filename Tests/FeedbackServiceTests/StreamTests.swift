@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import Upstream
 
 /// `GET /v1/sessions/{id}/stream` of the real binary over loopback, read by a raw-socket SSE client.
 @Suite(.serialized, .timeLimit(.minutes(1)))

@@ -1,4 +1,5 @@
 import CurlClient
+import FeedbackJSON
 import FeedbackService
 import Testing
 import Upstream

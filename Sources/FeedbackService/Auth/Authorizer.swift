@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

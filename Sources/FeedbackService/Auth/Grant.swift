@@ -1,3 +1,5 @@
+import JWTKit
+
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

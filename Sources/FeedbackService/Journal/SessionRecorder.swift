@@ -1,3 +1,4 @@
+import CoreMetrics
 import FeedbackLoop
 import Foundation
 import SessionJournal

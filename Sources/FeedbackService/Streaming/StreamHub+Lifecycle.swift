@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import FeedbackJSON
 import FeedbackLoop

@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// What `JournalVerifier` found: counts per system and outcome, and the verdicts of the sessions that diverged or
 /// failed (the first of them).
 public struct VerificationReport: Sendable, Equatable {

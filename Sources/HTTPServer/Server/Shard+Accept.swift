@@ -1,6 +1,7 @@
 import CEpoll
 import Dispatch
 import Glibc
+import Logging
 
 extension Shard {
     /// How long the listener rests when accepting fails and the spare descriptor cannot help.

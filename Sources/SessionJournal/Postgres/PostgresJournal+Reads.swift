@@ -1,3 +1,6 @@
+import CoreMetrics
+import Synchronization
+
 /// The reads the service makes besides activations: the session count, the deadline index, compaction.
 ///
 /// Concurrency: called from any thread but the journal's queue; each waits for its turn there (`query`).

@@ -1,3 +1,6 @@
+import Logging
+import Synchronization
+
 /// Reading sessions back from PostgreSQL, each in the transaction that takes it (see `PostgresSchema`'s "take").
 ///
 /// Concurrency: called from any thread but the journal's queue; the statements run there in turn with the appends.

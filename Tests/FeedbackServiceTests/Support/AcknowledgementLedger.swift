@@ -2,6 +2,7 @@ import CurlClient
 import Foundation
 import Synchronization
 import Testing
+import Upstream
 
 /// What the clients were told: the sessions answered 201 and the events answered 200 (revision and item), and how
 /// many writes were refused (503, 507). Thread-safe.

@@ -1,5 +1,6 @@
 import FeedbackService
 import Foundation
+import Upstream
 
 /// The service built by `ServiceApplication.build` in the test process with the given systems and flags (a data
 /// directory among them), on 127.0.0.1:0.
