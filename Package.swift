@@ -132,9 +132,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The session runtime: sessions (active or passive), activation, the journal glue, the clock, verification.
+        // No HTTPServer here: `swift build --target SessionRuntime` builds without it.
+        .target(
+            name: "SessionRuntime",
+            dependencies: [
+                "FeedbackLoop",
+                "FeedbackJSON",
+                "Upstream",
+                "SystemKit",
+                "SessionJournal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "FeedbackService",
             dependencies: [
+                "SessionRuntime",
                 "FeedbackLoop",
                 "FeedbackJSON",
                 "Upstream",

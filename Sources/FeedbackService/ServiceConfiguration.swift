@@ -1,7 +1,7 @@
 /// The service's limits and policies. An immutable value.
 public struct ServiceConfiguration: Sendable {
     /// `Idempotency-Key`s each session remembers (the oldest are forgotten first); the journal keeps as many.
-    public static let idempotencyKeysPerSession = 256
+    public static let idempotencyKeysPerSession = SessionLimits.idempotencyKeysPerSession
     /// Sessions the server holds at most; past it, creating one is 503.
     public var maxActiveSessions: Int
     /// The memory all sessions may hold together, in bytes (`sessions.max.bytes`); past it, a create or an event that

@@ -25,7 +25,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     private let logger: Logger
     private let idempotency = Mutex(
         IdempotencyLedger<SessionSnapshot>(
-            capacity: ServiceConfiguration.idempotencyKeysPerSession,
+            capacity: SessionLimits.idempotencyKeysPerSession,
             weigh: { $0.state.count }
         )
     )

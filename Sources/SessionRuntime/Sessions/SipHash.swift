@@ -6,25 +6,25 @@
 /// standard library's `Hasher` is SipHash too, but keyed randomly per process, so it cannot be used for that.
 ///
 /// Concurrency: an immutable value.
-struct SipHash: Sendable {
+package struct SipHash: Sendable {
     private let k0: UInt64
     private let k1: UInt64
 
     /// A hash keyed with 16 bytes (read as two little-endian words, as the reference implementation does).
-    init(key: [UInt8]) {
+    package init(key: [UInt8]) {
         precondition(key.count == 16, "a SipHash key is 16 bytes")
         k0 = Self.word(key, at: 0)
         k1 = Self.word(key, at: 8)
     }
 
     /// A hash keyed randomly, for a server without a journal (fingerprints need not outlive the process).
-    init() {
+    package init() {
         var generator = SystemRandomNumberGenerator()
         self.init(key: (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) })
     }
 
     /// The SipHash-2-4 of `message`.
-    func hash(_ message: [UInt8]) -> UInt64 {
+    package func hash(_ message: [UInt8]) -> UInt64 {
         var state = State(
             v0: 0x736f_6d65_7073_6575 ^ k0,
             v1: 0x646f_7261_6e64_6f6d ^ k1,

@@ -1,4 +1,4 @@
-import Metrics
+package import Metrics
 import Synchronization
 
 /// The memory all sessions hold together, against `sessions.max.bytes`, and the largest state one session may hold,
@@ -14,19 +14,24 @@ import Synchronization
 ///
 /// Thread-safe: the total is one atomic; `admit` adds by compare-and-exchange, so two requests never both take the
 /// last bytes. The gauge `feedbackhost_sessions_bytes` follows every change.
-final class SessionBudget: Sendable {
+package final class SessionBudget: Sendable {
     /// What one session costs beside its state, in bytes: an empty `counter` session's share of the process's
     /// resident memory, 1.3 KB without a journal and 2.0 KB with one (10,000 sessions, debug build, Linux).
-    static let sessionOverheadBytes = 2048
+    package static let sessionOverheadBytes = 2048
 
     /// What a state weighs: its encoded size (what the per-state limit is about) and the bytes it is counted at.
-    struct Weight: Sendable, Equatable {
+    package struct Weight: Sendable, Equatable {
         /// The encoded state's size.
-        var encoded: Int
+        package var encoded: Int
         /// What the session holds for it: the cached encoding and the decoded state.
-        var held: Int
+        package var held: Int
 
-        static let zero = Weight(encoded: 0, held: 0)
+        package init(encoded: Int, held: Int) {
+            self.encoded = encoded
+            self.held = held
+        }
+
+        package static let zero = Weight(encoded: 0, held: 0)
     }
 
     /// Weighs a state from its compact JSON in one pass: twice its size (the cached encoding, and the decoded
@@ -35,7 +40,7 @@ final class SessionBudget: Sendable {
     /// a little and needs no parse). Measured against resident memory: a state of one long string 119 KB (counted
     /// 116 KB), of 800 four-member objects 468 KB (counted 501 KB), of 9,000 integers 277 KB (counted 324 KB), each
     /// about 57 KB encoded.
-    static func weigh(_ encoded: [UInt8]) -> Weight {
+    package static func weigh(_ encoded: [UInt8]) -> Weight {
         var members = 0
         var elements = 0
         encoded.withUnsafeBufferPointer { bytes in
@@ -51,20 +56,20 @@ final class SessionBudget: Sendable {
     }
 
     /// The budget, in bytes (`sessions.max.bytes`).
-    let limit: Int
+    package let limit: Int
     /// The largest encoded state, in bytes (`session.state.max.bytes`).
     let stateLimit: Int
     private let total = Atomic<Int>(0)
     private let gauge: Meter?
 
-    init(limit: Int, stateLimit: Int, gauge: Meter? = nil) {
+    package init(limit: Int, stateLimit: Int, gauge: Meter? = nil) {
         self.limit = limit
         self.stateLimit = stateLimit
         self.gauge = gauge
     }
 
     /// The bytes every session holds now.
-    var bytes: Int { total.load(ordering: .relaxed) }
+    package var bytes: Int { total.load(ordering: .relaxed) }
 
     /// Takes `bytes` more if they fit in the budget; false (and nothing taken) when they do not.
     func admit(_ bytes: Int) -> Bool {

@@ -1,7 +1,7 @@
-import FeedbackJSON
+package import FeedbackJSON
 public import FeedbackLoop
 import Foundation
-import SessionJournal
+package import SessionJournal
 public import SystemKit
 
 /// How a session queues a post's events on its loop: `Loop.send(_:ifRevision:completion:)`, as a closure made where
@@ -14,7 +14,7 @@ public struct HostedSystem: Sendable {
     /// The system's name.
     public let name: String
     /// The entry of `GET /v1/systems`.
-    let description: JSONValue
+    package let description: JSONValue
     private let start:
         @Sendable (SessionID, UInt64, JSONValue?, Int, SessionEnvironment, SessionPersistence?) throws(APIError) ->
             any HostedSession
@@ -121,7 +121,7 @@ public struct HostedSystem: Sendable {
     }
 
     /// Starts a session of this system from `state` (its initial state when nil).
-    func startSession(
+    package func startSession(
         id: SessionID,
         epoch: UInt64,
         state: JSONValue?,
@@ -134,7 +134,7 @@ public struct HostedSystem: Sendable {
 
     /// Restores a journaled session of this system; throws `.sessionBroken` when its state or an event no
     /// longer decodes.
-    func restoreSession(
+    package func restoreSession(
         _ recovered: RecoveredSession,
         id: SessionID,
         inboxCapacity: Int,

@@ -1,9 +1,9 @@
 import CoreMetrics
-import FeedbackLoop
+package import FeedbackLoop
 import Foundation
-import SessionJournal
+package import SessionJournal
 import Synchronization
-import SystemKit
+package import SystemKit
 
 /// Journals one session's history in loop order: its creation, every reduced event (client events and the
 /// events of its effects) with its revision, and a snapshot every `snapshotInterval` revisions.
@@ -30,7 +30,7 @@ import SystemKit
 /// the held records, the append counts and the waiters are under a `Mutex`, and appends to the journal are made
 /// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
 /// its writer queue and take the same `Mutex`.
-final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
+package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     private typealias Held = RecorderHeld
 
     private let id: String
@@ -55,7 +55,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
     /// the loop starts at.
     /// `clientTypes` is the system's client event types, one set shared by all its sessions.
-    init(
+    package init(
         id: SessionID,
         clientTypes: Set<String>,
         deadline: @escaping @Sendable (System.State) -> WallTime? = { _ in nil },
@@ -83,7 +83,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     }
 
     /// Observes `loop` until it stops.
-    func attach(to loop: Loop<System.State, System.Event>) {
+    package func attach(to loop: Loop<System.State, System.Event>) {
         loop.observe { step in self.record(step) }
     }
 
@@ -234,7 +234,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
 
     /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
     /// error once one of them failed (at once when one did).
-    func whenJournaled(_ notify: @escaping @Sendable (JournalError?) -> Void) {
+    package func whenJournaled(_ notify: @escaping @Sendable (JournalError?) -> Void) {
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
             if held.journaled >= held.appended { return .some(nil) }
@@ -278,7 +278,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     var journalIsShared: Bool { persistence.journal.sharesSessions }
 
     /// The failure of records dropped by a sealed recorder: the session was passivated before they were appended.
-    static var sealed: JournalError {
+    package static var sealed: JournalError {
         JournalError(.closed, "the session was passivated before its records were appended")
     }
 
@@ -287,7 +287,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     /// made before is already queued in the journal (appends are made under the same lock), so a journal read after
     /// this call sees all of them; records a step still running or a batch still open would append are dropped,
     /// and the waits that needed them fail with `sealed`. After a failed append nothing is added.
-    func seal() {
+    package func seal() {
         held.withLock { held in
             if !held.sealed, held.failure == nil, let last = held.last {
                 let state = String(decoding: Self.encode(last.state), as: UTF8.self)
@@ -304,14 +304,14 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     }
 
     /// A POST is about to queue a batch of events.
-    func batchStarted() {
+    package func batchStarted() {
         held.withLock { $0.openBatches += 1 }
     }
 
     /// The batch `batchStarted` announced has ended: `completed` when its last step was reduced (this runs in
     /// its completion, right after that step's observers), false when it was never queued or was dropped. A
     /// completed batch's held records are appended with `answer`, in one append.
-    func batchEnded(
+    package func batchEnded(
         completed: Bool,
         answer: KeyedAnswer? = nil,
         last: (revision: UInt64, encoded: [UInt8])? = nil
@@ -344,7 +344,7 @@ final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
 
     /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by
     /// one scan instead of a parse; nil when there is none or it holds escapes.
-    static func topLevelType(_ bytes: [UInt8]) -> String? {
+    package static func topLevelType(_ bytes: [UInt8]) -> String? {
         let quote = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\")
         let colon = UInt8(ascii: ":")

@@ -55,7 +55,7 @@ extension Cursor {
 }
 
 extension Substring {
-    func trimmingSpaces() -> Substring {
+    package func trimmingSpaces() -> Substring {
         var result = self
         while let first = result.first, first == " " || first == "\t" { result = result.dropFirst() }
         while let last = result.last, last == " " || last == "\t" { result = result.dropLast() }

@@ -1,43 +1,43 @@
-import Metrics
+package import Metrics
 
 /// The service's own metrics, created once from the factory the application renders on `/metrics`.
-struct ServiceMetrics: Sendable {
-    let sessions: Meter
+package struct ServiceMetrics: Sendable {
+    package let sessions: Meter
     /// The bytes every session holds, as their ``SessionBudget`` counts them.
-    let sessionBytes: Meter
+    package let sessionBytes: Meter
     /// `sessions.max.bytes`, for alerts on the ratio of the two.
-    let sessionBytesLimit: Gauge
-    let sessionsCreated: Counter
-    let sessionsEnded: Counter
-    let sessionsExpired: Counter
+    package let sessionBytesLimit: Gauge
+    package let sessionsCreated: Counter
+    package let sessionsEnded: Counter
+    package let sessionsExpired: Counter
     /// Passive sessions deleted by `session.retention`.
-    let sessionsRetired: Counter
-    let eventsApplied: Counter
-    let eventsRejected: Counter
+    package let sessionsRetired: Counter
+    package let eventsApplied: Counter
+    package let eventsRejected: Counter
     /// Sessions only in the journal: counted at start, then up at each passivation, down at each activation.
-    let sessionsPassive: Meter
+    package let sessionsPassive: Meter
     /// Sessions taken out of memory after `session.idle.ms`, their state kept in the journal.
-    let sessionsPassivated: Counter
+    package let sessionsPassivated: Counter
     /// Sessions taken out of memory to make room for another under `sessions.max.active`.
-    let sessionsPassivatedForRoom: Counter
+    package let sessionsPassivatedForRoom: Counter
     /// Passive sessions brought back into memory by a request.
-    let sessionsActivated: Counter
+    package let sessionsActivated: Counter
     /// Passive sessions brought back into memory because a durable timer of theirs came due.
-    let sessionsWoken: Counter
+    package let sessionsWoken: Counter
     /// Sessions with a pending durable-timer deadline (the journal's index).
-    let timersPending: Gauge
+    package let timersPending: Gauge
     /// How long an activated session's first upstream fetch waited for its turn (`session.activation.rate`).
-    let activationFetchWait: Timer
+    package let activationFetchWait: Timer
     /// How long an activation took: the journal read, the decode and fold, the loop's start.
-    let activationDuration: Timer
+    package let activationDuration: Timer
     /// Every reduce of every session's loop.
-    let reduceDuration: Timer
+    package let reduceDuration: Timer
     /// 1 when the sessions run on a clock that tests move (`--clock manual` or `skip`), else 0.
-    let clockManual: Gauge
+    package let clockManual: Gauge
     /// The manual clock's time, in seconds since 1970 (set at start and after each advance).
-    let clockNow: Gauge
+    package let clockNow: Gauge
 
-    init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         /// A counter of `label` with one dimension: the many `name{key="value"}` series of this service.
         func counter(_ label: String, _ key: String, _ value: String) -> Counter {
             Counter(label: label, dimensions: [(key, value)], factory: factory)

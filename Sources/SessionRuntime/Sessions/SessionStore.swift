@@ -1,25 +1,25 @@
 import Synchronization
 
 /// The sessions of one server, by id, under one `Mutex` (held only to look up, insert or remove).
-final class SessionStore: Sendable {
+package final class SessionStore: Sendable {
     private let sessions = Mutex<[SessionID: any HostedSession]>([:])
     /// Ids whose session is being made (outside the lock): a second creation of the same id waits for none of it
     /// and is refused, so a session is never made twice, and never journaled twice.
     private let reserved = Mutex<Set<SessionID>>([])
     let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = capacity
     }
 
-    var count: Int { sessions.withLock { $0.count } }
+    package var count: Int { sessions.withLock { $0.count } }
 
-    subscript(id: SessionID) -> (any HostedSession)? {
+    package subscript(id: SessionID) -> (any HostedSession)? {
         sessions.withLock { $0[id] }
     }
 
     /// What `insert` did.
-    enum Insertion {
+    package enum Insertion {
         /// The new session was added.
         case inserted(any HostedSession)
         /// A session with the same id was already there; the new one was stopped and dropped.
@@ -28,7 +28,7 @@ final class SessionStore: Sendable {
 
     /// Adds the session `make` makes for `id`, unless the store already holds one with that id (then `make` is not
     /// called), is full, or another request is making one for the same id right now (409 with `Retry-After`).
-    func insert(id: SessionID, _ make: () throws(APIError) -> any HostedSession) throws(APIError) -> Insertion {
+    package func insert(id: SessionID, _ make: () throws(APIError) -> any HostedSession) throws(APIError) -> Insertion {
         guard reserved.withLock({ $0.insert(id).inserted }) else {
             throw APIError(
                 .sessionExists,
@@ -57,7 +57,7 @@ final class SessionStore: Sendable {
     }
 
     /// The error of an insertion into a full store.
-    var full: APIError {
+    package var full: APIError {
         APIError(
             .atCapacity,
             "the server holds its maximum of \(capacity) sessions in memory, all in use (with a journal, idle ones "
@@ -74,7 +74,7 @@ final class SessionStore: Sendable {
     /// Adds sessions restored at start, under one lock for all of them. No request can create a session before the
     /// restore ends, so no id is reserved. Returns the sessions that were not added because the store is full; a
     /// session whose id the store already holds is not added either. The caller stops both kinds.
-    func insert(restored: [any HostedSession]) -> (full: [any HostedSession], existing: [any HostedSession]) {
+    package func insert(restored: [any HostedSession]) -> (full: [any HostedSession], existing: [any HostedSession]) {
         sessions.withLock { sessions in
             var refused: (full: [any HostedSession], existing: [any HostedSession]) = ([], [])
             for session in restored {
@@ -92,7 +92,7 @@ final class SessionStore: Sendable {
 
     /// Puts `session` in the place of the session with its id and returns that one; nil (and nothing changes) when
     /// the store holds no session with that id.
-    func replace(_ session: any HostedSession) -> (any HostedSession)? {
+    package func replace(_ session: any HostedSession) -> (any HostedSession)? {
         sessions.withLock { sessions in
             guard let old = sessions[session.id] else { return nil }
             sessions[session.id] = session
@@ -101,17 +101,17 @@ final class SessionStore: Sendable {
     }
 
     /// Removes and returns a session.
-    func remove(_ id: SessionID) -> (any HostedSession)? {
+    package func remove(_ id: SessionID) -> (any HostedSession)? {
         sessions.withLock { $0.removeValue(forKey: id) }
     }
 
     /// Whether the store holds its maximum of sessions.
-    var isFull: Bool { sessions.withLock { $0.count >= capacity } }
+    package var isFull: Bool { sessions.withLock { $0.count >= capacity } }
 
     /// Removes and returns the session used least recently, except those `watched` says someone watches (it is
     /// called under the store's lock); nil when every session is watched. One scan of the table: it runs only when
     /// the store is full.
-    func removeLeastRecentlyUsed(sparing watched: (SessionID) -> Bool) -> (any HostedSession)? {
+    package func removeLeastRecentlyUsed(sparing watched: (SessionID) -> Bool) -> (any HostedSession)? {
         sessions.withLock { sessions in
             var oldest: (any HostedSession)?
             for session in sessions.values where !watched(session.id) {
@@ -124,7 +124,7 @@ final class SessionStore: Sendable {
 
     /// Removes and returns the sessions last used before `cutoff` (uptime nanoseconds), except those `watched`
     /// says someone still watches (it is called under the store's lock).
-    func removeIdle(before cutoff: UInt64, sparing watched: (SessionID) -> Bool) -> [any HostedSession] {
+    package func removeIdle(before cutoff: UInt64, sparing watched: (SessionID) -> Bool) -> [any HostedSession] {
         sessions.withLock { sessions in
             let idle = sessions.values.filter { $0.lastActive < cutoff && !watched($0.id) }
             for session in idle { sessions[session.id] = nil }
@@ -133,7 +133,7 @@ final class SessionStore: Sendable {
     }
 
     /// Removes every session.
-    func removeAll() -> [any HostedSession] {
+    package func removeAll() -> [any HostedSession] {
         sessions.withLock { sessions in
             defer { sessions.removeAll() }
             return Array(sessions.values)

@@ -37,7 +37,7 @@ public final class ServiceClock: Sendable {
     public let settleLimit: Duration
     /// Where the time is kept between runs (`DATA_DIR/clock.json`); nil without a journal.
     let file: String?
-    let logger: Logger
+    package let logger: Logger
     /// Whether an advance is under way, and the advances waiting for their turn, in order.
     private let turns = Mutex(Turns())
 
@@ -61,18 +61,18 @@ public final class ServiceClock: Sendable {
     public func now() -> WallTime { wallClock.now() }
 
     /// The clock's instant at wall time `time`.
-    func instant(at time: WallTime) -> TestClock.Instant {
+    package func instant(at time: WallTime) -> TestClock.Instant {
         TestClock.Instant(offset: origin.duration(to: time))
     }
 
     /// The wall time at the clock's `instant`.
-    func time(at instant: TestClock.Instant) -> WallTime {
+    package func time(at instant: TestClock.Instant) -> WallTime {
         origin.advanced(by: instant.offset)
     }
 
     /// Returns when no other advance is under way; advances take turns in the order they asked. Call `endTurn()`
     /// after.
-    func takeTurn() async {
+    package func takeTurn() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let now = turns.withLock { turns -> Bool in
                 if !turns.taken {
@@ -87,7 +87,7 @@ public final class ServiceClock: Sendable {
     }
 
     /// Gives the turn to the next advance waiting, if any.
-    func endTurn() {
+    package func endTurn() {
         let next = turns.withLock { turns -> CheckedContinuation<Void, Never>? in
             guard !turns.waiting.isEmpty else {
                 turns.taken = false
@@ -99,10 +99,10 @@ public final class ServiceClock: Sendable {
     }
 
     /// Whether an advance is under way.
-    var isAdvancing: Bool { turns.withLock { $0.taken } }
+    package var isAdvancing: Bool { turns.withLock { $0.taken } }
 
     /// Writes the time now to `file` (a temporary file, synced, then renamed over it), so a restart resumes from it.
-    func save() {
+    package func save() {
         guard let file else { return }
         let body = Array(#"{"now":\#(now().millisecondsSince1970)}"#.utf8) + [0x0A]
         let temporary = file + ".tmp"
@@ -120,7 +120,7 @@ public final class ServiceClock: Sendable {
     }
 
     /// The time a previous run kept in `path`, nil when there is none (or it does not read as one).
-    static func savedTime(at path: String) -> WallTime? {
+    package static func savedTime(at path: String) -> WallTime? {
         guard let data = FileManager.default.contents(atPath: path),
             case .object(let members)? = try? JSONValue(parsing: Array(data)),
             case .int(let milliseconds)? = members["now"]

@@ -25,7 +25,7 @@ public final class SessionPersistence: Sendable {
     /// lets `verify` and a fixture's replay name the first revision that differs. It costs one encoding of the state
     /// per event.
     public let stateChecksums: Bool
-    let logger: Logger
+    package let logger: Logger
     private let broken = Mutex<[SessionID: APIError]>([:])
     private let brokenGauge: Meter
     private let fenced = Mutex<[SessionID: JournalError]>([:])
@@ -63,7 +63,7 @@ public final class SessionPersistence: Sendable {
 
     /// Called on a global queue each time the journal becomes healthy again (never on its writer queue, so it may
     /// read the journal). One handler; a later call replaces it.
-    func onHealed(_ handler: @escaping @Sendable () -> Void) {
+    package func onHealed(_ handler: @escaping @Sendable () -> Void) {
         healed.withLock { $0 = handler }
     }
 
@@ -81,7 +81,7 @@ public final class SessionPersistence: Sendable {
 
     /// The refusal of a write (a new session, posted events) while the journal cannot commit; nil while it can.
     /// Nothing is applied before the refusal, so the sessions and their reads stay as they are.
-    func writeRefusal() -> APIError? {
+    package func writeRefusal() -> APIError? {
         guard failing.load(ordering: .acquiring), let error = failure.withLock({ $0 }) else { return nil }
         return Self.notWritten(
             error,
@@ -109,7 +109,7 @@ public final class SessionPersistence: Sendable {
     }
 
     /// The answer to a request whose passive session could not be read back from the journal.
-    static func notRead(_ error: JournalError) -> APIError {
+    package static func notRead(_ error: JournalError) -> APIError {
         APIError(
             .journalUnavailable,
             "the session could not be read back from the journal (\(error.message)); retry in a moment",
@@ -136,7 +136,7 @@ public final class SessionPersistence: Sendable {
 
     /// Called on a global queue with a session whose append a shared journal refused because another replica owns it
     /// now (`JournalError.Code.fenced`): the service drops its copy. One handler; a later call replaces it.
-    func onSuperseded(_ handler: @escaping @Sendable (SessionID) -> Void) {
+    package func onSuperseded(_ handler: @escaping @Sendable (SessionID) -> Void) {
         superseded.withLock { $0 = handler }
     }
 
@@ -166,20 +166,20 @@ public final class SessionPersistence: Sendable {
     }
 
     /// Whether session `id`'s copy here was fenced because another replica owns the session now.
-    func isSuperseded(_ id: SessionID) -> Bool {
+    package func isSuperseded(_ id: SessionID) -> Bool {
         guard fencedCount.load(ordering: .acquiring) > 0 else { return false }
         return fenced.withLock { $0[id]?.code == .fenced }
     }
 
     /// Lifts the fence of a session re-anchored from the journal, or dropped after another replica took it over.
-    func unfence(_ id: SessionID) {
+    package func unfence(_ id: SessionID) {
         guard let error = fenced.withLock({ $0.removeValue(forKey: id) }) else { return }
         fencedCount.subtract(1, ordering: .releasing)
         if error.code != .fenced { fencedGauge.decrement() }
     }
 
     /// Runs `body` unless another call is running it: one re-anchoring pass at a time.
-    func reanchorOnce(_ body: () -> Void) {
+    package func reanchorOnce(_ body: () -> Void) {
         guard reanchoring.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             return
         }
@@ -189,10 +189,10 @@ public final class SessionPersistence: Sendable {
 
     /// The sessions fenced now by a failed write (not those another replica took over: they are dropped, not
     /// re-anchored).
-    var fencedSessions: [SessionID] { fenced.withLock { $0.filter { $0.value.code != .fenced }.map(\.key) } }
+    package var fencedSessions: [SessionID] { fenced.withLock { $0.filter { $0.value.code != .fenced }.map(\.key) } }
 
     /// The problem every request for a fenced session gets, nil for any other.
-    func fenceProblem(_ id: SessionID) -> APIError? {
+    package func fenceProblem(_ id: SessionID) -> APIError? {
         guard fencedCount.load(ordering: .acquiring) > 0, let error = fenced.withLock({ $0[id] }) else { return nil }
         if error.code == .fenced {
             return APIError(
@@ -210,12 +210,12 @@ public final class SessionPersistence: Sendable {
     }
 
     /// Journals that a session was deleted or expired.
-    func removed(_ id: SessionID) {
+    package func removed(_ id: SessionID) {
         journal.append([.removed(sessionID: id.description)]) { _ in }
     }
 
     /// Remembers a session that could not be restored; its records stay in the journal until it is deleted.
-    func markBroken(_ id: SessionID, reason: String) {
+    package func markBroken(_ id: SessionID, reason: String) {
         markBroken(
             id,
             problem: APIError(
@@ -227,7 +227,7 @@ public final class SessionPersistence: Sendable {
     }
 
     /// Remembers a session that could not be restored, with the problem its requests get.
-    func markBroken(_ id: SessionID, problem: APIError) {
+    package func markBroken(_ id: SessionID, problem: APIError) {
         logger.error(
             "session could not be restored",
             metadata: ["session.id": "\(id)", "reason": "\(problem.message)"]
@@ -236,19 +236,19 @@ public final class SessionPersistence: Sendable {
     }
 
     /// The problem a request for a session that could not be restored gets, nil for any other id.
-    func brokenProblem(_ id: SessionID) -> APIError? {
+    package func brokenProblem(_ id: SessionID) -> APIError? {
         broken.withLock { $0[id] }
     }
 
     /// Forgets a broken session and deletes its records; false when the id is not a broken session.
-    func discardBroken(_ id: SessionID) -> Bool {
+    package func discardBroken(_ id: SessionID) -> Bool {
         guard forgetBroken(id) else { return false }
         removed(id)
         return true
     }
 
     /// Forgets that `id` could not be restored (the journal no longer holds it); false when it was not marked.
-    func forgetBroken(_ id: SessionID) -> Bool {
+    package func forgetBroken(_ id: SessionID) -> Bool {
         guard broken.withLock({ $0.removeValue(forKey: id) }) != nil else { return false }
         brokenGauge.decrement()
         return true

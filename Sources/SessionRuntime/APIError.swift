@@ -1,8 +1,8 @@
 public import FeedbackJSON
-public import HTTPServer
 
 /// The one error type of the service's API: what went wrong, in words a person can act on, and the HTTP status
-/// it maps to. Rendered as `application/problem+json` (RFC 9457) in one place, `problem`, by HTTPServer's `Problem`.
+/// it maps to. Rendered as `application/problem+json` (RFC 9457) in one place, the API's `APIError.problem`, by
+/// HTTPServer's `Problem`; the runtime that raises it knows no HTTP.
 public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The kind of failure; each maps to one status.
     public enum Code: String, Sendable, Equatable {
@@ -135,18 +135,6 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             }
         default: nil
         }
-    }
-
-    /// The RFC 9457 problem: `type` (a URN naming the code, listed in docs/API.md), `title`, `status`, `detail`, and
-    /// any extra members.
-    public var problem: Problem {
-        Problem(
-            type: "urn:feedbackhost:problem:\(code.rawValue)",
-            title: code.title,
-            status: code.status,
-            detail: message,
-            extensions: extra.mapValues { $0.serialized() }
-        )
     }
 }
 

@@ -60,7 +60,7 @@ public protocol HostedSession: AnyObject, Sendable {
 
 extension HostedSession {
     /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:completion:)``.
-    func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
+    package func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
         let result = await withCheckedContinuation { continuation in
             post(events, ifMatch: ifMatch, claim: nil) { continuation.resume(returning: $0) }
         }

@@ -48,7 +48,7 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Unpadded base64url (RFC 4648 §5).
-    static func base64URL(_ bytes: [UInt8]) -> String {
+    package static func base64URL(_ bytes: [UInt8]) -> String {
         var out: [UInt8] = []
         out.reserveCapacity((bytes.count * 4 + 2) / 3)
         var index = 0

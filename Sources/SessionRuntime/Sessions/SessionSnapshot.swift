@@ -7,6 +7,11 @@ public struct SessionSnapshot: Sendable, Equatable {
     /// The state as compact JSON.
     public let state: [UInt8]
 
+    package init(cursor: Cursor, state: [UInt8]) {
+        self.cursor = cursor
+        self.state = state
+    }
+
     /// The revision.
     public var rev: UInt64 { cursor.rev }
 

@@ -1,20 +1,26 @@
 import Dispatch
 import FeedbackLoop
-import Metrics
-import SystemKit
+package import Metrics
+package import SystemKit
 
 /// What the service gives a session beyond what its system sees: the system's own environment, and the timer
 /// every reduce of the session's loop is measured with (`feedbackhost_reduce_duration_seconds`), and the memory
 /// budget its account draws on.
 ///
 /// A value type: safe to pass anywhere.
-struct SessionEnvironment: Sendable {
+package struct SessionEnvironment: Sendable {
     /// Handed to the system's feedbacks.
-    var system: SystemEnvironment
+    package var system: SystemEnvironment
     /// Times every reduce; nil leaves the reducer unwrapped.
     var reduceTimer: Timer? = nil
     /// The service's memory budget, which every session's account draws on; nil counts nothing (tests).
     var budget: SessionBudget? = nil
+
+    package init(system: SystemEnvironment, reduceTimer: Timer? = nil, budget: SessionBudget? = nil) {
+        self.system = system
+        self.reduceTimer = reduceTimer
+        self.budget = budget
+    }
 
     /// Starts a loop of `system` from `state` at `revision`, its reducer timed when there is a timer.
     func makeLoop<System: FeedbackSystem>(

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// Thread-safe: the counts are under one `Mutex`, and every change of the budget's total is made under it, so the
 /// total always equals the sum of the open accounts.
-final class SessionAccount: Sendable {
+package final class SessionAccount: Sendable {
     private struct Held {
         /// The state's weight, from its latest encoding.
         var state: SessionBudget.Weight
@@ -27,7 +27,7 @@ final class SessionAccount: Sendable {
 
     /// Opens the account of a new session whose starting state weighs `state`; throws the problem to answer when
     /// the state is past the per-state limit or the budget has no room for the session.
-    static func open(in budget: SessionBudget, state: SessionBudget.Weight) throws(APIError) -> SessionAccount {
+    package static func open(in budget: SessionBudget, state: SessionBudget.Weight) throws(APIError) -> SessionAccount {
         guard state.encoded <= budget.stateLimit else { throw budget.stateTooLarge(state.encoded, creating: true) }
         let account = SessionAccount(budget: budget, state: state)
         let needed = account.bytes
@@ -37,20 +37,20 @@ final class SessionAccount: Sendable {
 
     /// Opens the account of a session restored from the journal: counted whatever the budget says, since it was
     /// acknowledged before.
-    static func restored(in budget: SessionBudget, state: SessionBudget.Weight) -> SessionAccount {
+    package static func restored(in budget: SessionBudget, state: SessionBudget.Weight) -> SessionAccount {
         let account = SessionAccount(budget: budget, state: state)
         budget.force(account.bytes)
         return account
     }
 
     /// Everything the session counts now, in bytes.
-    var bytes: Int { held.withLock { $0.total } }
+    package var bytes: Int { held.withLock { $0.total } }
 
     /// Takes the bytes for the session's state to weigh `state` (what client events would make of it) and returns
     /// the weight it had, or returns the problem to answer, with nothing taken: the state would pass the per-state
     /// limit, or it grows and the budget has no room for the growth. A state that does not grow is admitted
     /// whenever it is within the limit.
-    func admitState(_ state: SessionBudget.Weight) -> Result<SessionBudget.Weight, APIError> {
+    package func admitState(_ state: SessionBudget.Weight) -> Result<SessionBudget.Weight, APIError> {
         held.withLock { held -> Result<SessionBudget.Weight, APIError> in
             let previous = held.state
             guard !held.closed else { return .success(previous) }
@@ -65,7 +65,7 @@ final class SessionAccount: Sendable {
     }
 
     /// Undoes an `admitState` whose events were not queued after all, unless the state was counted anew meanwhile.
-    func revertState(from state: SessionBudget.Weight, to previous: SessionBudget.Weight) {
+    package func revertState(from state: SessionBudget.Weight, to previous: SessionBudget.Weight) {
         held.withLock { held in
             guard !held.closed, held.state == state else { return }
             budget.force(previous.held - state.held)
@@ -76,7 +76,7 @@ final class SessionAccount: Sendable {
     /// Counts the state at the weight of its latest encoding, whatever the budget says: it is applied already.
     /// Returns true when the state is now past the per-state limit and was not before (an effect's events grew it).
     @discardableResult
-    func settleState(_ state: SessionBudget.Weight) -> Bool {
+    package func settleState(_ state: SessionBudget.Weight) -> Bool {
         held.withLock { held -> Bool in
             guard !held.closed, held.state != state else { return false }
             let crossed = state.encoded > budget.stateLimit && held.state.encoded <= budget.stateLimit
@@ -87,7 +87,7 @@ final class SessionAccount: Sendable {
     }
 
     /// Counts the idempotency ledger's answers at `bytes`.
-    func settleAnswers(_ bytes: Int) {
+    package func settleAnswers(_ bytes: Int) {
         held.withLock { held in
             guard !held.closed, held.answers != bytes else { return }
             budget.force(bytes - held.answers)
@@ -96,7 +96,7 @@ final class SessionAccount: Sendable {
     }
 
     /// Gives everything back; later calls do nothing.
-    func close() {
+    package func close() {
         held.withLock { held in
             guard !held.closed else { return }
             held.closed = true

@@ -1,6 +1,6 @@
 import FeedbackJSON
 import SessionJournal
-import SystemKit
+package import SystemKit
 
 /// Rebuilds a session of one concrete system from what the journal recovered: decodes the base state and every
 /// event after it (upcast through the system's migrations when written at an older schema version), folds the
@@ -9,7 +9,7 @@ import SystemKit
 /// state as a snapshot of this build's version, so it is read without migrating from then on.
 ///
 /// Concurrency: a pure function of its arguments; runs on the thread that restores sessions at start.
-enum SessionRestorer {
+package enum SessionRestorer {
     static func restore<System: FeedbackSystem>(
         _ recovered: RecoveredSession,
         of system: System,
@@ -124,7 +124,7 @@ enum SessionRestorer {
 
     /// Journaled JSON `text` of schema `version` as a `T` of this build: parsed, upcast, decoded. Throws the problem
     /// that names the session, the version and where it failed.
-    static func load<T: Decodable>(
+    package static func load<T: Decodable>(
         _ text: String,
         _ part: SchemaVersions.Part,
         version: Int,

@@ -3,20 +3,20 @@
 /// sessions a second (each restarts its effects, upstream fetches among them) instead of all of them at once.
 ///
 /// A value type driven with explicit times (uptime nanoseconds), so tests need no clock.
-struct WakeBudget: Sendable {
+package struct WakeBudget: Sendable {
     /// Wake-ups per second; 0 for no bound.
     let rate: Int
     private var tokens: Double
     private var filled: UInt64
 
-    init(rate: Int, now: UInt64) {
+    package init(rate: Int, now: UInt64) {
         self.rate = rate
         tokens = Double(rate)
         filled = now
     }
 
     /// Takes one wake-up if the bucket holds one at `now`.
-    mutating func take(now: UInt64) -> Bool {
+    package mutating func take(now: UInt64) -> Bool {
         guard rate > 0 else { return true }
         refill(now: now)
         guard tokens >= 1 else { return false }
@@ -25,7 +25,7 @@ struct WakeBudget: Sendable {
     }
 
     /// Nanoseconds from `now` until the next wake-up is allowed (0 when one is).
-    mutating func wait(now: UInt64) -> UInt64 {
+    package mutating func wait(now: UInt64) -> UInt64 {
         guard rate > 0 else { return 0 }
         refill(now: now)
         return tokens >= 1 ? 0 : UInt64((1 - tokens) / Double(rate) * 1e9) + 1
@@ -42,7 +42,7 @@ extension WakeBudget {
     /// Takes the next turn whether or not the bucket holds one now, and answers how many nanoseconds from `now`
     /// that turn comes (0 when at once): callers that must all get a turn (an activated session's first upstream
     /// fetch) wait that long, one after another at `rate` a second, in the order they asked.
-    mutating func reserve(now: UInt64) -> UInt64 {
+    package mutating func reserve(now: UInt64) -> UInt64 {
         guard rate > 0 else { return 0 }
         let wait = self.wait(now: now)
         tokens -= 1

@@ -1,7 +1,7 @@
 import Dispatch
-import Metrics
+package import Metrics
 import Synchronization
-import Upstream
+package import Upstream
 
 /// Bounds the rate at which activated sessions restart their upstream fetches (`session.activation.rate`), so that
 /// thousands of sessions activated together (after a restart, when a crowd of clients returns, when sessions move
@@ -12,21 +12,21 @@ import Upstream
 /// once, in the order asked. That fetch and any other the session starts meanwhile wait for the turn; later ones
 /// go straight through. A session that fetches nothing takes no turn; reading, posting and streaming are never
 /// held back, and a new session is not throttled. Cancelling the session cancels a wait like a fetch.
-final class ActivationThrottle: Sendable {
+package final class ActivationThrottle: Sendable {
     private let budget: Mutex<WakeBudget>
     /// How long first fetches waited for their turn (`feedbackhost_activation_fetch_wait_seconds`).
     private let waits: Timer
     let rate: Int
 
     /// `rate` first fetches a second at most; 0 for no bound.
-    init(rate: Int, waits: Timer) {
+    package init(rate: Int, waits: Timer) {
         self.rate = rate
         budget = Mutex(WakeBudget(rate: rate, now: DispatchTime.now().uptimeNanoseconds))
         self.waits = waits
     }
 
     /// The upstream an activated session's feedbacks use: `base`, its first fetch waiting for a turn.
-    func upstream(for base: any UpstreamFetching) -> any UpstreamFetching {
+    package func upstream(for base: any UpstreamFetching) -> any UpstreamFetching {
         rate == 0 ? base : ThrottledUpstream(base: base, throttle: self, turn: Turn())
     }
 
