@@ -66,6 +66,24 @@ struct EventQueue<Element> {
 extension EventQueue: Sendable where Element: Sendable {}
 
 extension EventQueue {
+    /// Puts `element` back in front of the others (an entry that must wait after all).
+    @usableFromInline
+    mutating func pushFront(_ element: Element) {
+        if count == buffer.count { grow() }
+        head = head == 0 ? buffer.count - 1 : head - 1
+        buffer[head] = element
+        count += 1
+    }
+
+    /// Removes the elements that satisfy `predicate`, keeping the others in order.
+    @usableFromInline
+    mutating func removeAll(where predicate: (Element) -> Bool) {
+        let all = removeAll()
+        for element in all where !predicate(element) { append(element) }
+    }
+}
+
+extension EventQueue {
     /// Whether any queued element satisfies `predicate`, oldest first.
     @inlinable
     func contains(where predicate: (Element) -> Bool) -> Bool {

@@ -28,6 +28,8 @@ extension UnsafeRawPointer {
 public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
     @usableFromInline
     let attach: @Sendable () -> Reactor<Event>
+    /// What problems and logs call this feedback (``named(_:)``); nil until named.
+    public private(set) var name: String?
 
     @inlinable
     init(attach: @escaping @Sendable () -> Reactor<Event>) {
@@ -103,6 +105,13 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         }
     }
 
+    /// This feedback under a name, which problems and logs use (a runaway's report names it).
+    public func named(_ name: String) -> Feedback {
+        var named = self
+        named.name = name
+        return named
+    }
+
     /// Lifts this feedback into a parent system: it sees `state(parent)`, the parent events that `event`
     /// extracts (nil for the others), and its events are embedded with `embed`.
     public func pullback<Parent: Sendable, ParentEvent: Sendable>(
@@ -111,7 +120,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
         embed: @escaping @Sendable (Event) -> ParentEvent
     ) -> Feedback<Parent, ParentEvent> {
         let attachChild = attach
-        return Feedback<Parent, ParentEvent> {
+        var lifted = Feedback<Parent, ParentEvent> {
             let child = attachChild()
             let cache = SinkCache<Event, ParentEvent>(embed)
             return { parent, parentEvent, sink in
@@ -129,5 +138,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
                 }
             }
         }
+        lifted.name = name
+        return lifted
     }
 }

@@ -19,7 +19,7 @@ extension Loop {
             completion(batch.isEmpty && !isStopped ? currentStep : nil)
             return
         }
-        if claimed { runQueue() }
+        if claimed { runClaimed() }
     }
 
     /// Queues `events` and returns the step right after the last of them was reduced (nil when stopped).
@@ -50,7 +50,9 @@ extension Loop {
         let outcome = withCore { core, flags -> ConditionalOutcome in
             if core.stopped { return .stopped }
             // A closure, not `\.isEvent`: a key path literal in generic code is instantiated (allocated) per call.
-            guard core.revision == revision, !core.queue.contains(where: { $0.isEvent }) else { return .stale }
+            guard core.revision == revision, !core.reducing, !core.queue.contains(where: { $0.isEvent }) else {
+                return .stale
+            }
             guard !batch.isEmpty else { return .current(core.step) }
             core.append(batch, completion: completion)
             return .queued(claimed: EngineLock.claim(&flags))
@@ -59,7 +61,7 @@ extension Loop {
         case .stale: return false
         case .stopped: completion(nil)
         case .current(let step): completion(step)
-        case .queued(let claimed): if claimed { runQueue() }
+        case .queued(let claimed): if claimed { runClaimed() }
         }
         return true
     }
@@ -102,7 +104,15 @@ extension Loop.Core {
 extension Loop.Entry {
     @usableFromInline
     var isEvent: Bool {
-        if case .event = self { return true }
+        switch self {
+        case .event, .feedback: return true
+        case .observe, .resume: return false
+        }
+    }
+
+    @usableFromInline
+    var isFeedback: Bool {
+        if case .feedback = self { return true }
         return false
     }
 }

@@ -1,3 +1,5 @@
+public import Synchronization
+
 /// A running feedback system: a state, a pure reducer and feedbacks that watch the state and emit events.
 ///
 /// Concurrency contract: one small lock (`engine`, an ``EngineLock`` word) guards the core: the state, the
@@ -27,8 +29,13 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     @usableFromInline
     enum Entry: Sendable {
+        /// A client's event (a send or a batch), or an effect's through the loop as a plain sink.
         case event(Event, EffectTicket?, Completion?)
+        /// An event of the feedback at this index (or of one of its effects): counted against the budget.
+        case feedback(Event, EffectTicket?, Int)
         case observe(StepObserver<State, Event>)
+        /// Start the stopped feedbacks again.
+        case resume
     }
 
     @usableFromInline
@@ -36,7 +43,12 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         case idle
         case step(State, Event, UInt64, [StepObserver<State, Event>], Completion?)
         case attach(StepObserver<State, Event>, Step<State, Event>)
-        case shutDown([Entry], [StepObserver<State, Event>], Step<State, Event>)
+        /// Dropped entries, observers to finish, the last step, and whether the feedbacks still run.
+        case shutDown([Entry], [StepObserver<State, Event>], Step<State, Event>, Bool)
+        /// The feedbacks went over budget for too long: stop them; the index of the loudest.
+        case stopFeedbacks(State, Int)
+        /// Attach the feedbacks anew and show them the state.
+        case restartFeedbacks(State)
     }
 
     @usableFromInline
@@ -46,6 +58,16 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         @usableFromInline var stopped = false
         @usableFromInline var queue = EventQueue<Entry>()
         @usableFromInline var observers: [StepObserver<State, Event>] = []
+        /// The feedbacks' budget; nil counts nothing.
+        @usableFromInline var bucket: EffectBucket?
+        /// Set when the feedbacks ran away: steps reach observers only, feedback events are dropped.
+        @usableFromInline var feedbacksStopped = false
+        /// Set by `offload(to:)`: no caller's thread runs a step, and reduces run outside the lock.
+        @usableFromInline var offloaded = false
+        /// An offloaded loop's reduce is running outside the lock: the revision is about to move.
+        @usableFromInline var reducing = false
+        /// Where an offloaded loop's steps run; nil for the global concurrent executor.
+        @usableFromInline var executor: (any TaskExecutor)?
 
         @usableFromInline
         init(state: State, revision: UInt64) {
@@ -65,9 +87,23 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     var core: Core
     @usableFromInline
     let reduce: @Sendable (inout State, Event) -> Void
-    /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array).
+    /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array). Replaced
+    /// only by the engine owner, when stopped feedbacks resume.
     @usableFromInline
-    let reactors: Reactor<Event>
+    @exclusivity(unchecked)
+    var reactors: Reactor<Event>
+    /// The feedbacks as given, to attach them anew on a resume.
+    @usableFromInline
+    let feedbacks: [Feedback<State, Event>]
+    /// One sink per feedback, which tags its events with its index.
+    @usableFromInline
+    let sinks: [FeedbackSink<State, Event>]
+    /// Told when the feedbacks go over their budget; nil for nobody.
+    @usableFromInline
+    let supervisor: (any LoopSupervising)?
+    /// `core.offloaded`, readable without the lock by whoever just claimed the engine.
+    @usableFromInline
+    let offloaded = Atomic<Bool>(false)
     /// Told when each effect starts and ends (a ``TestClock``); nil for nobody. A continuation of the queue counts
     /// as an effect too: work is under way until it ran.
     @usableFromInline
@@ -85,7 +121,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// of `initial`: 0 for a new history, the restored revision when a history resumes. `effectTracker` is told
     /// when each effect starts and ends (a ``TestClock`` that must know when everything has settled).
     /// `synchronousSteps` bounds the steps this init (and every later call) runs on its thread: past it the rest
-    /// of the queue continues in a task, in order (at least 1).
+    /// of the queue continues in a task, in order (at least 1). `budget` limits the events the feedbacks send
+    /// (``EffectBudget``; nil for no limit) and `supervisor` is told when they go over it.
     @inlinable
     public init(
         initial: State,
@@ -93,15 +130,23 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         reduce: @escaping @Sendable (inout State, Event) -> Void,
         feedbacks: [Feedback<State, Event>] = [],
         effectTracker: (any EffectTracking)? = nil,
-        synchronousSteps: Int = Loop.defaultSynchronousSteps
+        synchronousSteps: Int = Loop.defaultSynchronousSteps,
+        budget: EffectBudget? = nil,
+        supervisor: (any LoopSupervising)? = nil
     ) {
         core = Core(state: initial, revision: revision)
+        core.bucket = budget.map { EffectBucket(budget: $0, feedbacks: feedbacks.count) }
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
         self.synchronousSteps = max(synchronousSteps, 1)
-        reactors = Self.combine(feedbacks)
+        self.supervisor = supervisor
+        self.feedbacks = feedbacks
+        let sinks = feedbacks.indices.map { FeedbackSink<State, Event>(origin: $0) }
+        self.sinks = sinks
+        reactors = Self.combine(feedbacks, sinks: sinks)
         super.init()
+        for sink in sinks { sink.loop = self }
         withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
         runQueue()
     }
@@ -116,7 +161,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         let action = withCore { core, _ -> Action in
             if core.stopped { return .idle }
             core.stopped = true
-            return .shutDown(core.queue.removeAll(), core.observers, core.step)
+            return .shutDown(core.queue.removeAll(), core.observers, core.step, !core.feedbacksStopped)
         }
         perform(action)
     }
@@ -135,6 +180,39 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @inlinable
     public var isStopped: Bool { withCore { core, _ in core.stopped } }
 
+    /// True while the feedbacks are stopped for going over their ``EffectBudget``: clients' events are still
+    /// reduced and observed; ``resumeFeedbacks()`` starts them again.
+    public var feedbacksAreStopped: Bool { withCore { core, _ in core.feedbacksStopped } }
+
+    /// The name of the feedback at `index` in the order given: its ``Feedback/named(_:)`` name, else
+    /// "feedback N" (counting from 1).
+    public func feedbackName(at index: Int) -> String {
+        guard feedbacks.indices.contains(index) else { return "feedback \(index + 1)" }
+        return feedbacks[index].name ?? "feedback \(index + 1)"
+    }
+
+    /// Moves the loop's work off its callers' threads for good, for a system whose reduces are too slow to run on
+    /// a server thread: from now on every step runs in a task on `executor` (nil: the global concurrent executor),
+    /// and each reduce runs outside the loop's lock on a copy of the state, so a sender only queues and a reader
+    /// gets the last state at once, however long a reduce takes. Order and every other promise stay as they are.
+    public func offload(to executor: (any TaskExecutor)?) {
+        withCore { core, _ in
+            core.offloaded = true
+            core.executor = executor
+        }
+        offloaded.store(true, ordering: .releasing)
+    }
+
+    /// True once ``offload(to:)`` was called.
+    public var isOffloaded: Bool { offloaded.load(ordering: .acquiring) }
+
+    /// Starts the feedbacks that went over their budget again, in order behind the events already queued: each is
+    /// attached anew and sees the state of that moment as its first, and the budget starts full. Nothing happens
+    /// when they run.
+    public func resumeFeedbacks() {
+        enqueue(.resume)
+    }
+
     /// Sends an external event; external events are never dropped while the loop runs.
     ///
     /// When no other thread owns the engine, the event is reduced and every feedback and observer is notified on
@@ -145,22 +223,33 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         // Hot path: plain locals instead of an `Action`, so that nothing is copied through value witnesses.
         var observers: [StepObserver<State, Event>] = []
         var revision: UInt64 = 0
+        var reacting = true
+        var handOff = false
         let state = withCore { core, flags -> State? in
             if core.stopped { return nil }
             guard EngineLock.claim(&flags) else {
                 core.queue.append(.event(event, nil, nil))
                 return nil
             }
+            if core.offloaded {
+                core.queue.append(.event(event, nil, nil))
+                handOff = true
+                return nil
+            }
             reduce(&core.state, event)
             core.revision &+= 1
             revision = core.revision
             if !core.observers.isEmpty { observers = core.observers }
+            if core.feedbacksStopped { reacting = false }
             return core.state
         }
-        guard let state else { return }
-        notify(state, event, revision, observers, nil)
+        guard let state else {
+            if handOff { continueLater() }
+            return
+        }
+        notify(state, event, revision, observers, nil, reacting: reacting)
         // Usually nothing was queued meanwhile: release the engine without taking the lock.
-        if !engine.releaseIfIdle() { runQueue() }
+        if !engine.releaseIfIdle() { runClaimed() }
     }
 
     /// Stops the loop: every running effect is cancelled, state streams finish, later sends are ignored and
@@ -174,7 +263,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             guard EngineLock.claim(&flags) else { return .idle }
             let observers = core.observers
             core.observers = []
-            return .shutDown(core.queue.removeAll(), observers, core.step)
+            return .shutDown(core.queue.removeAll(), observers, core.step, !core.feedbacksStopped)
         }
         perform(action)
     }
@@ -184,6 +273,13 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         guard let ticket else { return send(event) }
         guard ticket.isLive else { return }
         enqueue(.event(event, ticket, nil))
+    }
+
+    /// An event of the feedback at index `origin`, or of one of its effects (`ticket`): queued behind the rest.
+    @usableFromInline
+    func accept(_ event: Event, ticket: EffectTicket?, origin: Int) {
+        if let ticket, !ticket.isLive { return }
+        enqueue(.feedback(event, ticket, origin))
     }
 
     @usableFromInline
@@ -203,8 +299,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             return EngineLock.claim(&flags)
         }
         guard let claimed else { return false }
-        if claimed { runQueue() }
+        if claimed { runClaimed() }
         return true
+    }
+
+    /// Runs the queue of an engine just claimed: on this thread, or in a task when the loop is offloaded.
+    @inlinable
+    func runClaimed() {
+        if offloaded.load(ordering: .acquiring) { continueLater() } else { runQueue() }
     }
 
     /// Runs `body` under the engine lock with the core and the engine flags (which it may change).
@@ -216,20 +318,25 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         return body(&core, &flags)
     }
 
-    /// Attaches every feedback and folds their reactors into one closure that calls them in order: one small
-    /// context per extra feedback. No array of closures: its elements would be reabstracted (thunks, allocations).
+    /// Attaches every feedback and folds their reactors into one closure that calls them in order, each with its
+    /// own sink (nil still means "stop"): one small context per feedback. No array of closures: its elements would
+    /// be reabstracted (thunks, allocations).
     @inlinable
-    static func combine(_ feedbacks: [Feedback<State, Event>]) -> Reactor<Event> {
+    static func combine(
+        _ feedbacks: [Feedback<State, Event>],
+        sinks: [FeedbackSink<State, Event>]
+    ) -> Reactor<Event> {
         var combined: Reactor<Event> = { _, _, _ in }
         for (index, feedback) in feedbacks.enumerated() {
             let next = feedback.attach()
+            let own: EventSink<Event> = sinks[index]
             if index == 0 {
-                combined = next
+                combined = { state, event, sink in next(state, event, sink == nil ? nil : own) }
             } else {
                 let previous = combined
                 combined = { state, event, sink in
                     previous(state, event, sink)
-                    next(state, event, sink)
+                    next(state, event, sink == nil ? nil : own)
                 }
             }
         }
@@ -250,13 +357,18 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var rareAction = Action.idle
         var budget = synchronousSteps
         var yielding = false
+        var reacting = true
+        var throttle: Duration?
+        var throttledBy: Int?
+        // An offloaded loop's reduce, taken out of the lock: the state to reduce from and the event.
+        var outside: State?
         while true {
             let state = withCore { core, flags -> State? in
                 if core.stopped {
                     let observers = core.observers
                     core.observers = []
                     rare = true
-                    rareAction = .shutDown(core.queue.removeAll(), observers, core.step)
+                    rareAction = .shutDown(core.queue.removeAll(), observers, core.step, !core.feedbacksStopped)
                     return nil
                 }
                 if budget == 0 {
@@ -274,12 +386,56 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     case .event(let next, let ticket, let done):
                         // An effect whose request changed or disappeared has a dead ticket.
                         if let ticket, !ticket.isLive { continue }
+                        if core.offloaded {
+                            core.reducing = true
+                            outside = core.state
+                            reacting = !core.feedbacksStopped
+                            event = next
+                            completion = done
+                            return nil
+                        }
                         reduce(&core.state, next)
                         core.revision &+= 1
                         revision = core.revision
                         if !core.observers.isEmpty { observers = core.observers }
+                        reacting = !core.feedbacksStopped
                         event = next
                         completion = done
+                        return core.state
+                    case .feedback(let next, let ticket, let origin):
+                        if let ticket, !ticket.isLive { continue }
+                        if core.feedbacksStopped { continue }
+                        if core.bucket != nil {
+                            switch core.bucket!.take(origin: origin) {
+                            case .take:
+                                break
+                            case .wait(let delay, let first):
+                                // Over the rate: this event and everything behind it wait for the bucket.
+                                core.queue.pushFront(.feedback(next, ticket, origin))
+                                throttle = delay
+                                if first { throttledBy = core.bucket!.loudest }
+                                return nil
+                            case .runaway:
+                                core.feedbacksStopped = true
+                                core.queue.removeAll { $0.isFeedback }
+                                rare = true
+                                rareAction = .stopFeedbacks(core.state, core.bucket!.loudest)
+                                return nil
+                            }
+                        }
+                        if core.offloaded {
+                            core.reducing = true
+                            outside = core.state
+                            reacting = true
+                            event = next
+                            return nil
+                        }
+                        reduce(&core.state, next)
+                        core.revision &+= 1
+                        revision = core.revision
+                        if !core.observers.isEmpty { observers = core.observers }
+                        reacting = true
+                        event = next
                         return core.state
                     case .observe(let observer):
                         if observer.isCancelled { continue }
@@ -287,19 +443,39 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         rare = true
                         rareAction = .attach(observer, core.step)
                         return nil
+                    case .resume:
+                        guard core.feedbacksStopped else { continue }
+                        core.feedbacksStopped = false
+                        core.bucket?.reset()
+                        rare = true
+                        rareAction = .restartFeedbacks(core.state)
+                        return nil
                     }
                 }
                 flags = 0
                 return nil
             }
             if let state, let event {
-                notify(state, event, revision, observers, completion)
+                notify(state, event, revision, observers, completion, reacting: reacting)
+                if !observers.isEmpty { observers = [] }
+                if completion != nil { completion = nil }
+                continue
+            }
+            if var state = outside, let event {
+                outside = nil
+                reduceOutside(&state, event, &revision, &observers)
+                notify(state, event, revision, observers, completion, reacting: reacting)
                 if !observers.isEmpty { observers = [] }
                 if completion != nil { completion = nil }
                 continue
             }
             if yielding {
                 continueLater()
+                return
+            }
+            if let delay = throttle {
+                if let throttledBy { supervisor?.feedbacksThrottled(feedback: throttledBy) }
+                continueLater(after: delay)
                 return
             }
             guard rare else { return }
@@ -313,12 +489,36 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// Runs the rest of the queue in a task: the engine stays owned, so every sender meanwhile only enqueues and the
     /// order is the one the queue holds. The tracker counts the continuation as an effect until it ran, so a
     /// ``TestClock`` does not settle while work waits here. The task holds the loop, as any owner does.
+    /// An offloaded loop's reduce: `state` (a copy of the core's) is reduced with the lock free, so that senders
+    /// and readers never wait for it, then stored back. Only the engine owner changes the state, so nothing is lost;
+    /// `reducing` keeps a conditional send from matching the revision that is about to move.
     @usableFromInline
-    func continueLater() {
+    func reduceOutside(
+        _ state: inout State,
+        _ event: Event,
+        _ revision: inout UInt64,
+        _ observers: inout [StepObserver<State, Event>]
+    ) {
+        reduce(&state, event)
+        let next = state
+        withCore { core, _ in
+            core.state = next
+            core.revision &+= 1
+            core.reducing = false
+            revision = core.revision
+            if !core.observers.isEmpty { observers = core.observers }
+        }
+    }
+
+    /// `delay`, when given, is a throttled loop's wait for its budget.
+    @usableFromInline
+    func continueLater(after delay: Duration? = nil) {
         let tracker = self.tracker
         tracker?.effectStarted()
-        Task { [self] in
+        let executor = offloaded.load(ordering: .acquiring) ? withCore { core, _ in core.executor } : nil
+        Task(executorPreference: executor) { [self] in
             defer { tracker?.effectEnded() }
+            if let delay { try? await Task.sleep(for: delay) }
             runQueue()
         }
     }
@@ -331,11 +531,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         _ event: Event,
         _ revision: UInt64,
         _ observers: [StepObserver<State, Event>],
-        _ completion: Completion?
+        _ completion: Completion?,
+        reacting: Bool = true
     ) {
-        withUnsafePointer(to: state) { state in
-            withUnsafePointer(to: event) { event in
-                reactors(UnsafeRawPointer(state), UnsafeRawPointer(event), self)
+        if reacting {
+            withUnsafePointer(to: state) { state in
+                withUnsafePointer(to: event) { event in
+                    reactors(UnsafeRawPointer(state), UnsafeRawPointer(event), self)
+                }
             }
         }
         if !observers.isEmpty || completion != nil {
@@ -355,17 +558,24 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             notify(state, event, revision, observers, completion)
         case .attach(let observer, let step):
             observer.body(step)
-        case .shutDown(let dropped, let observers, let step):
-            withUnsafePointer(to: step.state) { reactors(UnsafeRawPointer($0), nil, nil) }
+        case .shutDown(let dropped, let observers, let step, let reacting):
+            if reacting { withUnsafePointer(to: step.state) { reactors(UnsafeRawPointer($0), nil, nil) } }
             for observer in observers { observer.finish?() }
             for entry in dropped {
                 switch entry {
                 case .event(_, _, let completion): completion?(nil)
+                case .feedback, .resume: break
                 case .observe(let observer):
                     observer.body(step)
                     observer.finish?()
                 }
             }
+        case .stopFeedbacks(let state, let loudest):
+            withUnsafePointer(to: state) { reactors(UnsafeRawPointer($0), nil, nil) }
+            supervisor?.feedbacksStopped(feedback: loudest)
+        case .restartFeedbacks(let state):
+            reactors = Self.combine(feedbacks, sinks: sinks)
+            withUnsafePointer(to: state) { reactors(UnsafeRawPointer($0), nil, self) }
         }
     }
 }
