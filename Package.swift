@@ -147,10 +147,23 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Live state fan-out on the runtime: a session's stream hub, its subscribers, SSE framing.
+        .target(
+            name: "SessionStreams",
+            dependencies: [
+                "SessionRuntime",
+                "HTTPServer",
+                "FeedbackLoop",
+                "FeedbackJSON",
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "FeedbackService",
             dependencies: [
                 "SessionRuntime",
+                "SessionStreams",
                 "FeedbackLoop",
                 "FeedbackJSON",
                 "Upstream",

@@ -6,6 +6,7 @@ public import Logging
 import Metrics
 import Prometheus
 public import SessionJournal
+import SessionStreams
 import Synchronization
 import SystemKit
 

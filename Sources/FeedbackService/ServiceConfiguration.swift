@@ -1,3 +1,5 @@
+public import SessionStreams
+
 /// The service's limits and policies. An immutable value.
 public struct ServiceConfiguration: Sendable {
     /// `Idempotency-Key`s each session remembers (the oldest are forgotten first); the journal keeps as many.

@@ -1,6 +1,7 @@
 import FeedbackJSON
 import HTTPServer
 import SessionJournal
+import SessionStreams
 
 /// `--auth jwt`: every session route is registered through `guarded`, which finds the request's token, checks it
 /// (from the cache, on the shard queue; else verified in a Task) against what the route needs, and only then runs

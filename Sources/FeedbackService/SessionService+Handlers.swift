@@ -1,6 +1,7 @@
 import CoreMetrics
 import FeedbackJSON
 import HTTPServer
+import SessionStreams
 
 extension SessionService {
     func listSystems() -> Response {

@@ -3,6 +3,7 @@ import Dispatch
 import HTTPServer
 import Logging
 import SessionJournal
+import SessionStreams
 import Synchronization
 import SystemKit
 

@@ -1,4 +1,5 @@
 import HTTPServer
+import SessionStreams
 
 extension SessionService {
     /// `GET /v1/sessions/{id}/stream`: 200 at once with a comment and `retry:`, then the session's states as

@@ -2,6 +2,7 @@ import Dispatch
 public import HTTPServer
 public import Metrics
 import SessionJournal
+import SessionStreams
 import Synchronization
 public import SystemKit
 

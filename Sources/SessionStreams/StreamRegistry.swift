@@ -1,27 +1,28 @@
 import CoreMetrics
 import Dispatch
+package import SessionRuntime
 import Synchronization
 
 /// What every stream of one server shares: the configuration, the metrics, the count of open streams against the
 /// total limit, and the live hubs (for the shutdown drain).
 ///
 /// Thread-safe: the count is atomic, the hub table sits behind a `Mutex` held only to add, remove or list.
-final class StreamRegistry: Sendable {
-    let configuration: StreamConfiguration
-    let metrics: StreamMetrics
+package final class StreamRegistry: Sendable {
+    package let configuration: StreamConfiguration
+    package let metrics: StreamMetrics
     private let open = Atomic<Int>(0)
     private let hubs = Mutex<[SessionID: StreamHub]>([:])
 
-    init(configuration: StreamConfiguration, metrics: StreamMetrics) {
+    package init(configuration: StreamConfiguration, metrics: StreamMetrics) {
         self.configuration = configuration
         self.metrics = metrics
     }
 
     /// Open streams.
-    var openCount: Int { open.load(ordering: .relaxed) }
+    package var openCount: Int { open.load(ordering: .relaxed) }
 
     /// Counts one more open stream unless the total limit is reached.
-    func admit() -> Bool {
+    package func admit() -> Bool {
         while true {
             let current = open.load(ordering: .relaxed)
             guard current < configuration.maxTotal else { return false }
@@ -33,13 +34,13 @@ final class StreamRegistry: Sendable {
     }
 
     /// Counts one stream closed.
-    func release() {
+    package func release() {
         open.subtract(1, ordering: .relaxed)
         metrics.open.decrement()
     }
 
     /// The session's hub, made on first use; it follows the session's states while it has subscribers.
-    func hub(for session: any HostedSession) -> StreamHub {
+    package func hub(for session: any HostedSession) -> StreamHub {
         let id = session.id
         if let hub = hubs.withLock({ $0[id] }) { return hub }
         let epoch = session.snapshot().cursor.epoch
@@ -52,7 +53,7 @@ final class StreamRegistry: Sendable {
     }
 
     /// Whether the session has a hub: streams are open, or the last one closed less than the linger ago.
-    func isFollowing(_ id: SessionID) -> Bool {
+    package func isFollowing(_ id: SessionID) -> Bool {
         hubs.withLock { $0[id] != nil }
     }
 
@@ -60,11 +61,11 @@ final class StreamRegistry: Sendable {
     /// With no reason (shutdown) the streams just close.
     /// Sends `event: reauth` to every open stream of a session and closes them (its tokens were revoked): each
     /// client reconnects with the token it has, and only those still valid get back in.
-    func reauth(_ id: SessionID) {
+    package func reauth(_ id: SessionID) {
         hubs.withLock { $0[id] }?.reauthAll()
     }
 
-    func end(_ id: SessionID, reason: StreamFrame.EndReason?) {
+    package func end(_ id: SessionID, reason: StreamFrame.EndReason?) {
         hubs.withLock { $0.removeValue(forKey: id) }?.end(reason)
     }
 
@@ -76,7 +77,7 @@ final class StreamRegistry: Sendable {
     }
 
     /// Closes every open stream at times spread evenly over `window`; returns when all are closed.
-    func drain(over window: Duration) async {
+    package func drain(over window: Duration) async {
         let live = hubs.withLock { Array($0.values) }
         await withTaskGroup(of: Void.self) { group in
             for hub in live {

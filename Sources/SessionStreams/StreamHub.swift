@@ -3,6 +3,7 @@ import Dispatch
 import FeedbackJSON
 import FeedbackLoop
 import HTTPServer
+import SessionRuntime
 import Synchronization
 
 /// The open streams of one session: it takes each new state from the session's loop, frames every event once per
@@ -17,7 +18,7 @@ import Synchronization
 /// only appends the encoded state to `incoming` (a `Mutex`) and schedules one drain on the queue, so a poster
 /// never waits for the fan-out; `ResponseStream` callbacks (on shard queues) hop onto the queue. `admitted`
 /// (streams counted against the session's limit) is atomic, so the handler admits on the shard queue.
-final class StreamHub: @unchecked Sendable {
+package final class StreamHub: @unchecked Sendable {
     struct Incoming {
         var states: [(rev: UInt64, json: [UInt8])] = []
         var scheduled = false
@@ -250,7 +251,7 @@ final class StreamHub: @unchecked Sendable {
     // MARK: - Admission (any thread)
 
     /// Counts one more stream of this session unless its limit is reached.
-    func admit() -> Bool {
+    package func admit() -> Bool {
         let limit = registry.configuration.maxPerSession
         while true {
             let current = admitted.load(ordering: .relaxed)

@@ -1,11 +1,12 @@
-import FeedbackJSON
+package import FeedbackJSON
+import SessionRuntime
 
 /// One way of looking at a session's states: the whole state, or a selection of parts (`?select=`). It keeps the
 /// last few distinct values with their revisions, so that a client behind by a little gets one patch, and frames
 /// each event once for every subscriber of the view.
 ///
 /// Not thread-safe: owned by its `StreamHub`'s queue.
-final class StreamView {
+package final class StreamView {
     struct Entry {
         let rev: UInt64
         /// The value as compact JSON: the state, or the `{"/pointer": value, …}` object of a selection.
@@ -26,7 +27,7 @@ final class StreamView {
     private var snapshotFrame: [UInt8]?
     private var patchFrames: [UInt64: [UInt8]] = [:]
 
-    init(epoch: UInt64, select: [JSONPointer]) {
+    package init(epoch: UInt64, select: [JSONPointer]) {
         self.epoch = epoch
         self.select = select
     }
@@ -37,13 +38,13 @@ final class StreamView {
     }
 
     /// The revision at which the view's current value appeared; nil before the first state.
-    var latestRev: UInt64? { entries.last?.rev }
+    package var latestRev: UInt64? { entries.last?.rev }
 
     /// The revision before the latest, which every subscriber that kept up has.
-    var previousRev: UInt64? { entries.count >= 2 ? entries[entries.count - 2].rev : nil }
+    package var previousRev: UInt64? { entries.count >= 2 ? entries[entries.count - 2].rev : nil }
 
     /// Takes a new state of the session; returns whether the view's value changed (a selection may not).
-    func offer(rev: UInt64, state json: [UInt8], value: () -> JSONValue) -> Bool {
+    package func offer(rev: UInt64, state json: [UInt8], value: () -> JSONValue) -> Bool {
         let entry: Entry
         if select.isEmpty {
             entry = Entry(rev: rev, json: json, value: nil)
@@ -60,7 +61,7 @@ final class StreamView {
     }
 
     /// The `snapshot` event of the current value.
-    func snapshot() -> [UInt8] {
+    package func snapshot() -> [UInt8] {
         if let snapshotFrame { return snapshotFrame }
         guard let last = entries.last else { return [] }
         let frame = StreamFrame.snapshot(
@@ -73,12 +74,12 @@ final class StreamView {
     }
 
     /// Whether a patch from `base` to the current value can be made (the value at `base` is still kept).
-    func canPatch(from base: UInt64) -> Bool {
+    package func canPatch(from base: UInt64) -> Bool {
         entries.contains { $0.rev == base }
     }
 
     /// The `patch` event from the value at `base` to the current one; nil when `base` is no longer kept.
-    func patch(from base: UInt64) -> [UInt8]? {
+    package func patch(from base: UInt64) -> [UInt8]? {
         if let frame = patchFrames[base] { return frame }
         guard let index = entries.firstIndex(where: { $0.rev == base }), let last = entries.indices.last else {
             return nil

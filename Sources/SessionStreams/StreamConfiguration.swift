@@ -33,7 +33,7 @@ public struct StreamConfiguration: Sendable {
     }
 
     /// The `retry:` value for one stream, in milliseconds, with its jitter.
-    func retryWithJitter() -> Int {
+    package func retryWithJitter() -> Int {
         let base = max(retry.wholeNanoseconds / 1_000_000, 0)
         return base + Int.random(in: 0...max(base / 2, 0))
     }

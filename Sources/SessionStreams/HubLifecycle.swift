@@ -11,9 +11,9 @@
 /// registry: a stream admitted just before goes to the session's next hub. An ended hub (session deleted or expired,
 /// or the server's end) refuses every stream with the reason. A draining hub (the server shutting down) closes its
 /// streams over a window and takes no new one.
-struct HubLifecycle: Sendable, Equatable {
+package struct HubLifecycle: Sendable, Equatable {
     /// The phase of the hub's life.
-    enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         /// Made for a stream that has not subscribed yet: not following the session.
         case idle
         /// Following the session, with subscribers.
@@ -29,7 +29,7 @@ struct HubLifecycle: Sendable, Equatable {
     }
 
     /// What the hub does with a stream that subscribes.
-    enum Subscription: Sendable, Equatable {
+    package enum Subscription: Sendable, Equatable {
         /// Adds it; `follow` says the hub starts following its session first.
         case add(follow: Bool)
         /// Gives it to the session's current hub.
@@ -38,18 +38,20 @@ struct HubLifecycle: Sendable, Equatable {
         case refuse(StreamFrame.EndReason?)
     }
 
-    private(set) var phase = Phase.idle
+    package private(set) var phase = Phase.idle
     /// Numbers the lingers, so that one that ends after a stream came and went again does nothing.
     private var lingers: UInt64 = 0
 
+    package init() {}
+
     /// Whether the hub still sends states to its subscribers.
-    var isEnded: Bool {
+    package var isEnded: Bool {
         if case .ended = phase { return true }
         return false
     }
 
     /// A stream subscribes.
-    mutating func subscribe() -> Subscription {
+    package mutating func subscribe() -> Subscription {
         switch phase {
         case .idle:
             phase = .following
@@ -68,7 +70,7 @@ struct HubLifecycle: Sendable, Equatable {
 
     /// The last subscriber left: returns the number of the linger to schedule, or nil when the hub does not linger
     /// (it ended, or the server is draining).
-    mutating func lastSubscriberLeft() -> UInt64? {
+    package mutating func lastSubscriberLeft() -> UInt64? {
         guard phase == .following else { return nil }
         lingers &+= 1
         phase = .lingering(lingers)
@@ -76,7 +78,7 @@ struct HubLifecycle: Sendable, Equatable {
     }
 
     /// The linger `number` ended: true when the hub retires now (stops following, leaves the registry).
-    mutating func lingerEnded(_ number: UInt64) -> Bool {
+    package mutating func lingerEnded(_ number: UInt64) -> Bool {
         guard phase == .lingering(number) else { return false }
         phase = .retired
         return true
@@ -84,14 +86,14 @@ struct HubLifecycle: Sendable, Equatable {
 
     /// The session ended (`reason`) or the server did (nil): true when the hub ends its streams now, false when it
     /// had ended before.
-    mutating func end(_ reason: StreamFrame.EndReason?) -> Bool {
+    package mutating func end(_ reason: StreamFrame.EndReason?) -> Bool {
         if isEnded { return false }
         phase = .ended(reason)
         return true
     }
 
     /// The server begins its shutdown: the hub closes its streams over the window (an ended hub has none).
-    mutating func drain() {
+    package mutating func drain() {
         if !isEnded { phase = .draining }
     }
 }

@@ -1,12 +1,13 @@
 import FeedbackJSON
-import HTTPServer
+package import HTTPServer
+package import SessionRuntime
 
 /// What a client asked of `GET /v1/sessions/{id}/stream`: the mode, the selected parts and where to resume.
 ///
 /// A value parsed on the shard queue from the request; `Sendable`, no shared state.
-struct StreamRequest: Sendable {
+package struct StreamRequest: Sendable {
     /// How new states travel.
-    enum Mode: Sendable {
+    package enum Mode: Sendable {
         /// A whole `snapshot` for each new state.
         case snapshot
         /// A `patch` from the state the client has.
@@ -20,11 +21,11 @@ struct StreamRequest: Sendable {
     var lastEventID: String?
     /// When the token the stream was opened with expires (seconds since 1970): the stream then gets `reauth` and
     /// closes. Nil without auth.
-    var tokenExpiry: Double?
+    package var tokenExpiry: Double?
 
     /// Reads the query and headers. A bad `mode` or `select` is the client's mistake (400); a bad cursor is not
     /// (it gets a snapshot), since an error status would stop a browser's EventSource for good.
-    init(_ request: Request) throws(APIError) {
+    package init(_ request: Request) throws(APIError) {
         switch request.queryParameter("mode") {
         case nil, "snapshot": mode = .snapshot
         case "patch": mode = .patch
@@ -45,7 +46,7 @@ struct StreamRequest: Sendable {
 }
 
 /// How a stream starts for a client that names the last state it saw.
-enum ResumeOutcome: String, Sendable, CaseIterable {
+package enum ResumeOutcome: String, Sendable, CaseIterable {
     /// The client is up to date: nothing is sent.
     case current
     /// The client is behind and one patch brings it up to date.
@@ -56,7 +57,7 @@ enum ResumeOutcome: String, Sendable, CaseIterable {
     case unknown
 
     /// Decides, given the view's latest revision and whether a patch from the client's revision can be made.
-    static func decide(
+    package static func decide(
         lastEventID: String,
         epoch: UInt64,
         latest: UInt64,

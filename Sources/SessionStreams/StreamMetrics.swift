@@ -1,10 +1,10 @@
-import Metrics
+package import Metrics
 
 /// The stream metrics, created once from the application's factory; handles are cached, and the hub adds the
 /// counts of a whole fan-out at once.
-struct StreamMetrics: Sendable {
+package struct StreamMetrics: Sendable {
     /// Why a stream ended, as the `reason` label of `feedbackhost_stream_closes_total`.
-    enum CloseReason: String, CaseIterable, Sendable {
+    package enum CloseReason: String, CaseIterable, Sendable {
         /// The client went away.
         case client
         /// No write progress for the stall timeout.
@@ -35,7 +35,7 @@ struct StreamMetrics: Sendable {
     private let resumes: [ResumeOutcome: Counter]
     private let closes: [CloseReason: Counter]
 
-    init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         open = Meter(label: "feedbackhost_streams", dimensions: [], factory: factory)
         following = Meter(label: "feedbackhost_stream_sessions", dimensions: [], factory: factory)
         events = Counter(label: "feedbackhost_stream_events_total", dimensions: [], factory: factory)
@@ -64,13 +64,13 @@ struct StreamMetrics: Sendable {
 
     func resumed(_ outcome: ResumeOutcome) { resumes[outcome]?.increment() }
 
-    func closed(_ reason: CloseReason, count: Int = 1) {
+    package func closed(_ reason: CloseReason, count: Int = 1) {
         guard count > 0 else { return }
         closes[reason]?.increment(by: count)
     }
 
     /// Counts `events` events (or comments) of `bytes` bytes in all, sent in one go.
-    func sent(events: Int, bytes: Int) {
+    package func sent(events: Int, bytes: Int) {
         if events > 0 { self.events.increment(by: events) }
         if bytes > 0 { self.bytes.increment(by: bytes) }
     }

@@ -2,7 +2,7 @@ import CoreMetrics
 import Dispatch
 import FeedbackJSON
 import FeedbackLoop
-import HTTPServer
+package import HTTPServer
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -26,7 +26,7 @@ extension StreamHub {
 
     /// Adds an admitted stream (on the hub's queue, so no state falls between registering and catching up) and
     /// sends it what it is missing.
-    func subscribe(_ stream: ResponseStream, request: StreamRequest) {
+    package func subscribe(_ stream: ResponseStream, request: StreamRequest) {
         queue.async { [self] in
             switch lifecycle.subscribe() {
             case .refuse(let reason):

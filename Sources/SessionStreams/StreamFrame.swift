@@ -1,20 +1,21 @@
 import HTTPServer
+package import SessionRuntime
 
 /// The wire bytes of the session stream's events, framed once and shared by every subscriber that gets them.
 ///
 /// Pure functions. JSON is written compact, so it holds no CR or LF and fits one `data:` line; the framer
 /// (`ServerSentEvent.append`) still splits at any line break, so no payload can ever end a field and start a
 /// forged one.
-enum StreamFrame {
+package enum StreamFrame {
     /// Why a stream ended, sent as `event: ended` with `{"reason":…}`.
-    enum EndReason: String, Sendable {
+    package enum EndReason: String, Sendable {
         case deleted
         case expired
     }
 
     /// The first bytes of every stream, one block: a comment (so proxies and `onopen` do not wait) and the
     /// reconnection time.
-    static func prelude(comment: String, retryMilliseconds: Int) -> [UInt8] {
+    package static func prelude(comment: String, retryMilliseconds: Int) -> [UInt8] {
         // The comment's own blank line dropped: the retry line ends the block.
         ServerSentEvent.comment(comment).dropLast() + ServerSentEvent.retry(milliseconds: max(0, retryMilliseconds))
     }
@@ -43,7 +44,7 @@ enum StreamFrame {
     }
 
     /// `event: ended` with `{"reason":…}`; no id, so a client's `Last-Event-ID` stays the last state's.
-    static func ended(_ reason: EndReason) -> [UInt8] {
+    package static func ended(_ reason: EndReason) -> [UInt8] {
         event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
     }
 
@@ -52,7 +53,7 @@ enum StreamFrame {
     static let reauth: [UInt8] = event("reauth", id: nil, data: Array(#"{"reason":"token-expired"}"#.utf8))
 
     /// Frames one event through HTTPServer's framer (the product's one), with the cursor as its id.
-    static func event(_ name: String, id: Cursor?, data: [UInt8]) -> [UInt8] {
+    package static func event(_ name: String, id: Cursor?, data: [UInt8]) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(data.count + 64)
         ServerSentEvent.append(event: name.utf8, id: id.map { "\($0)".utf8 }, data: data, to: &out)

@@ -4,9 +4,9 @@
 ///
 /// Constant size whatever the client's speed: a client that cannot take a frame is only marked `behind`, and
 /// later gets the latest value (one snapshot, or one patch from what it has).
-struct SubscriberState: Sendable {
+package struct SubscriberState: Sendable {
     /// What the hub does for the subscriber.
-    enum Action: Equatable, Sendable {
+    package enum Action: Equatable, Sendable {
         /// It has the latest value, there is none yet, or it ended: nothing to write.
         case nothing
         /// It cannot take a frame now: it is marked behind and gets the latest later. `newValue` is false when it
@@ -20,17 +20,17 @@ struct SubscriberState: Sendable {
 
     let mode: StreamRequest.Mode
     /// The view revision the client has; nil before its first frame (or after an unknown cursor).
-    private(set) var sentRev: UInt64?
+    package private(set) var sentRev: UInt64?
     /// The cursor the client resumes from, until the first value decides what it gets.
-    private(set) var resumeFrom: String?
+    package private(set) var resumeFrom: String?
     /// Held back since its last frame: it waits for the latest value.
-    private(set) var behind = false
+    package private(set) var behind = false
     /// The value it was last held back for, while behind.
     private var heldFor: UInt64?
     /// Ended by the hub or gone; nothing more is written.
-    private(set) var closed = false
+    package private(set) var closed = false
 
-    init(mode: StreamRequest.Mode, resumeFrom: String?) {
+    package init(mode: StreamRequest.Mode, resumeFrom: String?) {
         self.mode = mode
         self.resumeFrom = resumeFrom
     }
@@ -39,7 +39,7 @@ struct SubscriberState: Sendable {
     /// A pending cursor is placed first (`resumed` says how, once); then a client that has the latest gets nothing,
     /// one whose stream is not `ready` is held back, and the others get a patch when they asked for patches and
     /// `canPatch` from their revision, else a snapshot, after which they count as having `latest`.
-    mutating func next(
+    package mutating func next(
         latest: UInt64?,
         epoch: UInt64,
         ready: () -> Bool,
@@ -82,7 +82,7 @@ struct SubscriberState: Sendable {
     }
 
     /// The stream ended: nothing more is decided.
-    mutating func close() {
+    package mutating func close() {
         closed = true
         behind = false
         heldFor = nil
