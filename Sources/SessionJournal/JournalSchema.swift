@@ -37,13 +37,19 @@
 ///   no row for generation 0, with a CRC-32 like the other rows that are not derived from a state. A creation or a
 ///   removal of the id deletes it; compaction deletes the rows of sessions that are gone.
 ///
+/// - Version 8 adds `quarantine` (issue 31): the sessions the process died inside of (`Quarantine`: a reason, a time in
+///   milliseconds since 1970, the host that recorded it), indexed by time. Written and deleted by calls of their own
+///   (an admin's, the start's), not by appends; a creation or a removal of the id deletes it, and compaction deletes
+///   the rows of sessions that are gone. No checksum: a damaged row holds a session out (or lets it in) and says why,
+///   it loses nothing the session recorded.
+///
 /// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`), 5 (no versions, no
-/// `history`) or 6 (no `tokens`) gets what it lacks and becomes version 7 in one transaction when opened; a new file
-/// starts at 7 the same way. Any other version is refused.
+/// `history`), 6 (no `tokens`) or 7 (no `quarantine`) gets what it lacks and becomes version 8 in one transaction when
+/// opened; a new file starts at 8 the same way. Any other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 7
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 6 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7]
+    static let version: Int64 = 8
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 7 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7, 8]
     /// The first version with `addVersions`' columns: a file below it gets them.
     static let versionsAdded: Int64 = 6
 
@@ -56,8 +62,8 @@ enum JournalSchema {
         ALTER TABLE snapshots ADD COLUMN version INTEGER NOT NULL DEFAULT 1;
         """
 
-    /// Creates whatever table is missing (the shape before version 6, plus `history` and `tokens`): run in one
-    /// transaction with `addVersions` (below version 6) and the new `user_version`, it both creates and migrates.
+    /// Creates whatever table is missing (the shape before version 6, plus `history`, `tokens` and `quarantine`): run
+    /// in one transaction with `addVersions` (below version 6) and the new `user_version`, it both creates and migrates.
     static let create = """
         CREATE TABLE IF NOT EXISTS sessions(
             id TEXT PRIMARY KEY, system TEXT NOT NULL, epoch INTEGER NOT NULL, state TEXT NOT NULL,
@@ -83,6 +89,9 @@ enum JournalSchema {
             crc INTEGER NOT NULL, PRIMARY KEY(session, rev)) WITHOUT ROWID;
         CREATE TABLE IF NOT EXISTS tokens(
             session TEXT PRIMARY KEY, generation INTEGER NOT NULL, crc INTEGER NOT NULL) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS quarantine(
+            session TEXT PRIMARY KEY, reason TEXT NOT NULL, at INTEGER NOT NULL, replica TEXT) WITHOUT ROWID;
+        CREATE INDEX IF NOT EXISTS quarantine_by_time ON quarantine(at);
         """
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
@@ -98,6 +107,7 @@ enum JournalSchema {
         ("history", ["session", "rev", "version", "state", "crc"], "session,rev"),
         ("activity", ["session", "at"], "session"),
         ("tokens", ["session", "generation", "crc"], "session"),
+        ("quarantine", ["session", "reason", "at", "replica"], "session"),
     ]
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
@@ -168,6 +178,7 @@ enum JournalSchema {
         DELETE FROM settled WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM activity WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM tokens WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM quarantine WHERE session NOT IN (SELECT id FROM sessions);
         """
 
     static let upsertTokens = "INSERT OR REPLACE INTO tokens(session, generation, crc) VALUES(?1, ?2, ?3)"
@@ -181,6 +192,14 @@ enum JournalSchema {
         """
     /// One session's (?1) token generation and its checksum.
     static let readTokens = "SELECT generation, crc FROM tokens WHERE session = ?1"
+
+    static let upsertQuarantine =
+        "INSERT OR REPLACE INTO quarantine(session, reason, at, replica) VALUES(?1, ?2, ?3, ?4)"
+    static let deleteQuarantine = "DELETE FROM quarantine WHERE session = ?1"
+    /// One session's (?1) quarantine.
+    static let readQuarantine = "SELECT session, reason, at, replica FROM quarantine WHERE session = ?1"
+    /// The quarantined sessions, oldest first, at most ?1.
+    static let listQuarantine = "SELECT session, reason, at, replica FROM quarantine ORDER BY at, session LIMIT ?1"
 
     static let fingerprintKeyName = "fingerprint.key"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"

@@ -4,14 +4,15 @@
 /// exists, on the thread that opens it).
 extension JournalStore {
     /// Brings the file to `JournalSchema.version` in one transaction: creates a new file's tables, adds what a version
-    /// 2 to 5 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the
+    /// 2 to 7 file lacks (their rows become rows of systems' version 1); refuses any other version. Then makes sure the
     /// file has a fingerprint key.
     static func migrate(_ connection: SQLiteConnection) throws(JournalError) {
         let found = try connection.integer("PRAGMA user_version")
         guard JournalSchema.readable.contains(found) else {
             throw JournalError(
                 .sqlite,
-                "\(connection.path) has schema version \(found); this build opens versions 2 to 7: move it aside"
+                "\(connection.path) has schema version \(found); this build opens versions 2 to "
+                    + "\(JournalSchema.version): move it aside"
             )
         }
         try connection.execute("BEGIN IMMEDIATE")

@@ -29,6 +29,7 @@ final class JournalStore {
     private let deleteHistory: SQLiteStatement
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
+    private let deleteQuarantine: SQLiteStatement
     /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
     let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
@@ -43,8 +44,8 @@ final class JournalStore {
     private var walDescriptor: Int32 = -1
     private let begin: SQLiteStatement
     private let commitStatement: SQLiteStatement
-    /// Commits since the last sync (interval policy).
-    private(set) var unsyncedCommits = 0
+    /// Commits since the last sync (interval policy); a transaction of its own that writes counts too.
+    var unsyncedCommits = 0
     var statistics = JournalStatistics()
 
     /// Opens the journal file whose integrity `JournalOpener` established, in WAL mode with `configuration`.
@@ -94,6 +95,7 @@ final class JournalStore {
         deleteHistory = try connection.prepare(JournalSchema.deleteHistory)
         upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
         deleteTokens = try connection.prepare(JournalSchema.deleteTokens)
+        deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -172,6 +174,8 @@ final class JournalStore {
             try deleteActivity.run()
             deleteTokens.bind(1, creation.id)
             try deleteTokens.run()
+            deleteQuarantine.bind(1, creation.id)
+            try deleteQuarantine.run()
         case .event(let id, let revision, let event, let origin, let stamp):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -207,6 +211,8 @@ final class JournalStore {
             try deleteHistory.run()
             deleteTokens.bind(1, id)
             try deleteTokens.run()
+            deleteQuarantine.bind(1, id)
+            try deleteQuarantine.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -323,7 +329,7 @@ final class JournalStore {
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
-            upsertTokens, deleteTokens,
+            upsertTokens, deleteTokens, deleteQuarantine,
         ] {
             statement.finalize()
         }

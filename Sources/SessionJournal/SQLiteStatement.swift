@@ -37,6 +37,11 @@ final class SQLiteStatement {
         }
     }
 
+    /// Binds NULL for nil.
+    func bind(_ index: Int32, _ value: String?) {
+        if let value { bind(index, value) } else { sqlite3_bind_null(handle, index) }
+    }
+
     /// Steps once: true when a row is available, false when the statement is done.
     func step() throws(JournalError) -> Bool {
         let rc = sqlite3_step(handle)

@@ -102,6 +102,24 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// it back (its writes are fenced, its reads confirm ownership). Returns the ids raised.
     func adoptTokenGenerations(_ generations: [String: UInt64]) throws(JournalError) -> [String]
 
+    // Quarantine (issue 31): sessions the process died inside of, kept until an admin releases them. Written and read
+    // in turn with the appends (after those queued before), committed when the call returns, whoever owns the session.
+    // A removal of the session, or a creation record of its id (a new incarnation), deletes its quarantine.
+
+    /// Quarantines session `id` with `reason` (a sentence) at `time` (milliseconds since 1970), replacing an earlier
+    /// quarantine of it; the record names this machine's host as its `replica`. A shared journal also lets go of the
+    /// session, whoever owns it, so that a replica holding it in memory is fenced at its next write and reads it back.
+    func quarantine(_ id: String, reason: String, at time: Int64) throws(JournalError)
+
+    /// Ends session `id`'s quarantine; returns whether it was quarantined.
+    func releaseQuarantine(_ id: String) throws(JournalError) -> Bool
+
+    /// Session `id`'s quarantine, nil when it is not quarantined.
+    func quarantine(of id: String) throws(JournalError) -> Quarantine?
+
+    /// The quarantined sessions, oldest quarantine first, at most `limit`.
+    func quarantined(limit: Int) throws(JournalError) -> [Quarantine]
+
     /// Counters of the journal's work so far.
     var statistics: JournalStatistics { get }
 

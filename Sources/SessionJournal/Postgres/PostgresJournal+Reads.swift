@@ -106,9 +106,10 @@ extension PostgresJournal {
             .init(name: "compact.deadlines", parameters: []),
             .init(name: "compact.history", parameters: []),
             .init(name: "compact.tokens", parameters: []),
+            .init(name: "compact.quarantine", parameters: []),
             .init(name: "bytes", parameters: []),
         ])
-        let bytes = outcomes[6].integer ?? 0
+        let bytes = outcomes.last?.integer ?? 0
         metrics.fullCompactions.increment()
         metrics.bytes.record(bytes)
         return CompactionReport(

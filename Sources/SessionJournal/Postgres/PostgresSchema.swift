@@ -23,6 +23,10 @@
 /// - `fh_tokens`: each session's token generation (`JournalRecord.tokens`, `--auth jwt`'s revocations; no row for 0),
 ///   with its checksum. Written by the owner through `fh_tokens` (fenced like every record), read in the transaction
 ///   that takes the session, deleted with the session and by its re-creation (`fh_forget`).
+/// - `fh_quarantine` (issue 31): the sessions the process died inside of (`Quarantine`), written by whichever replica
+///   found it (`fh_quarantine`, not fenced: the replica that crashed owned the session), which also lets the session go
+///   so that a replica holding it is fenced and reads it back; deleted by a release, with the session and by its
+///   re-creation (`fh_forget`). Added to a running database by `CREATE TABLE IF NOT EXISTS`, at schema version 1.
 ///
 /// Every write of a session goes through a function that first checks, with `FOR SHARE` on the session's row, that
 /// the caller's token is the owner, and writes nothing (returns false) when it is not: the share lock is held until
@@ -127,10 +131,16 @@ enum PostgresSchema {
         ),
         ("compact.deadlines", "DELETE FROM fh_deadlines WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         ("compact.tokens", "DELETE FROM fh_tokens WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        ("compact.quarantine", "DELETE FROM fh_quarantine WHERE session NOT IN (SELECT id FROM fh_sessions)"),
+        ("quarantine", "SELECT fh_quarantine($1, $2, $3, $4)"),
+        ("quarantine.release", "DELETE FROM fh_quarantine WHERE session = $1"),
+        ("quarantine.read", "SELECT session, reason, at, replica FROM fh_quarantine WHERE session = $1"),
+        ("quarantine.list", "SELECT session, reason, at, replica FROM fh_quarantine ORDER BY at, session LIMIT $1"),
         (
             "bytes",
             "SELECT sum(pg_total_relation_size(c))::bigint FROM unnest(ARRAY['fh_sessions', 'fh_events', "
-                + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta', 'fh_tokens']::regclass[]) c"
+                + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta', 'fh_tokens', "
+                + "'fh_quarantine']::regclass[]) c"
         ),
     ]
 

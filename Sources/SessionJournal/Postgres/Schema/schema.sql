@@ -33,6 +33,11 @@ CREATE TABLE IF NOT EXISTS fh_deadlines(session text PRIMARY KEY, at bigint NOT 
 CREATE INDEX IF NOT EXISTS fh_deadlines_by_time ON fh_deadlines(at);
 CREATE TABLE IF NOT EXISTS fh_meta(name text PRIMARY KEY, value text NOT NULL);
 CREATE TABLE IF NOT EXISTS fh_tokens(session text PRIMARY KEY, generation bigint NOT NULL, crc bigint NOT NULL);
+-- Sessions the process died inside of (issue 31), held out of service until released: why, when (ms since 1970),
+-- and the host that recorded it. Deleted with the session and by its re-creation (fh_forget).
+CREATE TABLE IF NOT EXISTS fh_quarantine(
+    session text PRIMARY KEY, reason text NOT NULL, at bigint NOT NULL, replica text);
+CREATE INDEX IF NOT EXISTS fh_quarantine_by_time ON fh_quarantine(at);
 
 CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -49,6 +54,7 @@ LANGUAGE sql AS $$
     DELETE FROM fh_answers WHERE session = p_session;
     DELETE FROM fh_deadlines WHERE session = p_session;
     DELETE FROM fh_tokens WHERE session = p_session;
+    DELETE FROM fh_quarantine WHERE session = p_session;
 $$;
 
 CREATE OR REPLACE FUNCTION fh_create(
@@ -201,6 +207,19 @@ BEGIN
     UPDATE fh_sessions SET owner = NULL, fence = fence + 1,
         left_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint WHERE id = p_session;
     RETURN true;
+END $$;
+
+-- A quarantine, by whichever replica found that the process died inside the session's code: recorded whoever owns
+-- the session, which is let go (owner NULL, as an adoption does), so that a replica holding it in memory is fenced
+-- at its next write, and its reads, which confirm ownership first, read it back and find it quarantined.
+CREATE OR REPLACE FUNCTION fh_quarantine(p_session text, p_reason text, p_at bigint, p_replica text) RETURNS void
+LANGUAGE plpgsql AS $$
+BEGIN
+    INSERT INTO fh_quarantine VALUES(p_session, p_reason, p_at, p_replica)
+        ON CONFLICT (session) DO UPDATE SET reason = EXCLUDED.reason, at = EXCLUDED.at, replica = EXCLUDED.replica;
+    UPDATE fh_sessions SET owner = NULL, fence = fence + 1,
+        left_at = (extract(epoch FROM clock_timestamp()) * 1000)::bigint
+        WHERE id = p_session AND owner IS NOT NULL;
 END $$;
 
 -- A passivation: the owner lets go, so that any replica may activate the session (a due timer, a request).
