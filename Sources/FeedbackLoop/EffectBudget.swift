@@ -145,6 +145,10 @@ final class FeedbackSink<State: Sendable, Event: Sendable>: EventSink<Event>, @u
     weak var loop: Loop<State, Event>?
     @usableFromInline
     let origin: Int
+    /// The feedback's reactor in its loop: set at the loop's init and replaced on a resume, both by the engine
+    /// owner, which alone calls it.
+    @usableFromInline
+    var reactor: Reactor<Event>?
 
     @usableFromInline
     init(origin: Int) {
@@ -161,4 +165,47 @@ final class FeedbackSink<State: Sendable, Event: Sendable>: EventSink<Event>, @u
 
     @usableFromInline
     override var effectTracker: (any EffectTracking)? { loop?.tracker }
+}
+
+/// What a loop with an ``EffectBudget`` keeps beyond a plain loop: the feedbacks as given (to name them and to attach
+/// them anew on a resume), their tagging sinks, the supervisor, and the bucket.
+///
+/// Concurrency: `bucket` is changed only under the loop's engine lock; `reattach()` is called only by the engine
+/// owner; the rest is immutable.
+@usableFromInline
+final class LoopGovernance<State: Sendable, Event: Sendable>: @unchecked Sendable {
+    @usableFromInline
+    let feedbacks: [Feedback<State, Event>]
+    @usableFromInline
+    let sinks: [FeedbackSink<State, Event>]
+    @usableFromInline
+    let supervisor: (any LoopSupervising)?
+    @usableFromInline
+    var bucket: EffectBucket
+
+    @usableFromInline
+    init(budget: EffectBudget, feedbacks: [Feedback<State, Event>], supervisor: (any LoopSupervising)?) {
+        self.feedbacks = feedbacks
+        sinks = feedbacks.indices.map { FeedbackSink<State, Event>(origin: $0) }
+        self.supervisor = supervisor
+        bucket = EffectBucket(budget: budget, feedbacks: feedbacks.count)
+    }
+
+    /// Attaches every feedback anew (a resume after a runaway: their old reactors were told to stop).
+    @usableFromInline
+    func reattach() {
+        for (index, sink) in sinks.enumerated() { sink.reactor = feedbacks[index].attach() }
+    }
+}
+
+/// A task executor in a box: a loop that is offloaded keeps one reference instead of an existential in its core.
+@usableFromInline
+final class ExecutorBox: Sendable {
+    @usableFromInline
+    let executor: any TaskExecutor
+
+    @usableFromInline
+    init(_ executor: any TaskExecutor) {
+        self.executor = executor
+    }
 }

@@ -58,16 +58,15 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         @usableFromInline var stopped = false
         @usableFromInline var queue = EventQueue<Entry>()
         @usableFromInline var observers: [StepObserver<State, Event>] = []
-        /// The feedbacks' budget; nil counts nothing.
-        @usableFromInline var bucket: EffectBucket?
         /// Set when the feedbacks ran away: steps reach observers only, feedback events are dropped.
         @usableFromInline var feedbacksStopped = false
         /// Set by `offload(to:)`: no caller's thread runs a step, and reduces run outside the lock.
         @usableFromInline var offloaded = false
         /// An offloaded loop's reduce is running outside the lock: the revision is about to move.
         @usableFromInline var reducing = false
-        /// Where an offloaded loop's steps run; nil for the global concurrent executor.
-        @usableFromInline var executor: (any TaskExecutor)?
+        /// Where an offloaded loop's steps run; nil for the global concurrent executor. Boxed: a loop that is never
+        /// offloaded pays one word for it.
+        @usableFromInline var executor: ExecutorBox?
 
         @usableFromInline
         init(state: State, revision: UInt64) {
@@ -87,20 +86,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     var core: Core
     @usableFromInline
     let reduce: @Sendable (inout State, Event) -> Void
-    /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array). Replaced
-    /// only by the engine owner, when stopped feedbacks resume.
+    /// Every feedback's reactor, combined into one closure at init (a step costs one call, no array). A `let`: a
+    /// closure read from a `var` would be retained and released at every step.
     @usableFromInline
-    @exclusivity(unchecked)
-    var reactors: Reactor<Event>
-    /// The feedbacks as given, to attach them anew on a resume.
+    let reactors: Reactor<Event>
+    /// The feedbacks' budget, their tagging sinks and supervisor; nil without a budget, so that a plain loop pays
+    /// one word for all of it.
     @usableFromInline
-    let feedbacks: [Feedback<State, Event>]
-    /// One sink per feedback, which tags its events with its index.
-    @usableFromInline
-    let sinks: [FeedbackSink<State, Event>]
-    /// Told when the feedbacks go over their budget; nil for nobody.
-    @usableFromInline
-    let supervisor: (any LoopSupervising)?
+    let governance: LoopGovernance<State, Event>?
     /// `core.offloaded`, readable without the lock by whoever just claimed the engine.
     @usableFromInline
     let offloaded = Atomic<Bool>(false)
@@ -135,18 +128,17 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         supervisor: (any LoopSupervising)? = nil
     ) {
         core = Core(state: initial, revision: revision)
-        core.bucket = budget.map { EffectBucket(budget: $0, feedbacks: feedbacks.count) }
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
         self.synchronousSteps = max(synchronousSteps, 1)
-        self.supervisor = supervisor
-        self.feedbacks = feedbacks
-        let sinks = feedbacks.indices.map { FeedbackSink<State, Event>(origin: $0) }
-        self.sinks = sinks
-        reactors = Self.combine(feedbacks, sinks: sinks)
+        // Only a budget needs to know whose events are whose: without one, feedbacks send through the loop itself
+        // and a loop costs no sink objects.
+        let governance = budget.map { LoopGovernance(budget: $0, feedbacks: feedbacks, supervisor: supervisor) }
+        self.governance = governance
+        reactors = Self.combine(feedbacks, sinks: governance?.sinks ?? [])
         super.init()
-        for sink in sinks { sink.loop = self }
+        for sink in governance?.sinks ?? [] { sink.loop = self }
         withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
         runQueue()
     }
@@ -187,7 +179,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// The name of the feedback at `index` in the order given: its ``Feedback/named(_:)`` name, else
     /// "feedback N" (counting from 1).
     public func feedbackName(at index: Int) -> String {
-        guard feedbacks.indices.contains(index) else { return "feedback \(index + 1)" }
+        guard let feedbacks = governance?.feedbacks, feedbacks.indices.contains(index) else {
+            return "feedback \(index + 1)"
+        }
         return feedbacks[index].name ?? "feedback \(index + 1)"
     }
 
@@ -198,7 +192,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     public func offload(to executor: (any TaskExecutor)?) {
         withCore { core, _ in
             core.offloaded = true
-            core.executor = executor
+            core.executor = executor.map(ExecutorBox.init)
         }
         offloaded.store(true, ordering: .releasing)
     }
@@ -329,14 +323,30 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var combined: Reactor<Event> = { _, _, _ in }
         for (index, feedback) in feedbacks.enumerated() {
             let next = feedback.attach()
-            let own: EventSink<Event> = sinks[index]
+            guard sinks.indices.contains(index) else {
+                // Untagged: each feedback sends through the sink it is given, the loop.
+                if index == 0 {
+                    combined = next
+                } else {
+                    let previous = combined
+                    combined = { state, event, sink in
+                        previous(state, event, sink)
+                        next(state, event, sink)
+                    }
+                }
+                continue
+            }
+            // Tagged: the feedback's reactor lives in its sink, which a resume attaches anew.
+            let own = sinks[index]
+            own.reactor = next
+            let tagged: Reactor<Event> = { state, event, sink in own.reactor?(state, event, sink == nil ? nil : own) }
             if index == 0 {
-                combined = { state, event, sink in next(state, event, sink == nil ? nil : own) }
+                combined = tagged
             } else {
                 let previous = combined
                 combined = { state, event, sink in
                     previous(state, event, sink)
-                    next(state, event, sink == nil ? nil : own)
+                    tagged(state, event, sink)
                 }
             }
         }
@@ -405,21 +415,21 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     case .feedback(let next, let ticket, let origin):
                         if let ticket, !ticket.isLive { continue }
                         if core.feedbacksStopped { continue }
-                        if core.bucket != nil {
-                            switch core.bucket!.take(origin: origin) {
+                        if let governance {
+                            switch governance.bucket.take(origin: origin) {
                             case .take:
                                 break
                             case .wait(let delay, let first):
                                 // Over the rate: this event and everything behind it wait for the bucket.
                                 core.queue.pushFront(.feedback(next, ticket, origin))
                                 throttle = delay
-                                if first { throttledBy = core.bucket!.loudest }
+                                if first { throttledBy = governance.bucket.loudest }
                                 return nil
                             case .runaway:
                                 core.feedbacksStopped = true
                                 core.queue.removeAll { $0.isFeedback }
                                 rare = true
-                                rareAction = .stopFeedbacks(core.state, core.bucket!.loudest)
+                                rareAction = .stopFeedbacks(core.state, governance.bucket.loudest)
                                 return nil
                             }
                         }
@@ -446,7 +456,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     case .resume:
                         guard core.feedbacksStopped else { continue }
                         core.feedbacksStopped = false
-                        core.bucket?.reset()
+                        governance?.bucket.reset()
                         rare = true
                         rareAction = .restartFeedbacks(core.state)
                         return nil
@@ -474,7 +484,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 return
             }
             if let delay = throttle {
-                if let throttledBy { supervisor?.feedbacksThrottled(feedback: throttledBy) }
+                if let throttledBy { governance?.supervisor?.feedbacksThrottled(feedback: throttledBy) }
                 continueLater(after: delay)
                 return
             }
@@ -515,7 +525,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     func continueLater(after delay: Duration? = nil) {
         let tracker = self.tracker
         tracker?.effectStarted()
-        let executor = offloaded.load(ordering: .acquiring) ? withCore { core, _ in core.executor } : nil
+        let executor = offloaded.load(ordering: .acquiring) ? withCore { core, _ in core.executor?.executor } : nil
         Task(executorPreference: executor) { [self] in
             defer { tracker?.effectEnded() }
             if let delay { try? await Task.sleep(for: delay) }
@@ -572,9 +582,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             }
         case .stopFeedbacks(let state, let loudest):
             withUnsafePointer(to: state) { reactors(UnsafeRawPointer($0), nil, nil) }
-            supervisor?.feedbacksStopped(feedback: loudest)
+            governance?.supervisor?.feedbacksStopped(feedback: loudest)
         case .restartFeedbacks(let state):
-            reactors = Self.combine(feedbacks, sinks: sinks)
+            governance?.reattach()
             withUnsafePointer(to: state) { reactors(UnsafeRawPointer($0), nil, self) }
         }
     }
