@@ -47,6 +47,7 @@ struct EffectBucket: Sendable {
         case runaway
     }
 
+    @usableFromInline
     let budget: EffectBudget
     @usableFromInline
     var tokens: Int
@@ -182,6 +183,12 @@ final class LoopGovernance<State: Sendable, Event: Sendable>: @unchecked Sendabl
     let supervisor: (any LoopSupervising)?
     @usableFromInline
     var bucket: EffectBucket
+    /// Feedback events queued and not yet taken (under the engine lock).
+    @usableFromInline
+    var waiting = 0
+    /// Feedback events dropped because `waiting` had reached the burst (under the engine lock).
+    @usableFromInline
+    var dropped = 0
 
     @usableFromInline
     init(budget: EffectBudget, feedbacks: [Feedback<State, Event>], supervisor: (any LoopSupervising)?) {

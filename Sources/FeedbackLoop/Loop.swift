@@ -271,10 +271,28 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     /// An event of the feedback at index `origin`, or of one of its effects (`ticket`): queued behind the rest.
     @usableFromInline
+    ///
+    /// With a budget, at most a burst of them wait at once: past that a storm's events are dropped as they come
+    /// (counted in `droppedFeedbackEvents`), so a flood that outruns its throttle cannot grow the queue without bound.
     func accept(_ event: Event, ticket: EffectTicket?, origin: Int) {
         if let ticket, !ticket.isLive { return }
-        enqueue(.feedback(event, ticket, origin))
+        let claimed = withCore { core, flags -> Bool? in
+            if core.stopped || core.feedbacksStopped { return nil }
+            if let governance {
+                guard governance.waiting < governance.bucket.budget.burst else {
+                    governance.dropped &+= 1
+                    return nil
+                }
+                governance.waiting &+= 1
+            }
+            core.queue.append(.feedback(event, ticket, origin))
+            return EngineLock.claim(&flags)
+        }
+        if claimed == true { runClaimed() }
     }
+
+    /// Feedback events dropped because a burst of them was already waiting for the budget.
+    public var droppedFeedbackEvents: Int { withCore { _, _ in governance?.dropped ?? 0 } }
 
     @usableFromInline
     override func weakened() -> EventSink<Event> { WeakEventSink(self) }
@@ -413,6 +431,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         completion = done
                         return core.state
                     case .feedback(let next, let ticket, let origin):
+                        if let governance { governance.waiting &-= 1 }
                         if let ticket, !ticket.isLive { continue }
                         if core.feedbacksStopped { continue }
                         if let governance {
@@ -422,12 +441,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                             case .wait(let delay, let first):
                                 // Over the rate: this event and everything behind it wait for the bucket.
                                 core.queue.pushFront(.feedback(next, ticket, origin))
+                                governance.waiting &+= 1
                                 throttle = delay
                                 if first { throttledBy = governance.bucket.loudest }
                                 return nil
                             case .runaway:
                                 core.feedbacksStopped = true
                                 core.queue.removeAll { $0.isFeedback }
+                                governance.waiting = 0
                                 rare = true
                                 rareAction = .stopFeedbacks(core.state, governance.bucket.loudest)
                                 return nil

@@ -118,4 +118,33 @@ struct EffectBudgetTests {
         #expect(reports.throttled.withLock { $0 }.isEmpty)
         loop.stop()
     }
+
+    @Test func aFloodThatOutrunsItsThrottleIsDroppedNotQueuedWithoutBound() async {
+        let reports = Reports()
+        let budget = EffectBudget(eventsPerSecond: 1_000, burst: 50, runawayAfter: .seconds(60))
+        let loop = Loop<Int, Int>(
+            initial: 0,
+            reduce: { $0 += $1 },
+            feedbacks: [
+                // One effect that sends 10,000 events without waiting for any of them to be reduced.
+                .react(
+                    request: { _ in 0 },
+                    effects: { _ in
+                        AsyncStream<Int> { continuation in
+                            for _ in 0..<10_000 { continuation.yield(1) }
+                            continuation.finish()
+                        }
+                    }
+                ).named("flood")
+            ],
+            budget: budget,
+            supervisor: reports
+        )
+        // The effect sent everything while init showed the feedbacks the initial state.
+        for await state in loop.states where state == 50 { break }
+        // A burst waited; what came while it did was dropped, not queued.
+        #expect(loop.droppedFeedbackEvents == 10_000 - 50)
+        #expect(loop.state == 50)
+        loop.stop()
+    }
 }
