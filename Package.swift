@@ -159,11 +159,25 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // Tokens and scopes: the only target that imports jwt-kit and swift-crypto.
+        .target(
+            name: "SessionAuth",
+            dependencies: [
+                "SessionRuntime",
+                "FeedbackJSON",
+                "SessionJournal",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "FeedbackService",
             dependencies: [
                 "SessionRuntime",
                 "SessionStreams",
+                "SessionAuth",
                 "FeedbackLoop",
                 "FeedbackJSON",
                 "Upstream",
@@ -177,8 +191,6 @@ let package = Package(
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "JWTKit", package: "jwt-kit"),
-                .product(name: "Crypto", package: "swift-crypto"),
             ],
             exclude: ["Web/Files"],
             swiftSettings: strict,

@@ -1,5 +1,6 @@
 public import Configuration
 import Logging
+import SessionAuth
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -5,6 +5,7 @@ public import HTTPServer
 public import Logging
 import Metrics
 import Prometheus
+import SessionAuth
 public import SessionJournal
 import SessionStreams
 import Synchronization

@@ -1,3 +1,4 @@
+public import SessionAuth
 public import SessionStreams
 
 /// The service's limits and policies. An immutable value.

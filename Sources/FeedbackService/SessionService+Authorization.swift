@@ -1,5 +1,6 @@
 import FeedbackJSON
 import HTTPServer
+import SessionAuth
 import SessionJournal
 import SessionStreams
 

@@ -1,6 +1,7 @@
 import Dispatch
 public import HTTPServer
 public import Metrics
+import SessionAuth
 import SessionJournal
 import SessionStreams
 import Synchronization

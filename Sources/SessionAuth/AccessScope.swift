@@ -20,7 +20,7 @@ public enum AccessScope: String, Sendable, CaseIterable, Comparable {
     }
 
     /// Whether holding `self` allows what `needed` allows.
-    func implies(_ needed: AccessScope) -> Bool {
+    package func implies(_ needed: AccessScope) -> Bool {
         if needed == .create || self == .create { return self == needed }
         return rank >= needed.rank
     }

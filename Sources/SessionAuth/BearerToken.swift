@@ -1,18 +1,24 @@
-import HTTPServer
-
 /// Where a request carries its token: `Authorization: Bearer` on every route; on the stream route also the
 /// `feedbackhost_token` cookie and the `access_token` query parameter, since `EventSource` cannot set headers.
+/// It reads the fields' text, not a request: the API hands them over (`BearerToken.find(in:streamRoute:)`), so auth
+/// needs no HTTPServer.
 ///
 /// Pure functions.
-enum BearerToken {
+package enum BearerToken {
     /// The cookie the stream route reads.
-    static let cookieName = "feedbackhost_token"
+    package static let cookieName = "feedbackhost_token"
     /// The query parameter the stream route reads.
-    static let queryName = "access_token"
+    package static let queryName = "access_token"
 
-    /// The token of `request`, or nil when it carries none where this route looks.
-    static func find(in request: Request, streamRoute: Bool) -> String? {
-        if let value = request.headers["authorization"] {
+    /// The token of a request with these `Authorization` and `Cookie` fields and `access_token` query parameter, or
+    /// nil when it carries none where this route looks. The cookie and the query are read only when needed.
+    package static func find(
+        authorization: String?,
+        cookie: @autoclosure () -> String?,
+        query: @autoclosure () -> String?,
+        streamRoute: Bool
+    ) -> String? {
+        if let value = authorization {
             // `Bearer` in any case, a space, the token (RFC 6750 §2.1), read as bytes.
             let utf8 = value.utf8
             var index = utf8.startIndex
@@ -25,7 +31,7 @@ enum BearerToken {
             return token.isEmpty ? nil : token
         }
         guard streamRoute else { return nil }
-        if let cookies = request.headers["cookie"] {
+        if let cookies = cookie() {
             for pair in cookies.split(separator: ";") {
                 let parts = pair.split(separator: "=", maxSplits: 1)
                 if parts.count == 2, parts[0].trimmedOfBlanks() == cookieName {
@@ -34,7 +40,7 @@ enum BearerToken {
                 }
             }
         }
-        if let token = request.queryParameter(queryName), !token.isEmpty { return token }
+        if let token = query(), !token.isEmpty { return token }
         return nil
     }
 }

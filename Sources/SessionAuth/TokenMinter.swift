@@ -1,10 +1,11 @@
 import Crypto
 import JWTKit
+package import SessionRuntime
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// Signs the server's own tokens (HS256, with the key of `--auth-key-file`): one per scope for a new session, and
@@ -12,20 +13,20 @@ import Foundation
 ///
 /// Synchronous (it runs inside the creation handler): the HMAC comes from swift-crypto, the payload encoding from
 /// jwt-kit's serializer. Immutable: thread-safe.
-struct TokenMinter: Sendable {
+package struct TokenMinter: Sendable {
     /// The key's id, `fh-` and the first 8 bytes of its SHA-256 in hex: it names the key in the token's header, so
     /// that after a rotation the previous key (`--auth-previous-key-file`) still checks the tokens it signed.
     let kid: String
     private let key: SymmetricKey
     let lifetime: Duration
 
-    init(secret: [UInt8], lifetime: Duration) {
+    package init(secret: [UInt8], lifetime: Duration) {
         kid = Self.kid(of: secret)
         key = SymmetricKey(data: secret)
         self.lifetime = lifetime
     }
 
-    static func kid(of secret: [UInt8]) -> String {
+    package static func kid(of secret: [UInt8]) -> String {
         "fh-"
             + SHA256.hash(data: secret).prefix(8).map { byte in
                 let hex = String(byte, radix: 16)
@@ -34,7 +35,7 @@ struct TokenMinter: Sendable {
     }
 
     /// A token of `scope` for a session, and when it expires (seconds since 1970).
-    func token(
+    package func token(
         for id: SessionID,
         scope: AccessScope,
         epoch: UInt64,

@@ -1,9 +1,9 @@
-import JWTKit
+package import JWTKit
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+package import FoundationEssentials
 #else
-import Foundation
+package import Foundation
 #endif
 
 /// The claims FeedbackHost reads from a JWT, whoever signed it (docs/API.md, "Tokens").
@@ -13,24 +13,24 @@ import Foundation
 /// space-separated string (RFC 8693) or an array of `read`, `post`, `admin`, `create`. When: `exp` (required) and
 /// `nbf`. Server-minted tokens also carry `sep` (the session's epoch) and `gen` (its token generation), so that a
 /// token dies with its session and with a revocation. A value type.
-struct TokenClaims: JWTPayload, Equatable {
-    var exp: ExpirationClaim?
+package struct TokenClaims: JWTPayload, Equatable {
+    package var exp: ExpirationClaim?
     var nbf: NotBeforeClaim?
     var iat: IssuedAtClaim?
-    var sub: SubjectClaim?
-    var sid: String?
-    var sidPrefix: String?
-    var system: String?
-    var scope: [String]
-    var sep: UInt64?
-    var gen: UInt64?
+    package var sub: SubjectClaim?
+    package var sid: String?
+    package var sidPrefix: String?
+    package var system: String?
+    package var scope: [String]
+    package var sep: UInt64?
+    package var gen: UInt64?
 
     enum CodingKeys: String, CodingKey {
         case exp, nbf, iat, sub, sid, system, scope, sep, gen
         case sidPrefix = "sid_prefix"
     }
 
-    init(
+    package init(
         expiry: Date,
         sid: String,
         scope: AccessScope,
@@ -46,7 +46,7 @@ struct TokenClaims: JWTPayload, Equatable {
         gen = generation
     }
 
-    init(from decoder: any Decoder) throws {
+    package init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         exp = try container.decodeIfPresent(ExpirationClaim.self, forKey: .exp)
         nbf = try container.decodeIfPresent(NotBeforeClaim.self, forKey: .nbf)
@@ -65,7 +65,7 @@ struct TokenClaims: JWTPayload, Equatable {
         gen = try container.decodeIfPresent(UInt64.self, forKey: .gen)
     }
 
-    func encode(to encoder: any Encoder) throws {
+    package func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encodeIfPresent(exp, forKey: .exp)
         try container.encodeIfPresent(nbf, forKey: .nbf)
@@ -80,7 +80,7 @@ struct TokenClaims: JWTPayload, Equatable {
     }
 
     /// jwt-kit calls this after the signature checked out: `exp` and `nbf` against the wall clock.
-    func verify(using algorithm: some JWTAlgorithm) async throws {
+    package func verify(using algorithm: some JWTAlgorithm) async throws {
         try exp?.verifyNotExpired()
         try nbf?.verifyNotBefore()
     }

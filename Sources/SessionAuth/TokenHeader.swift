@@ -5,13 +5,13 @@ import Foundation
 #endif
 
 /// What a JWT's header says about its key, `alg` and `kid`, read before a key is chosen (`KeyRing`). A value type.
-struct TokenHeader: Decodable, Sendable {
-    var alg: String?
-    var kid: String?
+package struct TokenHeader: Decodable, Sendable {
+    package var alg: String?
+    package var kid: String?
 
     /// The header of a compact JWT (`header.payload.signature`); nil unless there are three parts and the first is
     /// base64url JSON whose `alg` and `kid`, when present, are strings (jwt-kit refuses any other as malformed).
-    init?(token: String) {
+    package init?(token: String) {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3, let json = Self.base64URLDecoded(parts[0]),
             let header = try? JSONDecoder().decode(TokenHeader.self, from: json)

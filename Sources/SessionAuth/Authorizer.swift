@@ -1,4 +1,5 @@
 import FeedbackJSON
+package import SessionRuntime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -11,20 +12,20 @@ import Foundation
 /// whose messages say what to do and never quote a token.
 ///
 /// Thread-safe: immutable but for the verifier's cache, which has its own lock.
-final class Authorizer: Sendable {
+package final class Authorizer: Sendable {
     /// What a route needs.
-    enum Requirement: Sendable {
+    package enum Requirement: Sendable {
         /// A scope on the session of the path's `{id}`.
         case session(AccessScope)
         /// Creating a session (POST /v1/sessions, PUT /v1/sessions/{id}).
         case creation
     }
 
-    let verifier: TokenVerifier
-    let minter: TokenMinter?
-    let creation: AuthConfiguration.Creation
+    package let verifier: TokenVerifier
+    package let minter: TokenMinter?
+    package let creation: AuthConfiguration.Creation
 
-    init(configuration: AuthConfiguration) {
+    package init(configuration: AuthConfiguration) {
         var keys = configuration.keys
         let minter = configuration.serverSecret.map {
             TokenMinter(secret: $0, lifetime: configuration.mintedLifetime)
@@ -39,7 +40,7 @@ final class Authorizer: Sendable {
     }
 
     /// The 401 for a request without a token.
-    static func missing(streamRoute: Bool) -> APIError {
+    package static func missing(streamRoute: Bool) -> APIError {
         let where_ =
             streamRoute
             ? "Authorization: Bearer <token>, the \(BearerToken.cookieName) cookie or ?\(BearerToken.queryName)="
@@ -48,7 +49,7 @@ final class Authorizer: Sendable {
     }
 
     /// The 401 for a token that does not check out.
-    static func rejected(_ rejection: TokenRejection) -> APIError {
+    package static func rejected(_ rejection: TokenRejection) -> APIError {
         APIError(.tokenInvalid, rejection.message)
     }
 
@@ -56,7 +57,7 @@ final class Authorizer: Sendable {
     /// epoch and current token generation), nil when there is none (the handler then answers 404 if the token covers
     /// the id). A minted token is compared with the session's generation at each request, also when its grant came
     /// from the `GrantCache`, which keeps what a token says, never a verdict.
-    func check(
+    package func check(
         _ grant: Grant,
         scope: AccessScope,
         id: SessionID,
@@ -89,7 +90,7 @@ final class Authorizer: Sendable {
     }
 
     /// Whether `grant` may create a session of `system` under `id` (nil: an id the server picks).
-    func checkCreation(_ grant: Grant, id: SessionID?, system: String?) throws(APIError) {
+    package func checkCreation(_ grant: Grant, id: SessionID?, system: String?) throws(APIError) {
         guard grant.mayCreate else {
             throw APIError(
                 .insufficientScope,
@@ -132,7 +133,7 @@ final class Authorizer: Sendable {
 
     /// A token of every minted scope for a session at its epoch and token generation, as the JSON members
     /// `"tokens":{...},"tokens_expire_at":T`; nil when the server has no key.
-    func mintedTokens(for id: SessionID, epoch: UInt64, generation: UInt64) -> String? {
+    package func mintedTokens(for id: SessionID, epoch: UInt64, generation: UInt64) -> String? {
         guard let minter else { return nil }
         let now = Date()
         var expiry = 0.0

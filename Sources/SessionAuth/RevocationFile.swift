@@ -1,6 +1,7 @@
 import FeedbackJSON
-import Logging
-import SessionJournal
+package import Logging
+package import SessionJournal
+import SessionRuntime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -18,11 +19,15 @@ import Foundation
 /// revocations would otherwise be lost without a word.
 ///
 /// Concurrency: runs once, on the thread that builds the application, before any session is in memory.
-enum RevocationFile {
+package enum RevocationFile {
     static let name = "token-revocations.json"
 
     /// Adopts the file in `directory` into `journal`, when there is one.
-    static func adopt(in directory: String, into journal: any SessionJournaling, logger: Logger) throws(JournalError) {
+    package static func adopt(
+        in directory: String,
+        into journal: any SessionJournaling,
+        logger: Logger
+    ) throws(JournalError) {
         let path = directory + "/" + name
         guard FileManager.default.fileExists(atPath: path) else { return }
         let generations = try read(path)

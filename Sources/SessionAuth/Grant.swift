@@ -1,4 +1,5 @@
 import JWTKit
+package import SessionRuntime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -8,30 +9,30 @@ import Foundation
 
 /// What a verified token allows: which sessions (every constraint present must match), the strongest session
 /// scope, whether it may create sessions, and until when. A value type; cached per token by `GrantCache`.
-struct Grant: Sendable, Equatable {
+package struct Grant: Sendable, Equatable {
     /// The one session id the token names, if it names one.
-    var sessionID: SessionID?
+    package var sessionID: SessionID?
     /// A prefix every session id must start with.
     var idPrefix: String?
     /// The system every session must run.
-    var system: String?
+    package var system: String?
     /// The strongest of `read`, `post`, `admin` it holds; nil when it holds none (a create-only token).
-    var scope: AccessScope?
+    package var scope: AccessScope?
     /// Whether it may create sessions.
-    var mayCreate: Bool
+    package var mayCreate: Bool
     /// `exp`, in seconds since 1970.
-    var expiry: Double
+    package var expiry: Double
     /// Server-minted tokens: the session's epoch and token generation they were minted for.
-    var minted: (epoch: UInt64, generation: UInt64)?
+    package var minted: (epoch: UInt64, generation: UInt64)?
 
-    static func == (lhs: Grant, rhs: Grant) -> Bool {
+    package static func == (lhs: Grant, rhs: Grant) -> Bool {
         lhs.sessionID == rhs.sessionID && lhs.idPrefix == rhs.idPrefix && lhs.system == rhs.system
             && lhs.scope == rhs.scope && lhs.mayCreate == rhs.mayCreate && lhs.expiry == rhs.expiry
             && lhs.minted?.epoch == rhs.minted?.epoch && lhs.minted?.generation == rhs.minted?.generation
     }
 
     /// The grant of verified claims, or why the claims grant nothing, in words for the client.
-    init(claims: TokenClaims) throws(TokenRejection) {
+    package init(claims: TokenClaims) throws(TokenRejection) {
         guard let exp = claims.exp else {
             throw .unusable("the token has no exp claim; FeedbackHost accepts only tokens that expire")
         }
@@ -70,7 +71,7 @@ struct Grant: Sendable, Equatable {
     }
 
     /// Whether the token covers a session with this id and system (nil: unknown, e.g. not created yet).
-    func covers(_ id: SessionID, system name: String?) -> Bool {
+    package func covers(_ id: SessionID, system name: String?) -> Bool {
         if let sessionID, sessionID != id { return false }
         if let idPrefix, !id.description.hasPrefix(idPrefix) { return false }
         if let system, system != name { return false }
@@ -78,7 +79,7 @@ struct Grant: Sendable, Equatable {
     }
 
     /// Whether the token holds `needed` (on a session it covers).
-    func holds(_ needed: AccessScope) -> Bool {
+    package func holds(_ needed: AccessScope) -> Bool {
         if needed == .create { return mayCreate }
         return scope?.implies(needed) ?? false
     }
@@ -88,7 +89,7 @@ struct Grant: Sendable, Equatable {
 }
 
 /// Why a token grants nothing: for a 401 whose message tells the client what to fix (never the token itself).
-enum TokenRejection: Error, Sendable, Equatable {
+package enum TokenRejection: Error, Sendable, Equatable {
     /// The signature, the format or the key did not check out.
     case invalid(String)
     /// Signed and valid, but expired or not yet valid.

@@ -12,22 +12,22 @@ import Foundation
 /// `exp` and `nbf`), turned into a `Grant` and cached until its expiry.
 ///
 /// Thread-safe: the cache has its own lock, jwt-kit's key collections are actors, built once on first use.
-final class TokenVerifier: Sendable {
+package final class TokenVerifier: Sendable {
     private let ring: Task<KeyRing?, Never>
     let cache: GrantCache
 
-    init(keys: VerificationKeys, cacheCapacity: Int) {
+    package init(keys: VerificationKeys, cacheCapacity: Int) {
         cache = GrantCache(capacity: cacheCapacity)
         ring = Task { try? await keys.keyRing() }
     }
 
     /// The grant of a token verified before and not yet expired; nil when it must be verified.
-    func cachedGrant(_ token: String) -> Grant? {
+    package func cachedGrant(_ token: String) -> Grant? {
         cache.grant(for: GrantCache.key(token), now: Date().timeIntervalSince1970)
     }
 
     /// Verifies a token and caches its grant; the rejection says what is wrong in words that never quote it.
-    func verify(_ token: String) async -> Result<Grant, TokenRejection> {
+    package func verify(_ token: String) async -> Result<Grant, TokenRejection> {
         guard let ring = await ring.value else {
             return .failure(.invalid("the server's token keys could not be loaded; see its log"))
         }

@@ -1,4 +1,4 @@
-import Crypto
+package import Crypto
 import Synchronization
 
 /// Verified tokens, keyed by the SHA-256 of the token (the token itself is not kept), each until its `exp`: a
@@ -10,21 +10,21 @@ import Synchronization
 ///
 /// Bounded: when `capacity` entries are held, expired ones are dropped, and if that frees nothing the cache starts
 /// over (a flood of distinct valid tokens only costs their verification again). Thread-safe: one `Mutex`.
-final class GrantCache: Sendable {
+package final class GrantCache: Sendable {
     private let entries = Mutex<[SHA256.Digest: Grant]>([:])
     let capacity: Int
 
-    init(capacity: Int) {
+    package init(capacity: Int) {
         self.capacity = max(capacity, 1)
     }
 
-    static func key(_ token: String) -> SHA256.Digest {
+    package static func key(_ token: String) -> SHA256.Digest {
         var token = token
         return token.withUTF8 { SHA256.hash(data: UnsafeRawBufferPointer($0)) }
     }
 
     /// The grant of a token verified before and not expired at `now` (seconds since 1970).
-    func grant(for key: SHA256.Digest, now: Double) -> Grant? {
+    package func grant(for key: SHA256.Digest, now: Double) -> Grant? {
         entries.withLock { entries in
             guard let grant = entries[key] else { return nil }
             if grant.isExpired(at: now) {
@@ -36,7 +36,7 @@ final class GrantCache: Sendable {
     }
 
     /// Keeps a verified token's grant until it expires.
-    func insert(_ grant: Grant, for key: SHA256.Digest, now: Double) {
+    package func insert(_ grant: Grant, for key: SHA256.Digest, now: Double) {
         entries.withLock { entries in
             if entries.count >= capacity {
                 entries = entries.filter { !$0.value.isExpired(at: now) }
@@ -47,5 +47,5 @@ final class GrantCache: Sendable {
     }
 
     /// Tokens held.
-    var count: Int { entries.withLock { $0.count } }
+    package var count: Int { entries.withLock { $0.count } }
 }

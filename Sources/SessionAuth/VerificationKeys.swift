@@ -12,7 +12,7 @@ import Foundation
 /// header names none is tried against every key of its header's `alg`, in the order the keys were given.
 ///
 /// A value type; `keyRing()` builds jwt-kit's key collections from it.
-struct VerificationKeys: Sendable {
+package struct VerificationKeys: Sendable {
     enum Key: Sendable {
         case hmac(secret: [UInt8], kid: String)
         case es256(ES256PublicKey, kid: String)
@@ -22,12 +22,14 @@ struct VerificationKeys: Sendable {
 
     var keys: [Key] = []
 
-    var isEmpty: Bool { keys.isEmpty }
+    package init() {}
+
+    package var isEmpty: Bool { keys.isEmpty }
 
     /// Adds the keys of a file: a PEM public key (ES256 or RS256, whose kid is the file's name without its
     /// extension), a JWKS (`{"keys": [...]}`), or else an HS256 secret (the file's bytes, one trailing newline
     /// dropped). Throws a sentence naming the file and what is wrong.
-    mutating func addFile(_ path: String, kid: String? = nil) throws(KeyFileError) {
+    package mutating func addFile(_ path: String, kid: String? = nil) throws(KeyFileError) {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw KeyFileError("cannot read the key file \(path)")
         }
@@ -52,7 +54,7 @@ struct VerificationKeys: Sendable {
     }
 
     /// Adds an HS256 secret; one trailing newline is dropped.
-    mutating func addSecret(_ bytes: [UInt8], kid: String, origin: String) throws(KeyFileError) {
+    package mutating func addSecret(_ bytes: [UInt8], kid: String, origin: String) throws(KeyFileError) {
         var secret = bytes
         if secret.last == UInt8(ascii: "\n") { secret.removeLast() }
         if secret.last == UInt8(ascii: "\r") { secret.removeLast() }
@@ -65,7 +67,7 @@ struct VerificationKeys: Sendable {
     /// Adds the server's own secret (`auth.key.file`, `auth.previous.key.file`) exactly as it signs with it: its
     /// bytes were read and checked once (`ServiceApplication.serverKey`), and trimming them again here would verify
     /// with another key than the one the tokens were minted with.
-    mutating func addServerSecret(_ bytes: [UInt8], kid: String) {
+    package mutating func addServerSecret(_ bytes: [UInt8], kid: String) {
         keys.append(.hmac(secret: bytes, kid: kid))
     }
 
@@ -148,7 +150,7 @@ struct VerificationKeys: Sendable {
 }
 
 /// A key file that cannot be used, in a sentence naming it.
-struct KeyFileError: Error, Sendable, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct KeyFileError: Error, Sendable, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }

@@ -24,7 +24,7 @@ public struct AuthConfiguration: Sendable {
     /// A key that could not be loaded: every token is then refused (the check at start reports it first).
     var loadProblem: String?
 
-    init(
+    package init(
         keys: VerificationKeys,
         serverSecret: [UInt8]?,
         creation: Creation,
