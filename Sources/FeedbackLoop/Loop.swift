@@ -94,6 +94,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// one word for all of it.
     @usableFromInline
     let governance: LoopGovernance<State, Event>?
+    /// Told where each step's system code starts and ends; nil for nobody.
+    @usableFromInline
+    let marker: (any StepMarking)?
     /// `core.offloaded`, readable without the lock by whoever just claimed the engine.
     @usableFromInline
     let offloaded = Atomic<Bool>(false)
@@ -115,7 +118,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// when each effect starts and ends (a ``TestClock`` that must know when everything has settled).
     /// `synchronousSteps` bounds the steps this init (and every later call) runs on its thread: past it the rest
     /// of the queue continues in a task, in order (at least 1). `budget` limits the events the feedbacks send
-    /// (``EffectBudget``; nil for no limit) and `supervisor` is told when they go over it.
+    /// (``EffectBudget``; nil for no limit) and `supervisor` is told when they go over it. `marker` is told where
+    /// each step's system code starts and ends (``StepMarking``).
     @inlinable
     public init(
         initial: State,
@@ -125,13 +129,15 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         effectTracker: (any EffectTracking)? = nil,
         synchronousSteps: Int = Loop.defaultSynchronousSteps,
         budget: EffectBudget? = nil,
-        supervisor: (any LoopSupervising)? = nil
+        supervisor: (any LoopSupervising)? = nil,
+        marker: (any StepMarking)? = nil
     ) {
         core = Core(state: initial, revision: revision)
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
         self.synchronousSteps = max(synchronousSteps, 1)
+        self.marker = marker
         // Only a budget needs to know whose events are whose: without one, feedbacks send through the loop itself
         // and a loop costs no sink objects.
         let governance = budget.map { LoopGovernance(budget: $0, feedbacks: feedbacks, supervisor: supervisor) }
@@ -230,6 +236,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 handOff = true
                 return nil
             }
+            marker?.stepStarted(revision: core.revision &+ 1)
             reduce(&core.state, event)
             core.revision &+= 1
             revision = core.revision
@@ -416,12 +423,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         if let ticket, !ticket.isLive { continue }
                         if core.offloaded {
                             core.reducing = true
+                            marker?.stepStarted(revision: core.revision &+ 1)
                             outside = core.state
                             reacting = !core.feedbacksStopped
                             event = next
                             completion = done
                             return nil
                         }
+                        marker?.stepStarted(revision: core.revision &+ 1)
                         reduce(&core.state, next)
                         core.revision &+= 1
                         revision = core.revision
@@ -456,11 +465,13 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         }
                         if core.offloaded {
                             core.reducing = true
+                            marker?.stepStarted(revision: core.revision &+ 1)
                             outside = core.state
                             reacting = true
                             event = next
                             return nil
                         }
+                        marker?.stepStarted(revision: core.revision &+ 1)
                         reduce(&core.state, next)
                         core.revision &+= 1
                         revision = core.revision
@@ -572,6 +583,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 }
             }
         }
+        // The system's code of this step (its reduce, its feedbacks' synchronous reactions) is done.
+        marker?.stepEnded()
         if !observers.isEmpty || completion != nil {
             let step = Step(event: event, state: state, revision: revision)
             for observer in observers where !observer.isCancelled { observer.body(step) }
