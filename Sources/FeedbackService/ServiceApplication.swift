@@ -72,15 +72,15 @@ public final class ServiceApplication: Sendable {
         let port = try server.start()
         localBaseURL.set(port: port)
         let service = service
-        expiry.withLock { $0 = Task { await service.expireIdleSessions() } }
+        expiry.withLock { $0 = Task { await service.host.expireIdleSessions() } }
         if let clock {
             // A manual clock's advance wakes passive sessions itself; a skipping one advances by itself.
-            if clock.mode == .skip { waker.withLock { $0 = Task { await service.skipClock(clock) } } }
+            if clock.mode == .skip { waker.withLock { $0 = Task { await service.host.skipClock(clock) } } }
         } else {
-            waker.withLock { $0 = Task { await service.wakeSessionsWithDueTimers(on: .system) } }
+            waker.withLock { $0 = Task { await service.host.wakeSessionsWithDueTimers(on: .system) } }
         }
         // Retention counts real time whatever the sessions' clock: ages of days are an operator's, not a test's.
-        retention.withLock { $0 = Task { await service.deleteAbandonedSessions(on: .system) } }
+        retention.withLock { $0 = Task { await service.host.deleteAbandonedSessions(on: .system) } }
         return port
     }
 
@@ -154,7 +154,7 @@ public final class ServiceApplication: Sendable {
         service.metrics.clockManual.record(manualClock == nil ? 0 : 1)
         if let journaled { start(journaled, service: service, logger: logger) }
         if reader.bool(.verifyOnStart) {
-            service.verifyBeforeReady(
+            service.host.verifyBeforeReady(
                 systems: systems,
                 maxDivergent: reader.int(.verifyMaxDivergent),
                 logger: logger

@@ -1,4 +1,5 @@
 public import SessionAuth
+import SessionRuntime
 public import SessionStreams
 
 /// The service's limits and policies. An immutable value.
@@ -62,5 +63,21 @@ public struct ServiceConfiguration: Sendable {
         self.maxEventBodyBytes = maxEventBodyBytes
         self.maxEventsPerBatch = maxEventsPerBatch
         self.cors = cors
+    }
+}
+
+extension ServiceConfiguration {
+    /// What the session runtime reads of it.
+    var limits: SessionLimits {
+        SessionLimits(
+            maxActiveSessions: maxActiveSessions,
+            maxSessionBytes: maxSessionBytes,
+            maxStateBytes: maxStateBytes,
+            inboxCapacity: inboxCapacity,
+            sessionIdle: sessionIdle,
+            wakeRate: wakeRate,
+            activationRate: activationRate,
+            retention: retention
+        )
     }
 }

@@ -2,6 +2,7 @@ import FeedbackJSON
 import HTTPServer
 import SessionAuth
 import SessionJournal
+import SessionRuntime
 import SessionStreams
 
 /// `--auth jwt`: every session route is registered through `guarded`, which finds the request's token, checks it
@@ -36,7 +37,7 @@ extension SessionService {
         let checked = tokenChecked(requirement, streamRoute: streamRoute, body)
         guard confirms else { return .deferred(checked) }
         return .deferred { [self] request, responder in
-            confirmingOwnership(of: request) { [self] problem in
+            host.confirmingOwnership(of: SessionID(request.parameter("id") ?? "")) { [self] problem in
                 if let problem { return refuse(problem, request, responder) }
                 checked(request, responder)
             }
@@ -122,7 +123,7 @@ extension SessionService {
     /// The session's system, epoch and token generation, activating it when it is passive (its handler would next);
     /// nil when there is none (the handler then answers why). A journal that cannot be read refuses the request.
     private func live(_ id: SessionID) throws(APIError) -> (system: String, epoch: UInt64, tokenGeneration: UInt64)? {
-        guard let session = try activeSession(id) else { return nil }
+        guard let session = try host.activeSession(id) else { return nil }
         return (session.systemName, session.snapshot().cursor.epoch, session.tokenGeneration)
     }
 

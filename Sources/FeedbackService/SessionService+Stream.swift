@@ -1,4 +1,5 @@
 import HTTPServer
+import SessionRuntime
 import SessionStreams
 
 extension SessionService {

@@ -1,42 +1,23 @@
-import Dispatch
 public import HTTPServer
 public import Metrics
 import SessionAuth
-import SessionJournal
+public import SessionRuntime
 import SessionStreams
 import Synchronization
 public import SystemKit
 
-/// The REST API over the hosted sessions: the routes of `/v1` and the health endpoints.
+/// The REST API over the hosted sessions (`SessionHost`): the routes of `/v1` and the health endpoints, each behind
+/// the token check and with the CORS fields. It parses requests, calls the host and renders what it answers.
 ///
-/// Thread-safe: handlers run on any shard queue (synchronous ones) or in Tasks (posting events, which waits for
-/// the loop); the session store and each session's loop carry their own locks.
+/// Thread-safe: handlers run on any shard queue (synchronous ones) or later on the thread that completes them (a
+/// post, once reduced and journaled); the host, the stream registry and the authorizer carry their own locks.
 public final class SessionService: Sendable {
     let configuration: ServiceConfiguration
-    let systems: [String: HostedSystem]
-    let systemOrder: [String]
-    let store: SessionStore
-    /// Each new or restored session's environment: its system's, plus the service's reduce timer.
-    let environment: @Sendable (SessionID) -> SessionEnvironment
-    let metrics: ServiceMetrics
-    /// The memory all sessions hold together (`sessions.max.bytes`), and the per-state limit.
-    let budget: SessionBudget
+    /// The sessions: their store, journal, systems, budget and metrics, and the logic of every route.
+    package let host: SessionHost
     let streams: StreamRegistry
-    /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
-    let persistence: SessionPersistence?
-    /// Keys the fingerprints of `Idempotency-Key` bodies: with the journal's key when there is one, so that
-    /// fingerprints restored after a restart still compare.
-    let fingerprints: SipHash
     /// The token checks of `--auth jwt`; nil when auth is off.
     let authorizer: Authorizer?
-    private let draining = Atomic<Bool>(false)
-    /// Why `/readyz` fails besides draining and the journal (a verification running or failed); nil for nothing.
-    let readinessHold = Mutex<APIError?>(nil)
-    /// Passivations and activations take turns under it, so a session is never read back from the journal while
-    /// its passivated copy could still append: see `activeSession` and `expireIdleSessions`.
-    let activation = Mutex(())
-    /// Spaces the first upstream fetches of activated sessions (`session.activation.rate`).
-    let activationThrottle: ActivationThrottle
 
     /// Creates the service with its systems; `environment` gives each new session its clock, upstream and logger.
     public init(
@@ -46,52 +27,39 @@ public final class SessionService: Sendable {
         persistence: SessionPersistence? = nil,
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
-        self.persistence = persistence
-        fingerprints = persistence.map { SipHash(key: $0.journal.fingerprintKey) } ?? SipHash()
         self.configuration = configuration
         authorizer = configuration.auth.map(Authorizer.init(configuration:))
-        var byName: [String: HostedSystem] = [:]
-        for system in systems {
-            precondition(byName[system.name] == nil, "two systems are named \(system.name)")
-            byName[system.name] = system
-        }
-        self.systems = byName
-        systemOrder = systems.map(\.name)
-        store = SessionStore(capacity: configuration.maxActiveSessions)
-        let metrics = ServiceMetrics(factory: metricsFactory)
-        self.metrics = metrics
-        activationThrottle = ActivationThrottle(rate: configuration.activationRate, waits: metrics.activationFetchWait)
-        let budget = SessionBudget(
-            limit: configuration.maxSessionBytes,
-            stateLimit: configuration.maxStateBytes,
-            gauge: metrics.sessionBytes
-        )
-        self.budget = budget
-        metrics.sessionBytesLimit.record(Double(configuration.maxSessionBytes))
-        self.environment = { id in
-            SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration, budget: budget)
-        }
         streams = StreamRegistry(
             configuration: configuration.streams,
             metrics: StreamMetrics(factory: metricsFactory)
         )
-        persistence?.onHealed { [weak self] in self?.reanchorFencedSessions() }
-        persistence?.onSuperseded { [weak self] id in self?.dropSuperseded(id) }
+        host = SessionHost(
+            limits: configuration.limits,
+            systems: systems,
+            metricsFactory: metricsFactory,
+            persistence: persistence,
+            followers: streams,
+            environment: environment
+        )
     }
 
+    var persistence: SessionPersistence? { host.persistence }
+    var metrics: ServiceMetrics { host.metrics }
+    var store: SessionStore { host.store }
+
     /// Whether the service is shutting down: `/readyz` fails and no new session starts.
-    public var isDraining: Bool { draining.load(ordering: .relaxed) }
+    public var isDraining: Bool { host.isDraining }
 
     /// Marks the service as shutting down, so load balancers stop sending it new work.
     public func beginDraining() {
-        draining.store(true, ordering: .relaxed)
+        host.beginDraining()
     }
 
     /// The number of live sessions.
     public var sessionCount: Int { store.count }
 
     /// The bytes all sessions hold, as the budget counts them (`feedbackhost_sessions_bytes`).
-    public var sessionBytes: Int { budget.bytes }
+    public var sessionBytes: Int { host.budget.bytes }
 
     /// Adds the service's routes to `router`.
     public func register(in router: inout Router) {
@@ -102,7 +70,7 @@ public final class SessionService: Sendable {
                     APIError(.draining, "the server is shutting down; use another replica", retryAfter: 1)
                 )
             }
-            if let hold = readinessHold.withLock({ $0 }) { return Self.problem(hold) }
+            if let hold = host.readinessHold.withLock({ $0 }) { return Self.problem(hold) }
             // A journal that cannot commit takes no writes: a balancer should send them to another replica.
             if let refusal = persistence?.writeRefusal() {
                 return Self.problem(APIError(.journalUnavailable, refusal.message, retryAfter: refusal.retryAfter))
@@ -180,44 +148,6 @@ public final class SessionService: Sendable {
         }
     }
 
-    /// Passivates (with a journal) or ends (without) the sessions idle for longer than `session.idle.ms`, checking
-    /// every quarter of it, until the task that runs this is cancelled. A session with an open stream is not idle.
-    public func expireIdleSessions() async {
-        let idle = configuration.sessionIdle
-        let idleNanoseconds =
-            UInt64(idle.components.seconds) * 1_000_000_000
-            + UInt64(idle.components.attoseconds / 1_000_000_000)
-        while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: max(idle / 4, .milliseconds(10)))
-            } catch {
-                return
-            }
-            let now = DispatchTime.now().uptimeNanoseconds
-            guard now > idleNanoseconds else { continue }
-            // A watched session is never idle: its stream hub stays in the registry while a stream is open (and
-            // for the linger after the last one), and touches the session when it leaves.
-            if persistence != nil {
-                // Under the activation lock: an activation of one of them waits until its copy here is sealed.
-                activation.withLock { _ in
-                    for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
-                        session.passivate()
-                        metrics.sessions.decrement()
-                        metrics.sessionsPassive.increment()
-                        metrics.sessionsPassivated.increment()
-                    }
-                }
-                continue
-            }
-            for session in store.removeIdle(before: now - idleNanoseconds, sparing: streams.isFollowing) {
-                session.stop()
-                streams.end(session.id, reason: .expired)
-                metrics.sessions.decrement()
-                metrics.sessionsExpired.increment()
-            }
-        }
-    }
-
     /// Closes every open stream at times spread over the configured drain window (or `limit`, if shorter), so
     /// that clients reconnect to other replicas gradually; returns when all are closed.
     public func drainStreams(within limit: Duration) async {
@@ -229,16 +159,29 @@ public final class SessionService: Sendable {
 
     /// Stops every session: effects are cancelled, streams closed.
     public func stopAll() {
-        // With a journal, each session is passivated: its snapshot and the mark that nothing follows it are the
-        // last thing it journals, so after the restart it is read back by its keys alone.
-        for session in store.removeAll() {
-            if persistence != nil { session.passivate() } else { session.stop() }
-            streams.end(session.id, reason: nil)
-            metrics.sessions.decrement()
-        }
+        host.stopAll()
     }
 
     // MARK: - Plumbing
+
+    /// Answers a request that may create a session once everything the session journaled so far (its creation
+    /// record among it) is durable: at once without a journal. A failed write is a 503 (507 for a full disk).
+    func answerOnceDurable(
+        _ request: Request,
+        _ responder: Responder,
+        _ body: () throws(APIError) -> (Response, any HostedSession)
+    ) {
+        let response: Response
+        let session: any HostedSession
+        do {
+            (response, session) = try body()
+        } catch {
+            return responder.respond(withCORS(Self.problem(error), request))
+        }
+        session.whenJournaled { [self] problem in
+            responder.respond(withCORS(problem.map { Self.problem($0) } ?? response, request))
+        }
+    }
 
     func respond(to request: Request, _ body: () throws(APIError) -> Response) -> Response {
         do {
@@ -262,9 +205,6 @@ public final class SessionService: Sendable {
     }
 
     static func problem(_ error: APIError) -> Response {
-        var headers = HTTPHeaders()
-        if let retryAfter = error.retryAfter { headers.add(name: "Retry-After", value: String(retryAfter)) }
-        if let challenge = error.challenge { headers.add(name: "WWW-Authenticate", value: challenge) }
-        return error.problem.response(headers: headers)
+        error.response
     }
 }

@@ -1,3 +1,5 @@
+import SessionRuntime
+
 /// Where a stream hub is in its life, and what each turn asks the hub to do: a value-type state machine with no
 /// I/O and no clock, driven by `StreamHub` on its queue and tested without sockets.
 ///

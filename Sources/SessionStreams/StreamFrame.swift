@@ -7,11 +7,8 @@ package import SessionRuntime
 /// (`ServerSentEvent.append`) still splits at any line break, so no payload can ever end a field and start a
 /// forged one.
 package enum StreamFrame {
-    /// Why a stream ended, sent as `event: ended` with `{"reason":…}`.
-    package enum EndReason: String, Sendable {
-        case deleted
-        case expired
-    }
+    /// Why a stream ended, sent as `event: ended` with `{"reason":…}`: why its session ended.
+    package typealias EndReason = SessionEnd
 
     /// The first bytes of every stream, one block: a comment (so proxies and `onopen` do not wait) and the
     /// reconnection time.

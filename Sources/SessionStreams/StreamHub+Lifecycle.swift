@@ -3,6 +3,7 @@ import Dispatch
 import FeedbackJSON
 import FeedbackLoop
 package import HTTPServer
+import SessionRuntime
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials

@@ -7,7 +7,7 @@ import Synchronization
 /// total limit, and the live hubs (for the shutdown drain).
 ///
 /// Thread-safe: the count is atomic, the hub table sits behind a `Mutex` held only to add, remove or list.
-package final class StreamRegistry: Sendable {
+package final class StreamRegistry: SessionFollowing {
     package let configuration: StreamConfiguration
     package let metrics: StreamMetrics
     private let open = Atomic<Int>(0)

@@ -3,17 +3,17 @@ import Dispatch
 import Logging
 import SessionJournal
 import Synchronization
-public import SystemKit
+package import SystemKit
 
 /// `session.retention`: a passive session nobody used for longer than the retention is deleted from the journal,
 /// as a `DELETE` would. Active sessions (in memory), and passive ones with a durable timer still to come, stay.
-extension SessionService {
+extension SessionHost {
     /// Until the task that runs it is cancelled, with a journal and a retention: first gives every journaled
     /// session without a last-activity time one at now (sessions a crash left unsettled, or journaled by an older
     /// version), then every `retentionSweep(for:)` deletes the passive sessions that left memory more than the
     /// retention ago and have no deadline pending, a thousand at a time, oldest first.
-    public func deleteAbandonedSessions(on wallClock: WallClock) async {
-        guard let persistence, let retention = configuration.retention else { return }
+    package func deleteAbandonedSessions(on wallClock: WallClock) async {
+        guard let persistence, let retention = limits.retention else { return }
         let age = Int64(retention.components.seconds) * 1000 + retention.components.attoseconds / 1_000_000_000_000_000
         do throws(JournalError) {
             let stamped = try persistence.journal.stampActivity(at: wallClock.now().millisecondsSince1970)

@@ -2,22 +2,22 @@ import CoreMetrics
 import Dispatch
 import Logging
 import SessionJournal
-public import SystemKit
+package import SystemKit
 
 /// Durable timers of passive sessions: the journal indexes each session's next deadline (`JournalRecord.deadline`,
 /// written by its recorder when the deadline changes); this wakes a session that left memory when its deadline
 /// comes, so its timer fires on time and nobody has to ask for it.
-extension SessionService {
+extension SessionHost {
     /// Until the task that runs it is cancelled: sleeps until the earliest deadline of a session not in memory (at most
     /// a second; `nextLook`), then activates every passive session whose deadline has come, earliest first. An
     /// active session's own timer fires by itself and is left alone. A deadline that passed while the server was down
     /// is due at once. At most `session.wake.rate` sessions are woken a second (`WakeBudget`): the rest wait their turn, so
     /// many deadlines at once do not restart all their sessions' effects at once. The woken session's recorder
     /// measures its timer's lateness when it fires (`feedbackhost_timer_lateness_seconds`).
-    public func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
+    package func wakeSessionsWithDueTimers(on wallClock: WallClock) async {
         guard let persistence else { return }
         var counted = DispatchTime(uptimeNanoseconds: 0)
-        var budget = WakeBudget(rate: configuration.wakeRate, now: DispatchTime.now().uptimeNanoseconds)
+        var budget = WakeBudget(rate: limits.wakeRate, now: DispatchTime.now().uptimeNanoseconds)
         while !Task.isCancelled {
             let now = wallClock.now().millisecondsSince1970
             var next: Int64?

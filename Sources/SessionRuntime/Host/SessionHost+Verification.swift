@@ -1,16 +1,16 @@
 import Dispatch
 import Foundation
-import Logging
+package import Logging
 import SessionJournal
 import Synchronization
 
 /// `verify.on.start`: the journal is replayed through this build before the server takes traffic.
-extension SessionService {
+extension SessionHost {
     /// Holds `/readyz` at 503 while every journaled session is replayed through `systems` (on a thread of its own;
     /// the journal's writes wait meanwhile), then lifts it when at most `maxDivergent` sessions diverged or failed,
     /// or keeps it with the report's words: a replica running a wrong build takes no traffic. Without a journal,
     /// nothing.
-    func verifyBeforeReady(systems: [HostedSystem], maxDivergent: Int, logger: Logger) {
+    package func verifyBeforeReady(systems: [HostedSystem], maxDivergent: Int, logger: Logger) {
         guard let journal = persistence?.journal else { return }
         readinessHold.withLock {
             $0 = APIError(

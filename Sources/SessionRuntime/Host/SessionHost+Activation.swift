@@ -1,33 +1,12 @@
 import CoreMetrics
 import Dispatch
-import HTTPServer
 import Logging
 import SessionJournal
-import SessionStreams
 import Synchronization
 import SystemKit
 
-/// Durable sessions: restoring what the journal recovered, and creation answered once journaled.
-extension SessionService {
-    /// Answers a request that may create a session once everything the session journaled so far (its creation
-    /// record among it) is durable: at once without a journal. A failed write is a 503 (507 for a full disk).
-    func answerOnceDurable(
-        _ request: Request,
-        _ responder: Responder,
-        _ body: () throws(APIError) -> (Response, any HostedSession)
-    ) {
-        let response: Response
-        let session: any HostedSession
-        do {
-            (response, session) = try body()
-        } catch {
-            return responder.respond(withCORS(Self.problem(error), request))
-        }
-        session.whenJournaled { [self] problem in
-            responder.respond(withCORS(problem.map { Self.problem($0) } ?? response, request))
-        }
-    }
-
+/// Durable sessions: activating and passivating them, confirming their ownership, re-anchoring fenced ones.
+extension SessionHost {
     /// The session `id` in memory, or, when it is passive (only in the journal), the session brought back from the
     /// journal: its latest snapshot and the events after it are read and folded, its loop starts from that state
     /// (so do its feedbacks), with the revision, epoch and idempotency answers it had. Nil when the journal holds no
@@ -36,7 +15,7 @@ extension SessionService {
     /// Activations take turns with each other and with passivations (`activation`), so a session is made once, and
     /// only after its passivated copy was sealed: the journal read, which runs on the writer queue after every append
     /// queued before it, then holds everything that copy journaled.
-    func activeSession(_ id: SessionID, forTimer: Bool = false) throws(APIError) -> (any HostedSession)? {
+    package func activeSession(_ id: SessionID, forTimer: Bool = false) throws(APIError) -> (any HostedSession)? {
         // A copy whose append the journal refused because another replica took the session over is dropped here,
         // not only by the asynchronous handler, so that a request right after the refusal (a client retrying at
         // once) takes the session back from the journal instead of being refused again by the same copy.
@@ -126,7 +105,7 @@ extension SessionService {
     /// `makeRoom` under the activation lock.
     func makeRoomLocked() {
         guard persistence != nil, store.isFull,
-            let session = store.removeLeastRecentlyUsed(sparing: streams.isFollowing)
+            let session = store.removeLeastRecentlyUsed(sparing: followers.isFollowing)
         else { return }
         session.passivate()
         metrics.sessions.decrement()
@@ -134,15 +113,14 @@ extension SessionService {
         metrics.sessionsPassivatedForRoom.increment()
     }
 
-    /// Calls `next` once the request's session, when a copy of it is in memory, is confirmed to be this
+    /// Calls `next` once session `id` (a request's), when a copy of it is in memory, is confirmed to be this
     /// replica's still, or with the problem when the journal could not say. When the journal says another replica
     /// owns the session now, the copy is dropped first (its loop stopped, its streams ended, counted passive), so
     /// that the request activates the session from the journal, taking it back with everything the other replica
     /// wrote. A journal on one machine (or no copy in memory) calls `next` at once; a shared one after a query that
     /// the reads waiting meanwhile share, and then on a global queue, since the request may read the journal next.
-    func confirmingOwnership(of request: Request, _ next: @escaping @Sendable (APIError?) -> Void) {
-        guard let persistence, persistence.journal.sharesSessions, let id = SessionID(request.parameter("id") ?? ""),
-            let copy = store[id]
+    package func confirmingOwnership(of id: SessionID?, _ next: @escaping @Sendable (APIError?) -> Void) {
+        guard let persistence, persistence.journal.sharesSessions, let id, let copy = store[id]
         else { return next(nil) }
         persistence.journal.confirmOwnership(of: id.description) { [self] result in
             DispatchQueue.global().async { [self] in
@@ -185,7 +163,7 @@ extension SessionService {
     private func removeSuperseded(_ id: SessionID) {
         guard let removed = store.remove(id) else { return }
         removed.stop()
-        streams.end(id, reason: nil)
+        followers.end(id, reason: nil)
         metrics.sessions.decrement()
         metrics.sessionsPassive.increment()
     }
@@ -216,7 +194,7 @@ extension SessionService {
             guard var session = recovered[id.description] else {
                 if let gone = store.remove(id) {
                     gone.stop()
-                    streams.end(id, reason: nil)
+                    followers.end(id, reason: nil)
                     metrics.sessions.decrement()
                 }
                 persistence.unfence(id)
@@ -235,7 +213,7 @@ extension SessionService {
                 continue
             }
             old.stop()
-            streams.end(id, reason: nil)
+            followers.end(id, reason: nil)
             persistence.logger.info(
                 "session re-anchored from the journal",
                 metadata: ["session.id": "\(id)", "rev": "\(session.revision)"]
@@ -273,7 +251,7 @@ extension SessionService {
             let session = try system.restoreSession(
                 recovered,
                 id: id,
-                inboxCapacity: configuration.inboxCapacity,
+                inboxCapacity: limits.inboxCapacity,
                 environment: environment,
                 persistence: persistence
             )
