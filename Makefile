@@ -77,6 +77,10 @@ test: deps lint
 	# The manual clock's pytest example against the server (docs/API.md, "A clock tests move").
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 -m pytest -q -p no:cacheprovider \
 		Tests/ClockExamples
+	# A misbehaving system harms only its own sessions: a host with a runaway feedback, a slow reducer, a storm and a
+	# trap beside 60 posted and streamed counters, then the trap's restart and quarantine (about a minute).
+	HOSTILE_BINARY="$$(swift build --show-bin-path)/hostile-host" python3 -m pytest -q -s -p no:cacheprovider \
+		Tests/Containment
 	# The deployment files against the Dockerfile and the server; three replicas behind HAProxy and nginx.
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 Deployment/checks/test_deployment.py
 	python3 Deployment/checks/cluster_test.py --binary "$$(swift build --show-bin-path)/feedback-host"

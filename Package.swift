@@ -285,6 +285,17 @@ let package = Package(
             dependencies: ["feedback-host", "FeedbackService", "Systems"],
             swiftSettings: strict
         ),
+        // A host of one's own with four misbehaving systems beside the counter (Tests/Containment drives it).
+        .executableTarget(
+            name: "hostile-host",
+            dependencies: [
+                "FeedbackService", "Systems", "SystemKit", "FeedbackLoop",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/HostileHost",
+            swiftSettings: strict
+        ),
         // Test support: a private PostgreSQL server (initdb into a temporary directory, a free port on 127.0.0.1).
         .target(
             name: "PostgresFixture",

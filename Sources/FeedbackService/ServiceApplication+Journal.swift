@@ -52,7 +52,14 @@ extension ServiceApplication {
             logger: logger,
             metricsFactory: metricsFactory
         )
-        let (persistence, summary) = try persistence(of: journal, reader: reader, logger: logger, metricsFactory)
+        let marks = crashMarks(in: directory, logger: logger)
+        let (persistence, summary) = try persistence(
+            of: journal,
+            reader: reader,
+            logger: logger,
+            metricsFactory,
+            marks: marks
+        )
         logger.info(
             "journal open",
             metadata: ["data.dir": "\(directory)", "fsync": "\(fsync)", "sessions": "\(summary.sessions)"]
@@ -80,7 +87,13 @@ extension ServiceApplication {
             logger: logger,
             metricsFactory: metricsFactory
         )
-        let (persistence, summary) = try persistence(of: journal, reader: reader, logger: logger, metricsFactory)
+        let (persistence, summary) = try persistence(
+            of: journal,
+            reader: reader,
+            logger: logger,
+            metricsFactory,
+            marks: crashMarks(in: reader.string(.dataDirectory), logger: logger)
+        )
         logger.info("journal open (PostgreSQL)", metadata: ["sessions": "\(summary.sessions)"])
         return (persistence, summary)
     }
@@ -101,7 +114,8 @@ extension ServiceApplication {
         of journal: any SessionJournaling,
         reader: ConfigReader,
         logger: Logger,
-        _ metricsFactory: any MetricsFactory
+        _ metricsFactory: any MetricsFactory,
+        marks: CrashMarks
     ) throws(JournalError) -> (SessionPersistence, JournalRecovery.Summary) {
         let summary = try journal.start()
         let persistence = SessionPersistence(
@@ -109,9 +123,27 @@ extension ServiceApplication {
             snapshotInterval: reader.int(.journalSnapshotInterval),
             logger: logger,
             metricsFactory: metricsFactory,
-            stateChecksums: reader.bool(.journalStateChecksums)
+            stateChecksums: reader.bool(.journalStateChecksums),
+            marks: marks
         )
         return (persistence, summary)
+    }
+
+    /// The crash marks in `directory` (`data.dir`), beside the SQLite journal, which holds the directory for this
+    /// process alone; with PostgreSQL a replica's own (a pod's volume, which outlives a container's restart). A file
+    /// another holder keeps (replicas started in one working directory, a journal reopened in one process) or no
+    /// directory (`none`) leaves the server without marks, said in the log: a trap there is not quarantined.
+    private static func crashMarks(in directory: String, logger: Logger) -> CrashMarks {
+        guard directory != "none", !directory.isEmpty else { return .disabled }
+        do {
+            return try CrashMarks.open(directory: directory)
+        } catch {
+            logger.warning(
+                "crash marks off: a trap in a system's code will not quarantine its session",
+                metadata: ["data.dir": "\(directory)", "error": "\(error.message)"]
+            )
+            return .disabled
+        }
     }
 
     /// Counts the journaled sessions as passive (each is activated on its first request, or when a durable timer

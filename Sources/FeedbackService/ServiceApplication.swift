@@ -110,6 +110,7 @@ public final class ServiceApplication: Sendable {
                 try RevocationFile.adopt(in: directory, into: journaled.persistence.journal, logger: logger)
             } catch {
                 journaled.persistence.journal.close()
+                journaled.persistence.marks.close()
                 throw error
             }
         }
@@ -268,6 +269,7 @@ public final class ServiceApplication: Sendable {
         service.stopAll()
         clock?.save()
         service.persistence?.journal.close()
+        service.persistence?.marks.close()
         await upstream.shutdown()
     }
 }

@@ -121,6 +121,7 @@ public final class SessionService: Sendable {
         router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
         registerTokenRoutes(in: &router)
         registerExport(in: &router)
+        registerContainment(in: &router)
     }
 
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
@@ -128,7 +129,8 @@ public final class SessionService: Sendable {
     func registerPreflights(in router: inout Router) {
         for path in [
             "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
-            "/v1/sessions/{id}/export",
+            "/v1/sessions/{id}/export", "/v1/sessions/{id}/containment", "/v1/sessions/{id}/resume",
+            "/v1/sessions/{id}/release",
         ] {
             router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
                 let answer = configuration.cors.preflight(

@@ -38,6 +38,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case tokenInvalid = "token-invalid"
         case insufficientScope = "insufficient-scope"
         case clockStepsExceeded = "clock-steps-exceeded"
+        case sessionQuarantined = "session-quarantined"
+        case feedbacksRunning = "feedbacks-running"
+        case notQuarantined = "not-quarantined"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -48,6 +51,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionNotFound, .systemNotFound: 404
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
+            case .sessionQuarantined, .feedbacksRunning, .notQuarantined: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -96,6 +100,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .tokenInvalid: "Token not accepted"
             case .insufficientScope: "Token does not allow this"
             case .clockStepsExceeded: "Too many deadlines in one advance"
+            case .sessionQuarantined: "Session quarantined"
+            case .feedbacksRunning: "Feedbacks already running"
+            case .notQuarantined: "Session not quarantined"
             }
         }
     }

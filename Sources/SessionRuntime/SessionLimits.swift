@@ -19,6 +19,8 @@ package struct SessionLimits: Sendable {
     package var activationRate: Int
     /// A passive session unused for this long is deleted from the journal; nil keeps it forever.
     package var retention: Duration?
+    /// How a misbehaving system is contained: its feedbacks' budget, slow reduces.
+    package var containment: ContainmentPolicy = .standard
 
     package init(
         maxActiveSessions: Int,

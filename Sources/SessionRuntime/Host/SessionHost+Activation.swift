@@ -22,6 +22,8 @@ extension SessionHost {
         if let persistence, persistence.isSuperseded(id) { dropSuperseded(id) }
         if let session = store[id] { return session }
         guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
+        // Read from the journal at every activation: another replica may have quarantined it.
+        if let quarantined = persistence.quarantineProblem(id) { throw quarantined }
         return try activate([id], forTimer: forTimer, persistence: persistence).get()[id]
     }
 
@@ -31,7 +33,10 @@ extension SessionHost {
     @discardableResult
     func activateForTimers(_ ids: [SessionID]) -> Int {
         guard let persistence else { return 0 }
-        let passive = ids.filter { store[$0] == nil && persistence.brokenProblem($0) == nil }
+        // A quarantined session's timers do not fire: it stays passive (its deadline is looked at again each second).
+        let passive = ids.filter {
+            store[$0] == nil && persistence.brokenProblem($0) == nil && persistence.quarantineProblem($0) == nil
+        }
         guard !passive.isEmpty else { return 0 }
         switch activate(passive, forTimer: true, persistence: persistence) {
         case .success(let sessions):

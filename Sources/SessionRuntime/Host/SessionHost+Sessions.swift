@@ -76,6 +76,11 @@ extension SessionHost {
         if let fenced = persistence?.fenceProblem(id) { throw fenced }
         // A removal the journal cannot write would bring the session back at the next start.
         if let refusal = persistence?.writeRefusal() { throw refusal }
+        // A quarantined session is deleted without being brought back: its removal record ends the quarantine too.
+        if let persistence, store[id] == nil, persistence.quarantineProblem(id) != nil {
+            persistence.removed(id)
+            return
+        }
         guard let session = try activeSession(id).flatMap({ store.remove($0.id) }) else {
             if persistence?.discardBroken(id) == true { return }
             throw Self.notFound(id)
@@ -175,5 +180,14 @@ extension SessionHost {
     ) {
         guard case .success = result else { return completion(result) }
         session.whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
+    }
+}
+
+extension SessionHost {
+    /// Ends the quarantine of session `id` (a release by an admin, once a fixed build runs): the session can be
+    /// activated again. False when it was not quarantined; 409 without a journal, where nothing is ever quarantined.
+    package func releaseQuarantine(_ id: SessionID) throws(APIError) -> Bool {
+        guard let persistence else { return false }
+        return try persistence.releaseQuarantine(id)
     }
 }

@@ -37,6 +37,8 @@ package final class SessionHost: Sendable {
     let activation = Mutex(())
     /// Spaces the first upstream fetches of activated sessions (`session.activation.rate`).
     let activationThrottle: ActivationThrottle
+    /// The containment's counters, shared by every session's guard.
+    package let containmentMetrics: ContainmentMetrics
 
     /// Creates the host with its systems; `environment` gives each new session its clock, upstream and logger.
     package init(
@@ -69,8 +71,29 @@ package final class SessionHost: Sendable {
         )
         self.budget = budget
         metrics.sessionBytesLimit.record(Double(limits.maxSessionBytes))
+        let containmentMetrics = ContainmentMetrics(factory: metricsFactory)
+        self.containmentMetrics = containmentMetrics
+        // Before any session can be activated: what the last process died inside is quarantined.
+        if let persistence { persistence.quarantineLeftBehind(persistence.marks) }
+        let slowLane = SlowLane()
+        let marks = persistence?.marks ?? .disabled
+        let policy = limits.containment
         self.environment = { id in
-            SessionEnvironment(system: environment(id), reduceTimer: metrics.reduceDuration, budget: budget)
+            let system = environment(id)
+            let containment = SessionGuard(
+                session: id.description,
+                policy: policy,
+                metrics: containmentMetrics,
+                logger: system.logger,
+                slowLane: slowLane,
+                marks: marks
+            )
+            return SessionEnvironment(
+                system: system,
+                reduceTimer: metrics.reduceDuration,
+                budget: budget,
+                containment: containment
+            )
         }
         persistence?.onHealed { [weak self] in self?.reanchorFencedSessions() }
         persistence?.onSuperseded { [weak self] id in self?.dropSuperseded(id) }

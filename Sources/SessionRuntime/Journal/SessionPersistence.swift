@@ -40,6 +40,8 @@ public final class SessionPersistence: Sendable {
     private let healed = Mutex<(@Sendable () -> Void)?>(nil)
     private let superseded = Mutex<(@Sendable (SessionID) -> Void)?>(nil)
     private let reanchoring = Atomic<Bool>(false)
+    /// Where each thread notes which session's code it runs, in the data directory; `.disabled` without one.
+    package let marks: CrashMarks
 
     /// Wraps an open journal; the number of sessions that could not be restored goes to `metricsFactory`.
     public init(
@@ -47,8 +49,10 @@ public final class SessionPersistence: Sendable {
         snapshotInterval: Int,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        stateChecksums: Bool = true
+        stateChecksums: Bool = true,
+        marks: CrashMarks = .disabled
     ) {
+        self.marks = marks
         self.stateChecksums = stateChecksums
         self.journal = journal
         brokenGauge = Meter(label: "feedbackhost_sessions_broken", dimensions: [], factory: metricsFactory)

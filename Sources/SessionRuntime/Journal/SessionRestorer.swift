@@ -31,18 +31,22 @@ package enum SessionRestorer {
             session: id,
             system: system.name
         )
-        for event in recovered.events {
-            migrated = migrated || event.stamp.version != versions.current
-            let decoded: System.Event = try load(
-                event.event,
-                .event,
-                version: event.stamp.version,
-                versions: versions,
-                where: "event \(event.revision) \(event.event)",
-                session: id,
-                system: system.name
-            )
-            System.reduce(&state, decoded)
+        // The replay runs the system's reducer: a trap in it is this session's activation (a crash mark).
+        let marks = environment.containment?.marks ?? .disabled
+        try marks.marking(session: id.description, kind: .activation, detail: "replay") { () throws(APIError) in
+            for event in recovered.events {
+                migrated = migrated || event.stamp.version != versions.current
+                let decoded: System.Event = try load(
+                    event.event,
+                    .event,
+                    version: event.stamp.version,
+                    versions: versions,
+                    where: "event \(event.revision) \(event.event)",
+                    session: id,
+                    system: system.name
+                )
+                System.reduce(&state, decoded)
+            }
         }
         // Encoded once: the budget counts it (a restored session always is, it was acknowledged before), and it
         // is the first cached snapshot.

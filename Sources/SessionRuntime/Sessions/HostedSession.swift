@@ -51,6 +51,9 @@ public protocol HostedSession: AnyObject, Sendable {
     func revokeTokens(completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void)
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
+
+    /// The session's containment (its feedbacks' budget, slow reduces, crash marks); nil when none is kept.
+    var containment: SessionGuard? { get }
     /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next
     /// activation reads the journal, which holds every record appended before this call), its loop stops, and a
     /// request that was still being applied is answered 503 `session-passivated` (nothing of it kept) so that

@@ -15,34 +15,53 @@ package struct SessionEnvironment: Sendable {
     var reduceTimer: Timer? = nil
     /// The service's memory budget, which every session's account draws on; nil counts nothing (tests).
     var budget: SessionBudget? = nil
+    /// The session's containment: its feedbacks' budget and supervisor, the judge of its reduces' time, its crash
+    /// marks; nil contains nothing (tests).
+    var containment: SessionGuard? = nil
 
-    package init(system: SystemEnvironment, reduceTimer: Timer? = nil, budget: SessionBudget? = nil) {
+    package init(
+        system: SystemEnvironment,
+        reduceTimer: Timer? = nil,
+        budget: SessionBudget? = nil,
+        containment: SessionGuard? = nil
+    ) {
         self.system = system
         self.reduceTimer = reduceTimer
         self.budget = budget
+        self.containment = containment
     }
 
-    /// Starts a loop of `system` from `state` at `revision`, its reducer timed when there is a timer.
+    /// Starts a loop of `system` from `state` at `revision`: its reducer timed when there is a timer, and with a
+    /// containment its feedbacks under the policy's budget, its slow reduces reported and its steps marked.
     func makeLoop<System: FeedbackSystem>(
         of system: System,
         from state: System.State,
         revision: UInt64
     ) -> Loop<System.State, System.Event> {
-        guard let timer = reduceTimer else {
+        guard reduceTimer != nil || containment != nil else {
             return system.makeLoop(from: state, revision: revision, environment: self.system)
         }
+        let timer = reduceTimer
+        let containment = containment
         // Two monotonic clock reads and one histogram update per event, under the loop's lock.
         let timed: @Sendable (inout System.State, System.Event) -> Void = { state, event in
             let start = DispatchTime.now().uptimeNanoseconds
             System.reduce(&state, event)
-            timer.recordNanoseconds(Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start))
+            let elapsed = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
+            timer?.recordNanoseconds(elapsed)
+            if let containment, containment.isSlow(elapsed) {
+                containment.reducedSlowly(nanoseconds: elapsed, event: SessionGuard.describe(event))
+            }
         }
         return Loop(
             initial: state,
             revision: revision,
             reduce: timed,
             feedbacks: system.feedbacks(self.system),
-            effectTracker: self.system.effectTracker
+            effectTracker: self.system.effectTracker,
+            budget: containment?.policy.effectBudget,
+            supervisor: containment,
+            marker: containment
         )
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import FeedbackLoop
 import SystemKit
 
@@ -46,7 +47,17 @@ extension SystemSession {
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
-        for event in events { System.reduce(&state, event) }
+        // The trial runs the system's reducer on this thread: marked and timed like the loop's own reduces.
+        for (offset, event) in events.enumerated() {
+            containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
+            let start = DispatchTime.now().uptimeNanoseconds
+            System.reduce(&state, event)
+            let elapsed = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
+            containment?.stepEnded()
+            if let containment, containment.isSlow(elapsed) {
+                containment.reducedSlowly(nanoseconds: elapsed, event: SessionGuard.describe(event))
+            }
+        }
         let encoded = Self.encode(state)
         let weight = SessionBudget.weigh(encoded)
         let trial = Trial(

@@ -30,6 +30,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         )
     )
     let recorder: SessionRecorder<System>?
+    package let containment: SessionGuard?
     /// The generation the session's minted tokens must carry (`SystemSession+Tokens`).
     let tokens: TokenGeneration
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
@@ -71,7 +72,20 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         logger = environment.system.logger
         // The starting state's encoding, when the caller made one, is the first cached snapshot.
         encoded = Mutex(encodedState.map { SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0) })
-        loop = environment.makeLoop(of: system, from: state, revision: revision)
+        // The feedbacks see the starting state inside `makeLoop`: a trap there is the activation's.
+        let marks = environment.containment?.marks ?? .disabled
+        marks.enter(session: id.description, kind: .activation, detail: "revision \(revision)")
+        let loop = environment.makeLoop(of: system, from: state, revision: revision)
+        marks.leave()
+        self.loop = loop
+        containment = environment.containment
+        containment?.bind(
+            SessionGuard.Controls(
+                name: { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" },
+                offload: { [weak loop] lane in loop?.offload(to: lane) },
+                resume: { [weak loop] in loop?.resumeFeedbacks() }
+            )
+        )
         self.recorder = recorder
         recorder?.attach(to: loop)
     }
@@ -114,6 +128,22 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     func post(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        claim: IdempotencyClaim?,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    ) {
+        // A session whose reduces proved slow is tried and queued on the slow lane: its trial reduce (below) would
+        // hold the server thread that received the post.
+        if let containment, containment.isOffloaded {
+            return containment.onSlowLane { [self] in
+                postNow(events, ifMatch: ifMatch, claim: claim, completion: completion)
+            }
+        }
+        postNow(events, ifMatch: ifMatch, claim: claim, completion: completion)
+    }
+
+    private func postNow(
         _ events: [JSONValue],
         ifMatch: String?,
         claim: IdempotencyClaim?,
