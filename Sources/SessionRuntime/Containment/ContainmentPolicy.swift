@@ -21,10 +21,10 @@ package struct ContainmentPolicy: Sendable, Equatable {
     }
 
     /// 1,000 feedback events a second (2,000 at once), a runaway after 10 seconds over that; a reduce over 100 ms is
-    /// slow, and the third moves the session to the slow lane.
+    /// slow, and the second moves the session to the slow lane.
     package static let standard = ContainmentPolicy(
         effectBudget: EffectBudget(eventsPerSecond: 1_000, burst: 2_000, runawayAfter: .seconds(10)),
         slowReduce: .milliseconds(100),
-        slowReducesBeforeOffload: 3
+        slowReducesBeforeOffload: 2
     )
 }
