@@ -83,6 +83,45 @@ extension Loop {
 }
 
 extension Loop {
+    /// Queues `events` together with the states `states` they make, one per event, reduced by the caller on a copy of
+    /// the state at `revision`: only if they will be applied right after revision `revision` (as for
+    /// ``send(contentsOf:ifRevision:completion:)``). Then the loop installs each state instead of reducing its event
+    /// again (the reducer is pure, so the steps are the same: feedbacks, observers and `completion` see them as
+    /// usual), `accepted` is called under the loop's lock before any of them runs, and this returns true. Otherwise
+    /// nothing is queued, neither closure is called, and this returns false. For a sender that had to reduce the
+    /// events anyway (to check what they make of the state): one reduce per event instead of two.
+    @inlinable
+    @discardableResult
+    public func send(
+        _ events: [Event],
+        applying states: [State],
+        ifRevision revision: UInt64,
+        accepted: () -> Void = {},
+        completion: @escaping Completion
+    ) -> Bool {
+        precondition(events.count == states.count, "one state per event")
+        let outcome = withCore { core, flags -> ConditionalOutcome in
+            if core.stopped { return .stopped }
+            guard core.revision == revision, !core.reducing, !core.queue.contains(where: { $0.isEvent }) else {
+                return .stale
+            }
+            guard !events.isEmpty else { return .current(core.step) }
+            for index in 0..<(events.count - 1) { core.queue.append(.applied(events[index], states[index], nil)) }
+            core.queue.append(.applied(events[events.count - 1], states[events.count - 1], completion))
+            accepted()
+            return .queued(claimed: EngineLock.claim(&flags))
+        }
+        switch outcome {
+        case .stale: return false
+        case .stopped: completion(nil)
+        case .current(let step): completion(step)
+        case .queued(let claimed): if claimed { runClaimed() }
+        }
+        return true
+    }
+}
+
+extension Loop {
     @usableFromInline
     enum ConditionalOutcome {
         case stale, stopped
@@ -105,7 +144,7 @@ extension Loop.Entry {
     @usableFromInline
     var isEvent: Bool {
         switch self {
-        case .event, .feedback: return true
+        case .event, .feedback, .applied: return true
         case .observe, .resume: return false
         }
     }

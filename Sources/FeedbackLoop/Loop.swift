@@ -33,6 +33,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         case event(Event, EffectTicket?, Completion?)
         /// An event of the feedback at this index (or of one of its effects): counted against the budget.
         case feedback(Event, EffectTicket?, Int)
+        /// A client's event already reduced by its sender, on the state it is queued right behind (a conditional
+        /// send): the loop installs the state instead of reducing again.
+        case applied(Event, State, Completion?)
         case observe(StepObserver<State, Event>)
         /// Start the stopped feedbacks again.
         case resume
@@ -439,6 +442,18 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         event = next
                         completion = done
                         return core.state
+                    case .applied(let next, let reduced, let done):
+                        // Reduced by the sender on the state right before this one: the reducer is pure, so the
+                        // step is the same; its feedbacks still run here, marked.
+                        marker?.stepStarted(revision: core.revision &+ 1)
+                        core.state = reduced
+                        core.revision &+= 1
+                        revision = core.revision
+                        if !core.observers.isEmpty { observers = core.observers }
+                        reacting = !core.feedbacksStopped
+                        event = next
+                        completion = done
+                        return core.state
                     case .feedback(let next, let ticket, let origin):
                         if let governance { governance.waiting &-= 1 }
                         if let ticket, !ticket.isLive { continue }
@@ -607,7 +622,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             for observer in observers { observer.finish?() }
             for entry in dropped {
                 switch entry {
-                case .event(_, _, let completion): completion?(nil)
+                case .event(_, _, let completion), .applied(_, _, let completion): completion?(nil)
                 case .feedback, .resume: break
                 case .observe(let observer):
                     observer.body(step)

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import FeedbackLoop
 import SystemKit
@@ -35,7 +36,7 @@ extension SystemSession {
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
         if account == nil && ifMatch == nil {
-            _ = submission(loop, events, nil) { answer($0, nil) }
+            _ = submission(loop, events, nil, nil, {}) { answer($0, nil) }
             return .queued
         }
         let step = loop.currentStep
@@ -43,20 +44,26 @@ extension SystemSession {
             return .stale(tags)
         }
         guard let account else {
-            let queued = submission(loop, events, step.revision) { answer($0, nil) }
+            let queued = submission(loop, events, nil, step.revision, {}) { answer($0, nil) }
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
-        // The trial runs the system's reducer on this thread: marked and timed like the loop's own reduces.
+        // The trial is the batch's one reduce: the states it makes are the loop's when the batch is queued right
+        // behind the state it was tried on. It runs the system's reducer on this thread, marked and timed like the
+        // loop's reduces.
+        var states: [System.State] = []
+        states.reserveCapacity(events.count)
         for (offset, event) in events.enumerated() {
             containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
             let start = DispatchTime.now().uptimeNanoseconds
             System.reduce(&state, event)
             let elapsed = Int64(clamping: DispatchTime.now().uptimeNanoseconds &- start)
             containment?.stepEnded()
+            reduceTimer?.recordNanoseconds(elapsed)
             if let containment, containment.isSlow(elapsed) {
                 containment.reducedSlowly(nanoseconds: elapsed, event: SessionGuard.describe(event))
             }
+            states.append(state)
         }
         let encoded = Self.encode(state)
         let weight = SessionBudget.weigh(encoded)
@@ -72,11 +79,14 @@ extension SystemSession {
         case .failure(let refusal): return .refused(refusal)
         case .success(let before): previous = before
         }
-        if submission(loop, events, step.revision, { answer($0, trial) }) {
+        // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
+        if submission(loop, events, states, step.revision, { _ = cache(trial.snapshot, weight: trial.weight) }, {
+            answer($0, trial)
+        }) {
             return .queued
         }
         guard let tags = ifMatch else {
-            _ = submission(loop, events, nil) { answer($0, nil) }
+            _ = submission(loop, events, nil, nil, {}) { answer($0, nil) }
             return .queued
         }
         account.revertState(from: weight, to: previous)

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Dispatch
 import FeedbackJSON
 import FeedbackLoop
@@ -31,6 +32,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     )
     let recorder: SessionRecorder<System>?
     package let containment: SessionGuard?
+    /// Times the admission trial's reduces, which are the batch's reduces when it is queued behind its state.
+    let reduceTimer: CoreMetrics.Timer?
     /// The generation the session's minted tokens must carry (`SystemSession+Tokens`).
     let tokens: TokenGeneration
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
@@ -79,6 +82,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         marks.leave()
         self.loop = loop
         containment = environment.containment
+        reduceTimer = environment.reduceTimer
         containment?.bind(
             SessionGuard.Controls(
                 name: { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" },

@@ -4,10 +4,14 @@ import Foundation
 package import SessionJournal
 public import SystemKit
 
-/// How a session queues a post's events on its loop: `Loop.send(_:ifRevision:completion:)`, as a closure made where
-/// the system's types are concrete (`HostedSystem.init`).
+/// How a session queues a post's events on its loop, as a closure made where the system's types are concrete
+/// (`HostedSystem.init`): `Loop.send(_:ifRevision:completion:)`, or, with the states the events make (reduced by the
+/// session's admission trial on the state at that revision), `Loop.send(_:applying:ifRevision:accepted:completion:)`,
+/// so that each event is reduced once.
 public typealias LoopSubmission<State: Sendable, Event: Sendable> =
-    @Sendable (Loop<State, Event>, [Event], UInt64?, @escaping Loop<State, Event>.Completion) -> Bool
+    @Sendable (
+        Loop<State, Event>, [Event], [State]?, UInt64?, () -> Void, @escaping Loop<State, Event>.Completion
+    ) -> Bool
 
 /// A registered system with its types erased: what the service lists and starts sessions of.
 public struct HostedSystem: Sendable {
@@ -34,8 +38,11 @@ public struct HostedSystem: Sendable {
     /// else of a session runs unspecialised, behind `any HostedSession`.
     @inlinable
     public init<System: FeedbackSystem>(_ system: System) {
-        self.init(system) { loop, events, revision, completion in
-            loop.send(events, ifRevision: revision, completion: completion)
+        self.init(system) { loop, events, states, revision, accepted, completion in
+            guard let states, let revision else {
+                return loop.send(events, ifRevision: revision, completion: completion)
+            }
+            return loop.send(events, applying: states, ifRevision: revision, accepted: accepted, completion: completion)
         }
     }
 

@@ -1,0 +1,90 @@
+import FeedbackLoop
+import FeedbackService
+import Foundation
+import Synchronization
+import SystemKit
+import Testing
+
+/// The work one post does (issue 30): with the shipped defaults (journal, memory budget) and one stream subscriber,
+/// a posted event is decoded once, reduced once and its state encoded once, shared by the answer, the journal record,
+/// the stream and the cache. Counted by a system whose event decoding, reducer and state encoding count themselves.
+@Suite(.timeLimit(.minutes(1)))
+struct PostWorkTests {
+    /// How often the counting system's code ran.
+    static let decodes = Atomic<Int>(0)
+    static let reduces = Atomic<Int>(0)
+    static let encodes = Atomic<Int>(0)
+
+    struct CountingSystem: FeedbackSystem {
+        struct State: Codable, Equatable, Sendable {
+            var count = 0
+
+            init() {}
+
+            init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: TaggedEventKey.self)
+                count = try container.decode(Int.self, forKey: TaggedEventKey("count"))
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                PostWorkTests.encodes.add(1, ordering: .relaxed)
+                var container = encoder.container(keyedBy: TaggedEventKey.self)
+                try container.encode(count, forKey: TaggedEventKey("count"))
+            }
+        }
+
+        enum Event: Codable, Sendable {
+            case add
+
+            init(from decoder: any Decoder) throws {
+                PostWorkTests.decodes.add(1, ordering: .relaxed)
+                let container = try decoder.container(keyedBy: TaggedEventKey.self)
+                let type = try container.eventType()
+                guard type == "add" else { throw container.unknownType(type, known: ["add"]) }
+                self = .add
+            }
+
+            func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: TaggedEventKey.self)
+                try container.encode("add", forKey: .type)
+            }
+        }
+
+        var name: String { "counting" }
+        var summary: String { "Test: counts its own decodes, reduces and encodings." }
+        var clientEventTypes: [String] { ["add"] }
+        var exampleEvents: [Event] { [.add] }
+        var initialState: State { State() }
+
+        static func reduce(_ state: inout State, _ event: Event) {
+            PostWorkTests.reduces.add(1, ordering: .relaxed)
+            state.count += 1
+        }
+
+        func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }
+    }
+
+    @Test func aPostWithOneSubscriberDecodesReducesAndEncodesOnce() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("post-work-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let server = try JournaledServer.start(["--data-dir", directory.path], systems: [HostedSystem(CountingSystem())])
+        let id = try await server.api.create("counting")
+        let port = Int(server.api.base.split(separator: ":").last!)!
+        let stream = try SSEReader(port: port, path: "/v1/sessions/\(id)/stream")
+        _ = try await stream.nextEvent()  // the current state
+        for round in 1...3 {
+            Self.decodes.store(0, ordering: .relaxed)
+            Self.reduces.store(0, ordering: .relaxed)
+            Self.encodes.store(0, ordering: .relaxed)
+            let answer = try await server.api.post(id, #"{"type":"add"}"#)
+            #expect((answer["state"] as? [String: Any])?["count"] as? Int == round)
+            let shown = try await stream.nextEvent()
+            #expect(shown.data.contains("\(round)"))
+            #expect(Self.decodes.load(ordering: .relaxed) == 1, "decodes in round \(round)")
+            #expect(Self.reduces.load(ordering: .relaxed) == 1, "reduces in round \(round)")
+            #expect(Self.encodes.load(ordering: .relaxed) == 1, "state encodings in round \(round)")
+        }
+        await stream.disconnect()
+        await server.stop()
+    }
+}
