@@ -67,7 +67,10 @@ struct PostWorkTests {
     @Test func aPostWithOneSubscriberDecodesReducesAndEncodesOnce() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("post-work-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let server = try JournaledServer.start(["--data-dir", directory.path], systems: [HostedSystem(CountingSystem())])
+        let server = try JournaledServer.start(
+            ["--data-dir", directory.path],
+            systems: [HostedSystem(CountingSystem())]
+        )
         let id = try await server.api.create("counting")
         let port = Int(server.api.base.split(separator: ":").last!)!
         let stream = try SSEReader(port: port, path: "/v1/sessions/\(id)/stream")

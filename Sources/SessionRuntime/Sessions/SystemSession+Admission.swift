@@ -35,8 +35,9 @@ extension SystemSession {
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
+        let untried: Loop<System.State, System.Event>.Completion = { answer($0, nil) }
         if account == nil && ifMatch == nil {
-            _ = submission(loop, events, nil, nil, {}) { answer($0, nil) }
+            _ = submission(loop, events, nil, nil, {}, untried)
             return .queued
         }
         let step = loop.currentStep
@@ -44,7 +45,7 @@ extension SystemSession {
             return .stale(tags)
         }
         guard let account else {
-            let queued = submission(loop, events, nil, step.revision, {}) { answer($0, nil) }
+            let queued = submission(loop, events, nil, step.revision, {}, untried)
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
@@ -80,13 +81,12 @@ extension SystemSession {
         case .success(let before): previous = before
         }
         // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
-        if submission(loop, events, states, step.revision, { _ = cache(trial.snapshot, weight: trial.weight) }, {
-            answer($0, trial)
-        }) {
+        let accepted = { _ = self.cache(trial.snapshot, weight: trial.weight) }
+        if submission(loop, events, states, step.revision, accepted, { answer($0, trial) }) {
             return .queued
         }
         guard let tags = ifMatch else {
-            _ = submission(loop, events, nil, nil, {}) { answer($0, nil) }
+            _ = submission(loop, events, nil, nil, {}, untried)
             return .queued
         }
         account.revertState(from: weight, to: previous)
