@@ -57,6 +57,13 @@ extension Loop {
             core.append(batch, completion: completion)
             return .queued(claimed: EngineLock.claim(&flags))
         }
+        return conclude(outcome, completion)
+    }
+
+    /// What a conditional send does after its critical section: false when stale, else the completion of a stopped
+    /// loop or an empty batch, or the run of a queue just claimed; true.
+    @inlinable
+    func conclude(_ outcome: ConditionalOutcome, _ completion: Completion) -> Bool {
         switch outcome {
         case .stale: return false
         case .stopped: completion(nil)
@@ -111,13 +118,7 @@ extension Loop {
             accepted()
             return .queued(claimed: EngineLock.claim(&flags))
         }
-        switch outcome {
-        case .stale: return false
-        case .stopped: completion(nil)
-        case .current(let step): completion(step)
-        case .queued(let claimed): if claimed { runClaimed() }
-        }
-        return true
+        return conclude(outcome, completion)
     }
 }
 

@@ -420,41 +420,24 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 }
                 while let entry = core.queue.popFirst() {
                     if core.queue.isEmpty { flags &= ~EngineLock.pending }
+                    // The step's event, the state its sender already reduced (an applied entry), its completion,
+                    // and whether the feedbacks see it.
+                    let next: Event
+                    var reduced: State? = nil
+                    var done: Completion? = nil
                     switch entry {
-                    case .event(let next, let ticket, let done):
+                    case .event(let event, let ticket, let completion):
                         // An effect whose request changed or disappeared has a dead ticket.
                         if let ticket, !ticket.isLive { continue }
-                        if core.offloaded {
-                            core.reducing = true
-                            marker?.stepStarted(revision: core.revision &+ 1)
-                            outside = core.state
-                            reacting = !core.feedbacksStopped
-                            event = next
-                            completion = done
-                            return nil
-                        }
-                        marker?.stepStarted(revision: core.revision &+ 1)
-                        reduce(&core.state, next)
-                        core.revision &+= 1
-                        revision = core.revision
-                        if !core.observers.isEmpty { observers = core.observers }
-                        reacting = !core.feedbacksStopped
-                        event = next
-                        completion = done
-                        return core.state
-                    case .applied(let next, let reduced, let done):
+                        next = event
+                        done = completion
+                    case .applied(let event, let state, let completion):
                         // Reduced by the sender on the state right before this one: the reducer is pure, so the
                         // step is the same; its feedbacks still run here, marked.
-                        marker?.stepStarted(revision: core.revision &+ 1)
-                        core.state = reduced
-                        core.revision &+= 1
-                        revision = core.revision
-                        if !core.observers.isEmpty { observers = core.observers }
-                        reacting = !core.feedbacksStopped
-                        event = next
-                        completion = done
-                        return core.state
-                    case .feedback(let next, let ticket, let origin):
+                        next = event
+                        reduced = state
+                        done = completion
+                    case .feedback(let event, let ticket, let origin):
                         if let governance { governance.waiting &-= 1 }
                         if let ticket, !ticket.isLive { continue }
                         if core.feedbacksStopped { continue }
@@ -464,7 +447,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                                 break
                             case .wait(let delay, let first):
                                 // Over the rate: this event and everything behind it wait for the bucket.
-                                core.queue.pushFront(.feedback(next, ticket, origin))
+                                core.queue.pushFront(.feedback(event, ticket, origin))
                                 governance.waiting &+= 1
                                 throttle = delay
                                 if first { throttledBy = governance.bucket.loudest }
@@ -478,22 +461,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                                 return nil
                             }
                         }
-                        if core.offloaded {
-                            core.reducing = true
-                            marker?.stepStarted(revision: core.revision &+ 1)
-                            outside = core.state
-                            reacting = true
-                            event = next
-                            return nil
-                        }
-                        marker?.stepStarted(revision: core.revision &+ 1)
-                        reduce(&core.state, next)
-                        core.revision &+= 1
-                        revision = core.revision
-                        if !core.observers.isEmpty { observers = core.observers }
-                        reacting = true
-                        event = next
-                        return core.state
+                        next = event
                     case .observe(let observer):
                         if observer.isCancelled { continue }
                         core.observers.append(observer)
@@ -508,6 +476,23 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         rareAction = .restartFeedbacks(core.state)
                         return nil
                     }
+                    marker?.stepStarted(revision: core.revision &+ 1)
+                    reacting = !core.feedbacksStopped
+                    event = next
+                    completion = done
+                    if let reduced {
+                        core.state = reduced
+                    } else if core.offloaded {
+                        core.reducing = true
+                        outside = core.state
+                        return nil
+                    } else {
+                        reduce(&core.state, next)
+                    }
+                    core.revision &+= 1
+                    revision = core.revision
+                    if !core.observers.isEmpty { observers = core.observers }
+                    return core.state
                 }
                 flags = 0
                 return nil

@@ -51,19 +51,24 @@ struct HostileState: Codable, Equatable, Sendable {
     }
 }
 
-/// A feedback that answers every state without suspending: Loop's "effect on every state". It runs from the moment
-/// the session starts.
-struct RunawaySystem: FeedbackSystem {
-    typealias State = HostileState
-    typealias Event = HostileEvent
+/// What the four hostile systems share: the state, the events and the counting reducer.
+protocol HostileSystem: FeedbackSystem where State == HostileState, Event == HostileEvent {}
 
-    var name: String { "runaway" }
-    var summary: String { "A feedback that emits a tick for every state." }
-    var clientEventTypes: [String] { ["increment"] }
+extension HostileSystem {
     var exampleEvents: [Event] { [.increment] }
     var initialState: State { State() }
 
     static func reduce(_ state: inout State, _ event: Event) { HostileState.reduce(&state, event) }
+
+    func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }
+}
+
+/// A feedback that answers every state without suspending: Loop's "effect on every state". It runs from the moment
+/// the session starts.
+struct RunawaySystem: HostileSystem {
+    var name: String { "runaway" }
+    var summary: String { "A feedback that emits a tick for every state." }
+    var clientEventTypes: [String] { ["increment"] }
 
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {
         [.react(request: { $0 }, effect: { _ in .tick }).named("tick-on-every-state")]
@@ -71,36 +76,22 @@ struct RunawaySystem: FeedbackSystem {
 }
 
 /// A reducer that sleeps two seconds on one event type.
-struct SleepySystem: FeedbackSystem {
-    typealias State = HostileState
-    typealias Event = HostileEvent
-
+struct SleepySystem: HostileSystem {
     var name: String { "sleepy" }
     var summary: String { "A reducer that sleeps 2 s on a nap." }
     var clientEventTypes: [String] { ["increment", "nap"] }
-    var exampleEvents: [Event] { [.increment] }
-    var initialState: State { State() }
 
     static func reduce(_ state: inout State, _ event: Event) {
         if event == .nap { usleep(2_000_000) }
         HostileState.reduce(&state, event)
     }
-
-    func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }
 }
 
 /// A feedback whose effect emits ticks as fast as it can once started: an event storm.
-struct StormSystem: FeedbackSystem {
-    typealias State = HostileState
-    typealias Event = HostileEvent
-
+struct StormSystem: HostileSystem {
     var name: String { "storm" }
     var summary: String { "Once started, an effect emits ticks as fast as it can." }
     var clientEventTypes: [String] { ["increment", "start"] }
-    var exampleEvents: [Event] { [.start] }
-    var initialState: State { State() }
-
-    static func reduce(_ state: inout State, _ event: Event) { HostileState.reduce(&state, event) }
 
     func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {
         [
@@ -124,15 +115,10 @@ struct StormSystem: FeedbackSystem {
 }
 
 /// A reducer that traps on one event type (an index out of range, as a bug would).
-struct TrapSystem: FeedbackSystem {
-    typealias State = HostileState
-    typealias Event = HostileEvent
-
+struct TrapSystem: HostileSystem {
     var name: String { "trap" }
     var summary: String { "A reducer that traps on a boom." }
     var clientEventTypes: [String] { ["increment", "boom"] }
-    var exampleEvents: [Event] { [.increment] }
-    var initialState: State { State() }
 
     static func reduce(_ state: inout State, _ event: Event) {
         if event == .boom {
@@ -141,6 +127,4 @@ struct TrapSystem: FeedbackSystem {
         }
         HostileState.reduce(&state, event)
     }
-
-    func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] { [] }
 }
