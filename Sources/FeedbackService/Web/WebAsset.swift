@@ -1,4 +1,5 @@
 public import HTTPServer
+import SystemKit
 
 /// One file of the web page, embedded in the binary: its bytes, a gzip copy made once, and the entity tags of both.
 ///
@@ -31,7 +32,8 @@ public struct WebAsset: Sendable {
         self.contentType = contentType
         bytes = Array(text.utf8)
         gzipBytes = GzipEncoder(configuration: .body).compress(bytes, flush: .finish)
-        let hash = Self.fnv1a(bytes)
+        // The product's one FNV-1a: enough to tell two versions of a file apart, not a security hash.
+        let hash = StateChecksum.hex(StateChecksum.of(bytes))
         entityTag = "\"\(hash)\""
         gzipEntityTag = "\"\(hash)-gzip\""
     }
@@ -67,16 +69,5 @@ public struct WebAsset: Sendable {
             if tag == entityTag || tag == gzipEntityTag { return true }
         }
         return false
-    }
-
-    /// 64-bit FNV-1a of `bytes` in hexadecimal: enough to tell two versions of a file apart, not a security hash.
-    static func fnv1a(_ bytes: [UInt8]) -> String {
-        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash &*= 0x0000_0100_0000_01b3
-        }
-        let hex = String(hash, radix: 16)
-        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 }

@@ -41,7 +41,8 @@ let canonicalEncoder: JSONEncoder = {
 
 /// The checksum of an encoded state that the journal keeps with each event and a fixture with each step: 64-bit
 /// FNV-1a over the bytes. It finds the first revision at which a replay's state differs from the recorded one
-/// (not an integrity check against tampering).
+/// (not an integrity check against tampering). It is the product's one FNV-1a: the web page's entity tags are its hex
+/// too.
 public enum StateChecksum {
     /// The checksum of `bytes`.
     @inlinable
