@@ -1,3 +1,4 @@
+import FeedbackJSON
 import Foundation
 
 /// Writes a state as `encodeState` promises: the bytes Foundation's `JSONEncoder` writes with
@@ -25,13 +26,20 @@ enum StateWriter {
         /// differs from one process to the next, so no reader can depend on it: the writer then writes them in the
         /// order they were encoded (the `encode(to:)`'s order, one of the orders `JSONEncoder` may write).
         var sortsKeys: Bool
-        /// Not `.withoutEscapingSlashes`: `/` is written `\/`.
-        var escapesSlashes: Bool
+        /// How strings are escaped: as `JSONEncoder` does (`\b`, `\f`), and `/` written `\/` unless
+        /// `.withoutEscapingSlashes`.
+        var strings: JSONString.Style
 
         /// `[.sortedKeys, .withoutEscapingSlashes]`: what `encodeState` writes.
-        static let state = Options(sortsKeys: true, escapesSlashes: false)
+        static let state = Options(
+            sortsKeys: true,
+            strings: JSONString.Style(escapesSlashes: false, shortBackspaceAndFormFeed: true)
+        )
         /// `JSONEncoder()`'s defaults: what the journal writes events with.
-        static let plain = Options(sortsKeys: false, escapesSlashes: true)
+        static let plain = Options(
+            sortsKeys: false,
+            strings: JSONString.Style(escapesSlashes: true, shortBackspaceAndFormFeed: true)
+        )
     }
 
     /// `value` as JSON bytes, as `JSONEncoder` set up as `options` says writes it, or `Unsupported`.
@@ -83,7 +91,7 @@ enum StateNode {
         case .float(let number):
             guard number.isFinite else { throw StateWriter.Unsupported() }
             Self.writeNumber(number.description, into: &bytes)
-        case .string(let text): Self.writeString(text, into: &bytes, options)
+        case .string(let text): JSONString.escape(text, into: &bytes, options.strings)
         case .object(let object): try object.write(into: &bytes, options)
         case .array(let array):
             if array.refused { throw StateWriter.Unsupported() }
@@ -123,41 +131,6 @@ enum StateNode {
             bytes.append(contentsOf: buffer[start...])
         }
     }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `text` quoted and escaped as `JSONEncoder` escapes it.
-    static func writeString(_ text: String, into bytes: inout [UInt8], _ options: StateWriter.Options) {
-        let slash = options.escapesSlashes ? UInt8(ascii: "/") : UInt8(ascii: "\"")  // '"' is escaped anyway
-        bytes.append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
-            var mark = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == slash else {
-                    continue
-                }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark..<index]))
-                mark = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): bytes.append(byte)
-                case 0x08: bytes.append(UInt8(ascii: "b"))
-                case 0x0c: bytes.append(UInt8(ascii: "f"))
-                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-                default:
-                    bytes.append(contentsOf: "u00".utf8)
-                    bytes.append(hexDigits[Int(byte >> 4)])
-                    bytes.append(hexDigits[Int(byte & 0xf)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[mark...]))
-        }
-        bytes.append(UInt8(ascii: "\""))
-    }
 }
 
 /// Where an encoder puts the one value it encodes.
@@ -176,7 +149,7 @@ final class StateObject {
         if refused { throw StateWriter.Unsupported() }
         bytes.append(UInt8(ascii: "{"))
         if keys.count == 1 {
-            StateNode.writeString(keys[0], into: &bytes, options)
+            JSONString.escape(keys[0], into: &bytes, options.strings)
             bytes.append(UInt8(ascii: ":"))
             try values[0].write(into: &bytes, options)
         } else if keys.count > 1 {
@@ -188,7 +161,7 @@ final class StateObject {
             for index in order {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
-                StateNode.writeString(keys[index], into: &bytes, options)
+                JSONString.escape(keys[index], into: &bytes, options.strings)
                 bytes.append(UInt8(ascii: ":"))
                 try values[index].write(into: &bytes, options)
             }
