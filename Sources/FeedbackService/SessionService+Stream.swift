@@ -24,18 +24,7 @@ extension SessionService {
                 retryMilliseconds: registry.configuration.retryWithJitter()
             )
             stream.write(prelude)
-            let refusal: StreamMetrics.CloseReason?
-            if isDraining {
-                refusal = .draining
-            } else if !registry.admit() {
-                refusal = .totalLimit
-            } else if !hub.admit() {
-                registry.release()
-                refusal = .sessionLimit
-            } else {
-                refusal = nil
-            }
-            if let refusal {
+            if let refusal = isDraining ? .draining : hub.admit() {
                 stream.finish()
                 registry.metrics.closed(refusal)
                 return

@@ -250,16 +250,15 @@ package final class StreamHub: @unchecked Sendable {
 
     // MARK: - Admission (any thread)
 
-    /// Counts one more stream of this session unless its limit is reached.
-    package func admit() -> Bool {
-        let limit = registry.configuration.maxPerSession
-        while true {
-            let current = admitted.load(ordering: .relaxed)
-            guard current < limit else { return false }
-            if admitted.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged {
-                return true
-            }
+    /// Admits one more stream of this session: counts it against the server's total (the registry) and the
+    /// session's limit, or counts nothing and says which limit refused it. The one admission path of streams.
+    package func admit() -> StreamMetrics.CloseReason? {
+        guard registry.admit() else { return .totalLimit }
+        guard admitted.increment(below: registry.configuration.maxPerSession) else {
+            registry.release()
+            return .sessionLimit
         }
+        return nil
     }
 
     /// Counts a stream that another hub of the session admitted and handed over (no limit: it was admitted).

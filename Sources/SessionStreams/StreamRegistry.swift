@@ -21,16 +21,11 @@ package final class StreamRegistry: SessionFollowing {
     /// Open streams.
     package var openCount: Int { open.load(ordering: .relaxed) }
 
-    /// Counts one more open stream unless the total limit is reached.
-    package func admit() -> Bool {
-        while true {
-            let current = open.load(ordering: .relaxed)
-            guard current < configuration.maxTotal else { return false }
-            if open.compareExchange(expected: current, desired: current + 1, ordering: .relaxed).exchanged {
-                metrics.open.increment()
-                return true
-            }
-        }
+    /// Counts one more open stream unless the total limit is reached; `StreamHub.admit` asks it first.
+    func admit() -> Bool {
+        guard open.increment(below: configuration.maxTotal) else { return false }
+        metrics.open.increment()
+        return true
     }
 
     /// Counts one stream closed.
