@@ -180,8 +180,11 @@ public final class SessionService: Sendable {
         } catch {
             return responder.respond(withCORS(Self.problem(error), request))
         }
-        session.whenJournaled { [self] problem in
-            responder.respond(withCORS(problem.map { Self.problem($0) } ?? response, request))
+        session.answerOnceJournaled(.success(response)) { [self] result in
+            switch result {
+            case .success(let response): responder.respond(withCORS(response, request))
+            case .failure(let error): responder.respond(withCORS(Self.problem(error), request))
+            }
         }
     }
 

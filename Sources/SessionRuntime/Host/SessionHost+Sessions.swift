@@ -122,7 +122,7 @@ extension SessionHost {
         let eventsApplied = metrics.eventsApplied
         let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { result in
             if case .success = result { eventsApplied.increment(by: count) }
-            Self.answerOnceJournaled(result, of: session, completion)
+            session.answerOnceJournaled(result, completion)
         }
         guard let key = idempotencyKey else {
             return session.post(events, ifMatch: ifMatch, claim: nil, completion: applied)
@@ -138,7 +138,8 @@ extension SessionHost {
         let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.hash(body))
         switch session.withIdempotencyLedger({ $0.begin(key: key, fingerprint: claim.fingerprint) }) {
         case .replay(let snapshot):
-            Self.answerOnceJournaled(.success(snapshot), of: session, completion)
+            // A replayed answer waits too: its first request may still be waiting.
+            session.answerOnceJournaled(.success(snapshot), completion)
         case .inFlight:
             completion(
                 .failure(
@@ -169,17 +170,6 @@ extension SessionHost {
                 applied(result)
             }
         }
-    }
-
-    /// Answers a post once the session's records up to its events (and any an effect sent before them) are durable;
-    /// a replayed answer waits too, since its first request may still be waiting. A failure is answered at once.
-    private static func answerOnceJournaled(
-        _ result: Result<SessionSnapshot, APIError>,
-        of session: any HostedSession,
-        _ completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
-    ) {
-        guard case .success = result else { return completion(result) }
-        session.whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
     }
 }
 

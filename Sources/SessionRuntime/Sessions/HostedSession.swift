@@ -62,7 +62,18 @@ public protocol HostedSession: AnyObject, Sendable {
 }
 
 extension HostedSession {
-    /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:completion:)``.
+    /// The one durability wait of an answer: calls `completion` with `result` once everything the session journaled
+    /// so far is durable (at once without a journal), or with the journal's problem in its place. A failure is
+    /// answered at once: it kept nothing that could wait.
+    package func answerOnceJournaled<Value: Sendable>(
+        _ result: Result<Value, APIError>,
+        _ completion: @escaping @Sendable (Result<Value, APIError>) -> Void
+    ) {
+        guard case .success = result else { return completion(result) }
+        whenJournaled { problem in completion(problem.map { .failure($0) } ?? result) }
+    }
+
+    /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:claim:completion:)``.
     package func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
         let result = await withCheckedContinuation { continuation in
             post(events, ifMatch: ifMatch, claim: nil) { continuation.resume(returning: $0) }

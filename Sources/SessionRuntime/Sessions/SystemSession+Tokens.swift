@@ -11,6 +11,6 @@ extension SystemSession {
         let generation = tokens.advance { generation in
             recorder?.journal([.tokens(sessionID: id.description, generation: generation)])
         }
-        whenJournaled { problem in completion(problem.map { .failure($0) } ?? .success(generation)) }
+        answerOnceJournaled(.success(generation), completion)
     }
 }
