@@ -5,12 +5,47 @@ import SessionJournal
 import SessionRuntime
 import SessionStreams
 
-/// `--auth jwt`: every session route is registered through `guarded`, which finds the request's token, checks it
-/// (from the cache, on the shard queue; else verified in a Task) against what the route needs, and only then runs
-/// the handler. Without auth the handlers are registered as they are.
+/// `--auth jwt`: every route with a requirement is registered through `guarded` (by `register(_:in:)`), which finds
+/// the request's token, checks it (from the cache, on the shard queue; else verified in a Task) against what the
+/// route needs, and only then runs the handler. Without auth the handlers are registered as they are.
 extension SessionService {
+    /// Registers `routes`, each the same way: the token check of its requirement (`guarded`), then its answer, with
+    /// the CORS fields on every response, the check's refusals included. The one place both are applied.
+    func register(_ routes: [APIRoute], in router: inout Router) {
+        for route in routes {
+            router.route(route.method, route.path, maxBodySize: route.maxBodySize, handler: handler(of: route))
+        }
+    }
+
+    private func handler(of route: APIRoute) -> Router.Handler {
+        switch route.answer {
+        case .now(let answer):
+            let body: @Sendable (Request, Grant?) -> Response = { [self] request, grant in
+                do throws(APIError) {
+                    return withCORS(try answer(request, grant), request)
+                } catch {
+                    return withCORS(Self.problem(error), request)
+                }
+            }
+            guard let requirement = route.requirement else { return .sync { request in body(request, nil) } }
+            return guarded(requirement, streamRoute: route.streamRoute, body)
+        case .later(let answer):
+            let body: @Sendable (Request, Grant?, Responder) -> Void = { [self] request, grant, responder in
+                answer(
+                    request,
+                    grant,
+                    CORSResponder(service: self, responder: responder, origin: request.headers["origin"])
+                )
+            }
+            guard let requirement = route.requirement else {
+                return .deferred { request, responder in body(request, nil, responder) }
+            }
+            return guarded(requirement, streamRoute: route.streamRoute, body)
+        }
+    }
+
     /// A synchronous handler behind the check of `requirement`.
-    func guarded(
+    private func guarded(
         _ requirement: Authorizer.Requirement,
         streamRoute: Bool = false,
         _ body: @escaping @Sendable (Request, Grant?) -> Response
@@ -25,7 +60,7 @@ extension SessionService {
     }
 
     /// A deferred handler behind the check of `requirement`.
-    func guarded(
+    private func guarded(
         _ requirement: Authorizer.Requirement,
         streamRoute: Bool = false,
         _ body: @escaping @Sendable (Request, Grant?, Responder) -> Void
@@ -165,15 +200,16 @@ extension SessionService {
 
     /// `POST /v1/sessions/{id}/tokens` (admin): fresh tokens of every scope. `DELETE` (admin): revokes every token
     /// the server minted for the session (its token generation moves on, journaled through the session's owner and
-    /// durable before the answer), then answers fresh ones. Registered only with auth on.
-    func registerTokenRoutes(in router: inout Router) {
-        guard let authorizer else { return }
-        for method in [HTTPMethod.post, .delete] {
-            router.route(
+    /// durable before the answer), then answers fresh ones. Routes only with auth on.
+    var tokenRoutes: [APIRoute] {
+        guard let authorizer else { return [] }
+        return [HTTPMethod.post, .delete].map { method in
+            APIRoute(
                 method,
                 "/v1/sessions/{id}/tokens",
                 maxBodySize: 0,
-                handler: guarded(.session(.admin)) { [self] (request: Request, _: Grant?, responder: Responder) in
+                .session(.admin),
+                .later { [self] request, _, responder in
                     let session: any HostedSession
                     do throws(APIError) {
                         session = try self.session(for: request)
@@ -184,23 +220,16 @@ extension SessionService {
                             )
                         }
                     } catch {
-                        return responder.respond(withCORS(Self.problem(error), request))
+                        return responder.respond(.failure(error))
                     }
                     guard request.method == .delete else {
-                        return responder.respond(
-                            respondWithTokens(session, authorizer, request, session.tokenGeneration)
-                        )
+                        return responder.respond(.success(tokensResponse(session, authorizer, session.tokenGeneration)))
                     }
                     session.revokeTokens { [self] result in
                         // This copy refuses the old tokens from now on, whatever the journal said: its streams come
                         // back with a token.
                         streams.reauth(session.id)
-                        switch result {
-                        case .success(let generation):
-                            responder.respond(respondWithTokens(session, authorizer, request, generation))
-                        case .failure(let error):
-                            responder.respond(withCORS(Self.problem(error), request))
-                        }
+                        responder.respond(result.map { generation in tokensResponse(session, authorizer, generation) })
                     }
                 }
             )
@@ -208,16 +237,15 @@ extension SessionService {
     }
 
     /// The answer of the token routes: fresh tokens of every scope at `generation`, not cached.
-    private func respondWithTokens(
+    private func tokensResponse(
         _ session: any HostedSession,
         _ authorizer: Authorizer,
-        _ request: Request,
         _ generation: UInt64
     ) -> Response {
         let epoch = session.snapshot().cursor.epoch
         let tokens = authorizer.mintedTokens(for: session.id, epoch: epoch, generation: generation) ?? ""
         var response = Response.json(Array("{\"id\":\"\(session.id)\",\(tokens)}".utf8))
         response.headers.add(name: "Cache-Control", value: "no-store")
-        return withCORS(response, request)
+        return response
     }
 }

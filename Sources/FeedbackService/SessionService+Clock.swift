@@ -9,18 +9,35 @@ import SystemKit
 extension SessionService {
     /// Adds `GET /v1/clock` and `POST /v1/clock/advance` over `clock` to `router`.
     public func registerClock(_ clock: ServiceClock, in router: inout Router) {
-        router.get("/v1/clock") { [self] (request: Request) -> Response in
-            respond(to: request) { Response.json(host.clockState(clock).serialized()) }
-        }
-        router.post("/v1/clock/advance", maxBodySize: 4096) { [self] (request: Request) async -> Response in
-            do throws(APIError) {
-                let target = try Self.advanceTarget(request, clock: clock)
-                let report = try await host.advanceClock(clock, target)
-                return withCORS(Response.json(report.serialized()), request)
-            } catch {
-                return withCORS(Self.problem(error), request)
-            }
-        }
+        register(
+            [
+                APIRoute(
+                    .get,
+                    "/v1/clock",
+                    nil,
+                    .now { [self] _, _ in Response.json(host.clockState(clock).serialized()) }
+                ),
+                APIRoute(
+                    .post,
+                    "/v1/clock/advance",
+                    maxBodySize: 4096,
+                    nil,
+                    .later { [self] request, _, responder in
+                        Task { [self] in
+                            do throws(APIError) {
+                                let target = try Self.advanceTarget(request, clock: clock)
+                                responder.respond(
+                                    .success(Response.json(try await host.advanceClock(clock, target).serialized()))
+                                )
+                            } catch {
+                                responder.respond(.failure(error))
+                            }
+                        }
+                    }
+                ),
+            ],
+            in: &router
+        )
     }
 
     /// What a `POST /v1/clock/advance` body asks for: `{"milliseconds": N}` from now, or `{"to": T}` (milliseconds

@@ -4,40 +4,48 @@ import HTTPServer
 /// The containment's routes (docs/API.md, "Containment"): what the host contained of a session's system, the
 /// resume of feedbacks stopped as a runaway, and the release of a quarantined session.
 extension SessionService {
-    func registerContainment(in router: inout Router) {
-        let report = guarded(.session(.read)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in
-                try Self.containmentResponse(session(for: request))
-            }
-        }
-        let resume = guarded(.session(.admin)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in
-                let session = try session(for: request)
-                guard let containment = session.containment, containment.resume() else {
-                    throw APIError(
-                        .feedbacksRunning,
-                        "the feedbacks of session \(session.id) are not stopped: nothing to resume"
-                    )
+    var containmentRoutes: [APIRoute] {
+        [
+            APIRoute(
+                .get,
+                "/v1/sessions/{id}/containment",
+                .session(.read),
+                .now { [self] (request, _) throws(APIError) in try Self.containmentResponse(session(for: request)) }
+            ),
+            APIRoute(
+                .post,
+                "/v1/sessions/{id}/resume",
+                maxBodySize: 0,
+                .session(.admin),
+                .now { [self] (request, _) throws(APIError) in
+                    let session = try session(for: request)
+                    guard let containment = session.containment, containment.resume() else {
+                        throw APIError(
+                            .feedbacksRunning,
+                            "the feedbacks of session \(session.id) are not stopped: nothing to resume"
+                        )
+                    }
+                    return try Self.containmentResponse(session)
                 }
-                return try Self.containmentResponse(session)
-            }
-        }
-        let release = guarded(.session(.admin)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in
-                let id = try sessionID(request)
-                guard try host.releaseQuarantine(id) else {
-                    throw APIError(.notQuarantined, "session \(id) is not quarantined: nothing to release")
+            ),
+            APIRoute(
+                .post,
+                "/v1/sessions/{id}/release",
+                maxBodySize: 0,
+                .session(.admin),
+                .now { [self] (request, _) throws(APIError) in
+                    let id = try sessionID(request)
+                    guard try host.releaseQuarantine(id) else {
+                        throw APIError(.notQuarantined, "session \(id) is not quarantined: nothing to release")
+                    }
+                    let session = try host.session(id)
+                    let snapshot = session.snapshot()
+                    var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
+                    response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+                    return response
                 }
-                let session = try host.session(id)
-                let snapshot = session.snapshot()
-                var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
-                response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-                return response
-            }
-        }
-        router.route(.get, "/v1/sessions/{id}/containment", handler: report)
-        router.route(.post, "/v1/sessions/{id}/resume", maxBodySize: 0, handler: resume)
-        router.route(.post, "/v1/sessions/{id}/release", maxBodySize: 0, handler: release)
+            ),
+        ]
     }
 
     /// The containment report of `session` as JSON; members that did not happen are left out.

@@ -6,8 +6,9 @@ import SessionStreams
 import Synchronization
 public import SystemKit
 
-/// The REST API over the hosted sessions (`SessionHost`): the routes of `/v1` and the health endpoints, each behind
-/// the token check and with the CORS fields. It parses requests, calls the host and renders what it answers.
+/// The REST API over the hosted sessions (`SessionHost`): the health endpoints and the routes of `/v1`, each an
+/// `APIRoute` that `register(_:in:)` puts behind its token check and gives the CORS fields, in one place. It parses
+/// requests, calls the host and renders what it answers.
 ///
 /// Thread-safe: handlers run on any shard queue (synchronous ones) or later on the thread that completes them (a
 /// post, once reduced and journaled); the host, the stream registry and the authorizer carry their own locks.
@@ -78,50 +79,75 @@ public final class SessionService: Sendable {
             return Response.json(Array(#"{"status":"ready"}"#.utf8))
         }
         registerPreflights(in: &router)
-        router.get("/v1/systems") { [self] request in respond(to: request) { listSystems() } }
-        // Every session route passes the token check of `guarded` first (with auth off, it adds nothing).
+        // Every route below passes the token check of its requirement first and answers with the CORS fields:
+        // `register(_:in:)` applies both, to every route alike.
         let maxBody = configuration.maxEventBodyBytes
-        let create = guarded(.creation) { [self] request, _, responder in
-            answerOnceDurable(request, responder) { () throws(APIError) in try withTokens(createSession(request)) }
-        }
-        let get = guarded(.session(.read)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in try getSession(request) }
-        }
-        let put = guarded(.creation) { [self] request, grant, responder in
-            answerOnceDurable(request, responder) { () throws(APIError) in
-                try withTokens(putSession(request), authorized: grant != nil)
-            }
-        }
-        let delete = guarded(.session(.admin)) { [self] request, _ in
-            respond(to: request) { () throws(APIError) in try deleteSession(request) }
-        }
-        let stream = guarded(.session(.read), streamRoute: true) { [self] request, grant in
-            respond(to: request) { () throws(APIError) in try openStream(request, tokenExpiry: grant?.expiry) }
-        }
-        let post = guarded(.session(.post)) { [self] request, _, responder in
-            // The answer keeps only the request's `Origin`, not a copy of the whole request.
-            let origin = request.headers["origin"]
-            postEvents(request) { [self] result in
-                switch result {
-                case .success(let snapshot):
-                    var response = Response.json(snapshot.body())
-                    response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
-                    responder.respond(withCORS(response, origin: origin))
-                case .failure(let error):
-                    metrics.eventsRejected.increment()
-                    responder.respond(withCORS(Self.problem(error), origin: origin))
-                }
-            }
-        }
-        router.route(.post, "/v1/sessions", maxBodySize: maxBody, handler: create)
-        router.route(.get, "/v1/sessions/{id}", handler: get)
-        router.route(.put, "/v1/sessions/{id}", maxBodySize: maxBody, handler: put)
-        router.route(.delete, "/v1/sessions/{id}", handler: delete)
-        router.route(.get, "/v1/sessions/{id}/stream", handler: stream)
-        router.route(.post, "/v1/sessions/{id}/events", maxBodySize: maxBody, handler: post)
-        registerTokenRoutes(in: &router)
-        registerExport(in: &router)
-        registerContainment(in: &router)
+        register(
+            [
+                APIRoute(.get, "/v1/systems", nil, .now { [self] _, _ in listSystems() }),
+                APIRoute(
+                    .post,
+                    "/v1/sessions",
+                    maxBodySize: maxBody,
+                    .creation,
+                    .later { [self] request, _, responder in
+                        answerOnceDurable(responder) { () throws(APIError) in try withTokens(createSession(request)) }
+                    }
+                ),
+                APIRoute(
+                    .get,
+                    "/v1/sessions/{id}",
+                    .session(.read),
+                    .now { [self] (request, _) throws(APIError) in try getSession(request) }
+                ),
+                APIRoute(
+                    .put,
+                    "/v1/sessions/{id}",
+                    maxBodySize: maxBody,
+                    .creation,
+                    .later { [self] request, grant, responder in
+                        answerOnceDurable(responder) { () throws(APIError) in
+                            try withTokens(putSession(request), authorized: grant != nil)
+                        }
+                    }
+                ),
+                APIRoute(
+                    .delete,
+                    "/v1/sessions/{id}",
+                    .session(.admin),
+                    .now { [self] (request, _) throws(APIError) in try deleteSession(request) }
+                ),
+                APIRoute(
+                    .get,
+                    "/v1/sessions/{id}/stream",
+                    .session(.read),
+                    streamRoute: true,
+                    .now { [self] (request, grant) throws(APIError) in
+                        try openStream(request, tokenExpiry: grant?.expiry)
+                    }
+                ),
+                APIRoute(
+                    .post,
+                    "/v1/sessions/{id}/events",
+                    maxBodySize: maxBody,
+                    .session(.post),
+                    .later { [self] request, _, responder in
+                        postEvents(request) { [self] result in
+                            switch result {
+                            case .success(let snapshot):
+                                var response = Response.json(snapshot.body())
+                                response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+                                responder.respond(.success(response))
+                            case .failure(let error):
+                                metrics.eventsRejected.increment()
+                                responder.respond(.failure(error))
+                            }
+                        }
+                    }
+                ),
+            ] + tokenRoutes + exportRoutes + containmentRoutes,
+            in: &router
+        )
     }
 
     /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
@@ -168,36 +194,25 @@ public final class SessionService: Sendable {
 
     /// Answers a request that may create a session once everything the session journaled so far (its creation
     /// record among it) is durable: at once without a journal. A failed write is a 503 (507 for a full disk).
-    func answerOnceDurable(
-        _ request: Request,
-        _ responder: Responder,
-        _ body: () throws(APIError) -> (Response, any HostedSession)
-    ) {
-        let response: Response
-        let session: any HostedSession
+    func answerOnceDurable(_ responder: CORSResponder, _ body: () throws(APIError) -> (Response, any HostedSession)) {
         do {
-            (response, session) = try body()
+            let (response, session) = try body()
+            session.answerOnceJournaled(.success(response), responder.respond)
         } catch {
-            return responder.respond(withCORS(Self.problem(error), request))
-        }
-        session.answerOnceJournaled(.success(response)) { [self] result in
-            switch result {
-            case .success(let response): responder.respond(withCORS(response, request))
-            case .failure(let error): responder.respond(withCORS(Self.problem(error), request))
-            }
-        }
-    }
-
-    func respond(to request: Request, _ body: () throws(APIError) -> Response) -> Response {
-        do {
-            return withCORS(try body(), request)
-        } catch {
-            return withCORS(Self.problem(error), request)
+            responder.respond(.failure(error))
         }
     }
 
     func withCORS(_ response: Response, _ request: Request) -> Response {
         withCORS(response, origin: request.headers["origin"])
+    }
+
+    /// `result` (a problem for a failure) with the CORS fields for a request from `origin`.
+    func withCORS(_ result: Result<Response, APIError>, origin: String?) -> Response {
+        switch result {
+        case .success(let response): withCORS(response, origin: origin)
+        case .failure(let error): withCORS(Self.problem(error), origin: origin)
+        }
     }
 
     /// `response` with the CORS fields for a request from `origin` (its `Origin` field, if any).
