@@ -62,7 +62,9 @@ struct EffectBudgetTests {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         #expect(Double(reduced) <= Double(budget.burst) + Double(budget.eventsPerSecond) * (seconds + 0.02))
         #expect(reduced > UInt64(budget.burst))
-        #expect(reports.throttled.withLock { $0 } == [1])
+        // One spell over the rate, or more if a loaded machine let a second pass between two of its slices.
+        let throttled = reports.throttled.withLock { $0 }
+        #expect(!throttled.isEmpty && throttled.allSatisfy { $0 == 1 })
         #expect(reports.stopped.withLock { $0 } == [1])
         #expect(loop.feedbackName(at: 1) == "storm")
         #expect(loop.feedbacksAreStopped)
