@@ -117,15 +117,15 @@ extension SessionHost {
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
         if let refusal = persistence?.writeRefusal() { return completion(.failure(refusal)) }
+        guard let key = idempotencyKey else {
+            // The plain post: the session counts its events and answers once they are durable.
+            return session.postDurably(events, ifMatch: ifMatch, completion: completion)
+        }
         let count = events.count
-        // One closure per post, holding only the counter it needs (not the whole `ServiceMetrics`).
         let eventsApplied = metrics.eventsApplied
         let applied: @Sendable (Result<SessionSnapshot, APIError>) -> Void = { result in
             if case .success = result { eventsApplied.increment(by: count) }
             session.answerOnceJournaled(result, completion)
-        }
-        guard let key = idempotencyKey else {
-            return session.post(events, ifMatch: ifMatch, claim: nil, completion: applied)
         }
         guard !key.isEmpty, key.utf8.count <= 255, key.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
             return completion(

@@ -92,7 +92,8 @@ package final class SessionHost: Sendable {
                 system: system,
                 reduceTimer: metrics.reduceDuration,
                 budget: budget,
-                containment: containment
+                containment: containment,
+                eventsApplied: metrics.eventsApplied
             )
         }
         persistence?.onHealed { [weak self] in self?.reanchorFencedSessions() }

@@ -52,6 +52,15 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
 
+    /// `post(_:ifMatch:claim:completion:)` answered once what the post journaled is durable (a write that failed is
+    /// the answer then), and counted in `feedbackhost_events_total{outcome="applied"}`: the API's way of a post, with
+    /// one closure on the journal's wait between the loop and `completion`.
+    func postDurably(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    )
+
     /// The session's containment (its feedbacks' budget, slow reduces, crash marks); nil when none is kept.
     var containment: SessionGuard? { get }
     /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next

@@ -18,13 +18,17 @@ package struct SessionEnvironment: Sendable {
     /// The session's containment: its feedbacks' budget and supervisor, the judge of its reduces' time, its crash
     /// marks; nil contains nothing (tests).
     var containment: SessionGuard? = nil
+    /// Counts the events of durable posts (`feedbackhost_events_total{outcome="applied"}`); nil counts nothing.
+    var eventsApplied: Counter? = nil
 
     package init(
         system: SystemEnvironment,
         reduceTimer: Timer? = nil,
         budget: SessionBudget? = nil,
-        containment: SessionGuard? = nil
+        containment: SessionGuard? = nil,
+        eventsApplied: Counter? = nil
     ) {
+        self.eventsApplied = eventsApplied
         self.system = system
         self.reduceTimer = reduceTimer
         self.budget = budget

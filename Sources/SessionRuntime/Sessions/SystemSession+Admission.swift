@@ -5,9 +5,14 @@ import SystemKit
 
 /// How a post's events reach the loop: checked against the per-state limit and the memory budget first, on a copy.
 extension SystemSession {
-    /// A post's answer: the step after its last event (nil when the loop stopped first), and the trial when the
-    /// batch was tried on the state it was queued behind.
-    typealias Answer = @Sendable (Step<System.State, System.Event>?, Trial?) -> Void
+    /// What a post's answer needs: its idempotency claim, whether it waits for the journal, how many events it
+    /// brought, and where the answer goes. `finish` gives it.
+    struct PostAnswer: Sendable {
+        var claim: IdempotencyClaim?
+        var durable: Bool
+        var count = 0
+        var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    }
 
     /// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
     struct Trial: Sendable {
@@ -17,7 +22,7 @@ extension SystemSession {
 
     /// What `submit` did with a batch.
     enum Submission {
-        /// Queued; `answer` is (or was already) called.
+        /// Queued; `finish` is (or was already) called.
         case queued
         /// Refused before anything was queued: the state would pass its limit, or the budget has no room.
         case refused(APIError)
@@ -34,8 +39,8 @@ extension SystemSession {
     /// When the state moved on meanwhile (another post's events or an effect's were queued first), a post with
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
-    func submit(_ events: [System.Event], ifMatch: String?, answer: @escaping Answer) -> Submission {
-        let untried: Loop<System.State, System.Event>.Completion = { answer($0, nil) }
+    func submit(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
+        let untried: Loop<System.State, System.Event>.Completion = { [self] in finish($0, nil, post) }
         if account == nil && ifMatch == nil {
             _ = submission(loop, events, nil, nil, {}, untried)
             return .queued
@@ -82,7 +87,7 @@ extension SystemSession {
         }
         // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
         let accepted = { _ = self.cache(trial.snapshot, weight: trial.weight) }
-        if submission(loop, events, states, step.revision, accepted, { answer($0, trial) }) {
+        if submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, post) }) {
             return .queued
         }
         guard let tags = ifMatch else {

@@ -34,6 +34,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     package let containment: SessionGuard?
     /// Times the admission trial's reduces, which are the batch's reduces when it is queued behind its state.
     let reduceTimer: CoreMetrics.Timer?
+    /// Counts the events of durable posts.
+    let eventsApplied: CoreMetrics.Counter?
     /// The generation the session's minted tokens must carry (`SystemSession+Tokens`).
     let tokens: TokenGeneration
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
@@ -83,6 +85,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.loop = loop
         containment = environment.containment
         reduceTimer = environment.reduceTimer
+        eventsApplied = environment.eventsApplied
         containment?.bind(
             SessionGuard.Controls(
                 name: { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" },
@@ -137,22 +140,27 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
+        route(events, ifMatch: ifMatch, PostAnswer(claim: claim, durable: false, completion: completion))
+    }
+
+    func postDurably(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    ) {
+        route(events, ifMatch: ifMatch, PostAnswer(claim: nil, durable: true, completion: completion))
+    }
+
+    private func route(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
         // A session whose reduces proved slow is tried and queued on the slow lane: its trial reduce (below) would
         // hold the server thread that received the post.
         if let containment, containment.isOffloaded {
-            return containment.onSlowLane { [self] in
-                postNow(events, ifMatch: ifMatch, claim: claim, completion: completion)
-            }
+            return containment.onSlowLane { [self] in postNow(events, ifMatch: ifMatch, post) }
         }
-        postNow(events, ifMatch: ifMatch, claim: claim, completion: completion)
+        postNow(events, ifMatch: ifMatch, post)
     }
 
-    private func postNow(
-        _ events: [JSONValue],
-        ifMatch: String?,
-        claim: IdempotencyClaim?,
-        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
-    ) {
+    private func postNow(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
         touch()
         // A loop, not `enumerated().map`: this class runs unspecialised for its system, where the generic `map` and
         // its sequence cost a metadata lookup per call and a witness call per element.
@@ -163,12 +171,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                 decoded.append(try SystemEvents.decode(events[index], at: index, of: system))
             }
         } catch {
-            return completion(.failure(error))
+            return post.completion(.failure(error))
         }
         let waiting = inbox.add(decoded.count, ordering: .relaxed).newValue
         guard waiting <= inboxCapacity else {
             inbox.subtract(decoded.count, ordering: .relaxed)
-            return completion(
+            return post.completion(
                 .failure(
                     APIError(
                         .inboxFull,
@@ -179,32 +187,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                 )
             )
         }
-        let count = decoded.count
+        var post = post
+        post.count = decoded.count
         recorder?.batchStarted()
-        let answer: Answer = { [self] step, trial in
-            inbox.subtract(count, ordering: .relaxed)
-            guard let step else {
-                recorder?.batchEnded(completed: false)
-                if passivated.load(ordering: .acquiring) { return completion(.failure(Self.passivatedProblem(id))) }
-                return completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
-            }
-            // The trial's encoding is this step's when the batch was queued right behind the state it was tried on.
-            let snapshot: SessionSnapshot
-            if let trial, trial.snapshot.rev == step.revision {
-                snapshot = cache(trial.snapshot, weight: trial.weight)
-            } else {
-                snapshot = self.snapshot(of: step.state, rev: step.revision)
-            }
-            // The snapshot is this step's state encoded: the recorder's checksum of that revision is taken from it.
-            recorder?.batchEnded(
-                completed: true,
-                answer: claim.map { keyedAnswer($0, snapshot) },
-                last: (step.revision, snapshot.state)
-            )
-            completion(.success(snapshot))
-        }
         let refusal: APIError
-        switch submit(decoded, ifMatch: ifMatch, answer: answer) {
+        switch submit(decoded, ifMatch: ifMatch, post: post) {
         case .queued:
             return
         case .refused(let error):
@@ -217,9 +204,40 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                     + "GET the session and retry with its ETag"
             )
         }
-        inbox.subtract(count, ordering: .relaxed)
+        inbox.subtract(post.count, ordering: .relaxed)
         recorder?.batchEnded(completed: false)
-        completion(.failure(refusal))
+        post.completion(.failure(refusal))
+    }
+
+    /// A post's answer, once the loop applied its batch (`step`; nil when the loop stopped first): the snapshot (the
+    /// trial's encoding when the batch landed on the state it was tried on), the batch's end for the recorder, and
+    /// for a durable post the wait for the journal, one closure on the recorder's.
+    func finish(_ step: Step<System.State, System.Event>?, _ trial: Trial?, _ post: PostAnswer) {
+        inbox.subtract(post.count, ordering: .relaxed)
+        guard let step else {
+            recorder?.batchEnded(completed: false)
+            if passivated.load(ordering: .acquiring) { return post.completion(.failure(Self.passivatedProblem(id))) }
+            return post.completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
+        }
+        let snapshot: SessionSnapshot
+        if let trial, trial.snapshot.rev == step.revision {
+            snapshot = cache(trial.snapshot, weight: trial.weight)
+        } else {
+            snapshot = self.snapshot(of: step.state, rev: step.revision)
+        }
+        // The snapshot is this step's state encoded: the recorder's checksum of that revision is taken from it.
+        recorder?.batchEnded(
+            completed: true,
+            answer: post.claim.map { keyedAnswer($0, snapshot) },
+            last: (step.revision, snapshot.state)
+        )
+        guard post.durable else { return post.completion(.success(snapshot)) }
+        eventsApplied?.increment(by: post.count)
+        guard let recorder else { return post.completion(.success(snapshot)) }
+        let completion = post.completion
+        recorder.whenJournaled { [id] error in
+            completion(error.map { .failure(Self.notJournaledProblem($0, id)) } ?? .success(snapshot))
+        }
     }
 
     private func keyedAnswer(_ claim: IdempotencyClaim, _ snapshot: SessionSnapshot) -> KeyedAnswer {
@@ -254,14 +272,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void) {
         guard let recorder else { return notify(nil) }
-        recorder.whenJournaled { [id] error in
-            notify(
-                error.map {
-                    $0 == SessionRecorder<System>.sealed
-                        ? Self.passivatedProblem(id) : SessionPersistence.notJournaled($0)
-                }
-            )
-        }
+        recorder.whenJournaled { [id] error in notify(error.map { Self.notJournaledProblem($0, id) }) }
+    }
+
+    /// What a request gets when what it journaled did not become durable: passivated, or the journal's failure.
+    static func notJournaledProblem(_ error: JournalError, _ id: SessionID) -> APIError {
+        error == SessionRecorder<System>.sealed ? passivatedProblem(id) : SessionPersistence.notJournaled(error)
     }
 
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
