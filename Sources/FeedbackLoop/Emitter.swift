@@ -52,3 +52,21 @@ func launchEffect<Event: Sendable>(
     }
     return ticket
 }
+
+extension Emitter {
+    /// Emits every element of `events`, in order. After every 64 it stops if the effect was cancelled and yields
+    /// once: a sequence that always has an element ready (a flood) would otherwise never suspend, holding for good the
+    /// thread the effect started on (the engine owner's: a server thread) and running on after its cancellation.
+    @inlinable
+    func forward<Events: AsyncSequence>(_ events: Events) async throws where Events.Element == Event {
+        var sent = 0
+        for try await event in events {
+            self(event)
+            sent &+= 1
+            if sent & 63 == 0 {
+                try Task.checkCancellation()
+                await Task.yield()
+            }
+        }
+    }
+}

@@ -21,7 +21,7 @@ extension Feedback {
         effects: @escaping @Sendable (Request) -> Events
     ) -> Feedback where Events.Element == Event {
         reacting(request: request, onError: onError) { request, emit in
-            for try await event in effects(request) { emit(event) }
+            try await emit.forward(effects(request))
         }
     }
 
@@ -54,7 +54,7 @@ extension Feedback {
             let reactor = KeyedReactor<State, Event, ID, Request>(
                 requests: requests,
                 run: { request, updates, emit in
-                    for try await event in effects(request, updates) { emit(event) }
+                    try await emit.forward(effects(request, updates))
                 },
                 onError: onError
             )
@@ -82,7 +82,7 @@ extension Feedback {
         effects: @escaping @Sendable (Request) -> Events
     ) -> Feedback where Events.Element == Event {
         reactingToSet(requests: requests, onError: onError) { request, emit in
-            for try await event in effects(request) { emit(event) }
+            try await emit.forward(effects(request))
         }
     }
 
@@ -137,7 +137,7 @@ extension Feedback {
         effects: @escaping @Sendable (Value) -> Events
     ) -> Feedback where Events.Element == Event {
         reactingToFirstValue(transform, onError: onError) { value, emit in
-            for try await event in effects(value) { emit(event) }
+            try await emit.forward(effects(value))
         }
     }
 

@@ -99,7 +99,7 @@ public struct Feedback<State: Sendable, Event: Sendable>: Sendable {
                 guard !effect.started else { return }
                 effect.started = true
                 effect.launch(sink: sink, onError: onError) { emit in
-                    for try await event in source { emit(event) }
+                    try await emit.forward(source)
                 }
             }
         }

@@ -359,31 +359,21 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     ) -> Reactor<Event> {
         var combined: Reactor<Event> = { _, _, _ in }
         for (index, feedback) in feedbacks.enumerated() {
-            let next = feedback.attach()
-            guard sinks.indices.contains(index) else {
-                // Untagged: each feedback sends through the sink it is given, the loop.
-                if index == 0 {
-                    combined = next
-                } else {
-                    let previous = combined
-                    combined = { state, event, sink in
-                        previous(state, event, sink)
-                        next(state, event, sink)
-                    }
-                }
-                continue
+            var next = feedback.attach()
+            if sinks.indices.contains(index) {
+                // Tagged: the feedback's reactor lives in its sink, which a resume attaches anew.
+                let own = sinks[index]
+                own.reactor = next
+                next = { state, event, sink in own.reactor?(state, event, sink == nil ? nil : own) }
             }
-            // Tagged: the feedback's reactor lives in its sink, which a resume attaches anew.
-            let own = sinks[index]
-            own.reactor = next
-            let tagged: Reactor<Event> = { state, event, sink in own.reactor?(state, event, sink == nil ? nil : own) }
             if index == 0 {
-                combined = tagged
+                combined = next
             } else {
                 let previous = combined
+                let current = next
                 combined = { state, event, sink in
                     previous(state, event, sink)
-                    tagged(state, event, sink)
+                    current(state, event, sink)
                 }
             }
         }

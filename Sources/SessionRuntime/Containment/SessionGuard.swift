@@ -31,19 +31,17 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
         /// Reduces that took longer than the policy's limit since the session came into memory.
         package var slowReduces = 0
         /// The slowest of them: its event and milliseconds.
-        package var slowestReduce: (event: String, milliseconds: Double)?
+        package var slowestReduce: SlowReduce?
         /// True once the session's steps run on the slow lane.
         package var offloaded = false
 
         /// A report of nothing contained.
         package init() {}
 
-        package static func == (lhs: Report, rhs: Report) -> Bool {
-            lhs.feedbacks == rhs.feedbacks && lhs.loudestFeedback == rhs.loudestFeedback
-                && lhs.stoppedAt == rhs.stoppedAt && lhs.throttledAt == rhs.throttledAt
-                && lhs.slowReduces == rhs.slowReduces
-                && lhs.slowestReduce?.event == rhs.slowestReduce?.event
-                && lhs.slowestReduce?.milliseconds == rhs.slowestReduce?.milliseconds && lhs.offloaded == rhs.offloaded
+        /// A reduce over the limit: the event's case and how long it took.
+        package struct SlowReduce: Sendable, Equatable {
+            package var event: String
+            package var milliseconds: Double
         }
     }
 
@@ -142,7 +140,7 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
         let (count, offload) = held.withLock { held -> (Int, Controls?) in
             held.report.slowReduces += 1
             if held.report.slowestReduce.map({ milliseconds > $0.milliseconds }) ?? true {
-                held.report.slowestReduce = (event, milliseconds)
+                held.report.slowestReduce = Report.SlowReduce(event: event, milliseconds: milliseconds)
             }
             guard !held.report.offloaded, held.report.slowReduces >= policy.slowReducesBeforeOffload else {
                 return (held.report.slowReduces, nil)
