@@ -32,6 +32,10 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// creation's state counts as the first. 0 keeps none: compaction then deletes every event the latest snapshot
     /// covers. 2 keeps the previous snapshot and the events from it to the latest.
     public var historySnapshots: Int = 0
+    /// PostgreSQL only: how long one transaction (a group commit, a read, a test write) may wait for the server's
+    /// answer before its connection counts as broken (the server stopped, or the network dropped the connection
+    /// without a reset): the transaction fails, the journal is failing, and its test writes connect again.
+    public var answerTimeoutMilliseconds: Int = 10_000
     /// The SQLite VFS the journal's files are opened through, by registered name; nil for SQLite's default. Only
     /// tests set it (to a VFS that injects faults): no configuration key reaches it.
     public var vfs: String?

@@ -214,4 +214,44 @@ import Testing
         let session = try #require(try journal.recover(only: [id]).first)
         #expect(session.events.map(\.revision) == [1, 2])
     }
+
+    /// A server that stops answering (its backend stopped here; a dropped network looks the same) fails the commit
+    /// waiting on it after `answerTimeoutMilliseconds` instead of holding the journal for good; once the server answers
+    /// again a test write reconnects, and commits work again.
+    @Test func aServerThatStopsAnsweringFailsTheCommitAfterTheAnswerTimeout() throws {
+        let place = try JournalPlace(.postgres)
+        let id = JournalFixtures.id(1)
+        var configuration = JournalConfiguration(probeIntervalMilliseconds: 20)
+        configuration.answerTimeoutMilliseconds = 1000
+        let journal = try place.open(configuration)
+        defer { journal.close() }
+        try journal.appendAndWait([.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1)])
+
+        let server = try PostgresServer.shared()
+        let url = place.url!
+        let database = String(url.split(separator: "/").last!)
+        let backends = try server.psql(
+            url,
+            "SELECT pid FROM pg_stat_activity WHERE datname = '\(database)' AND application_name = 'feedback-host'"
+        ).split(separator: "\n").compactMap { Int32($0) }
+        try #require(backends.count == 1)
+        kill(backends[0], SIGSTOP)
+        let stopped = #expect(throws: JournalError.self) { try journal.appendAndWait([JournalFixtures.event(id, 2)]) }
+        kill(backends[0], SIGCONT)
+        #expect(stopped?.message.contains("PostgreSQL did not answer") == true, "\(String(describing: stopped))")
+
+        var healthy = false
+        for _ in 0..<500 where !healthy {
+            healthy = journal.health == .healthy
+            if !healthy { usleep(20_000) }
+        }
+        #expect(healthy)
+        // The stalled commit's outcome is unknown to the journal: the stopped backend may run it once it goes on.
+        let before = try #require(try journal.recover(only: [id]).first).events.map(\.revision)
+        #expect(before == [1] || before == [1, 2])
+        let next = UInt64(before.count + 1)
+        try journal.appendAndWait([JournalFixtures.event(id, next)])
+        let after = try #require(try journal.recover(only: [id]).first).events.map(\.revision)
+        #expect(after == before + [next])
+    }
 }

@@ -80,7 +80,7 @@ extension SessionJournaling {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        try Self.await(done, "an ownership check")
         return try outcome.withLock { $0! }.get()
     }
 
@@ -92,7 +92,14 @@ extension SessionJournaling {
             outcome.withLock { $0 = result }
             done.signal()
         }
-        done.wait()
+        try Self.await(done, "an append")
         try outcome.withLock { $0! }.get()
+    }
+
+    /// Waits for `done`, at most a minute: a journal that never answers fails its test instead of hanging the run.
+    private static func await(_ done: DispatchSemaphore, _ what: String) throws(JournalError) {
+        guard done.wait(timeout: .now() + .seconds(60)) == .success else {
+            throw JournalError(.postgres, "the journal did not answer \(what) within 60 s")
+        }
     }
 }

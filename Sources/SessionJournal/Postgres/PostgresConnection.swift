@@ -13,7 +13,9 @@ import Glibc
 ///
 /// Concurrency: after `start()` owned by `queue`; every method runs there and every source handler runs there. One
 /// `run` at a time (`isBusy`). libpq owns the socket and may close it by itself (at the connection's end); the sources
-/// watch a duplicate of it, closed with `PQfinish` only after both sources' cancel handlers ran.
+/// watch a duplicate of it, closed with `PQfinish` only after both sources' cancel handlers ran. A run that has no
+/// answer within `answerTimeout` (the server stopped, the network dropped the connection without a reset) fails as if
+/// the socket had broken: the watchdog, a timer on `queue` while the connection is started, looks every half of it.
 final class PostgresConnection {
     /// A prepared statement by name and its parameters in text format (nil is SQL NULL).
     struct Statement {
@@ -26,6 +28,8 @@ final class PostgresConnection {
     private var readSource: (any DispatchSourceRead)?
     private var writeSource: (any DispatchSourceWrite)?
     private var writing = false
+    private var watchdog: (any DispatchSourceTimer)?
+    private let answerTimeout: Duration
     private var liveSources = 0
     /// The duplicate of libpq's socket that the sources watch (-1 before `start()`); closed after both are cancelled.
     private var watched: Int32 = -1
@@ -36,13 +40,18 @@ final class PostgresConnection {
         var expected: Int
         /// A statement's first result arrived and its terminating null has not.
         var inStatement = false
+        /// When the run was sent (`DispatchTime` nanoseconds).
+        var started: UInt64
         var completion: (Result<[PostgresOutcome], JournalError>) -> Void
     }
 
     /// Connects synchronously (at most `connect_timeout` seconds, from `parameters` or libpq's default) with
-    /// `parameters` as libpq keywords and values (`dbname` may be a `postgres://` URL).
-    init(parameters: [(String, String)], queue: DispatchQueue) throws(JournalError) {
+    /// `parameters` as libpq keywords and values (`dbname` may be a `postgres://` URL). After `start()`, a run that
+    /// waits longer than `answerTimeout` for its answer breaks the connection.
+    init(parameters: [(String, String)], queue: DispatchQueue, answerTimeout: Duration = .seconds(10)) throws(JournalError)
+    {
         self.queue = queue
+        self.answerTimeout = answerTimeout
         let keywords = parameters.map { strdup($0.0) } + [nil]
         let values = parameters.map { strdup($0.1) } + [nil]
         defer {
@@ -116,6 +125,29 @@ final class PostgresConnection {
         writeSource = write
         read.resume()
         // The write source stays suspended until libpq has output it could not send.
+        let every = DispatchTimeInterval.nanoseconds(Int(Self.nanoseconds(answerTimeout) / 2))
+        let timer = DispatchSource.makeTimerSource(queue: queue)
+        timer.schedule(deadline: .now() + every, repeating: every)
+        timer.setEventHandler { [weak self] in self?.watch() }
+        watchdog = timer
+        timer.resume()
+    }
+
+    /// The watchdog's tick: a run waiting longer than `answerTimeout` breaks the connection.
+    private func watch() {
+        guard let job = current else { return }
+        let waited = DispatchTime.now().uptimeNanoseconds - job.started
+        guard waited > Self.nanoseconds(answerTimeout) else { return }
+        current = nil
+        job.completion(
+            .failure(JournalError(.postgres, "PostgreSQL did not answer within \(answerTimeout); the connection is dropped"))
+        )
+        close()
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> UInt64 {
+        let (seconds, attoseconds) = duration.components
+        return UInt64(max(seconds, 0)) * 1_000_000_000 + UInt64(max(attoseconds, 0) / 1_000_000_000)
     }
 
     /// Whether a `run` is in flight.
@@ -160,7 +192,7 @@ final class PostgresConnection {
             guard sent == 1 else { return fail(completion) }
         }
         guard PQpipelineSync(connection) == 1 else { return fail(completion) }
-        current = Job(expected: statements.count, completion: completion)
+        current = Job(expected: statements.count, started: DispatchTime.now().uptimeNanoseconds, completion: completion)
         flush()
     }
 
@@ -179,6 +211,8 @@ final class PostgresConnection {
         }
         readSource = nil
         writeSource = nil
+        watchdog?.cancel()
+        watchdog = nil
         read.cancel()
         if !writing { write.resume() }  // a suspended source never runs its cancel handler
         write.cancel()
@@ -223,22 +257,35 @@ final class PostgresConnection {
         if PQstatus(connection) != CONNECTION_OK { broken() }
     }
 
+    /// Reads until the socket has nothing more to give: libdispatch reports a hang-up (the server's reset) once and
+    /// then stops watching the descriptor, so what arrived with it, and the end behind it, must be read now.
     private func readable() {
         guard let connection else { return }
-        guard PQconsumeInput(connection) == 1 else { return broken() }
-        if writing { flush() }
-        drain(connection)
+        repeat {
+            guard PQconsumeInput(connection) == 1 else { return broken() }
+            if writing { flush() }
+            drain(connection)
+        } while readSource != nil && mayRead()
+    }
+
+    /// Whether a read would not block: bytes are waiting, or the end of the connection, or an error.
+    private func mayRead() -> Bool {
+        var byte: UInt8 = 0
+        let peeked = recv(watched, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return peeked >= 0 || (errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
     /// Takes every result libpq has complete; finishes the job at the Sync's result.
     private func drain(_ connection: OpaquePointer) {
-        while current != nil, PQisBusy(connection) == 0 {
+        results: while current != nil, PQisBusy(connection) == 0 {
             guard let result = PQgetResult(connection) else {
                 if current?.inStatement == true {
                     current?.inStatement = false
                     continue
                 }
-                return  // nothing more until more input arrives
+                // Nothing more until more input arrives, unless libpq met the connection's end while reading: a
+                // FATAL error from a terminated backend makes the pipeline abort here, and no input follows.
+                break results
             }
             let status = PQresultStatus(result)
             if status == PGRES_PIPELINE_SYNC {

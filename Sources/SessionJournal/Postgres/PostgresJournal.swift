@@ -174,7 +174,11 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         connection?.close()
         connection = nil
-        let made = try PostgresConnection(parameters: parameters, queue: queue)
+        let made = try PostgresConnection(
+            parameters: parameters,
+            queue: queue,
+            answerTimeout: .milliseconds(max(configuration.answerTimeoutMilliseconds, 1))
+        )
         do throws(JournalError) {
             for (name, sql) in PostgresSchema.statements {
                 try made.prepare(name, sql)
