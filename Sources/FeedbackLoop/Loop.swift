@@ -45,7 +45,6 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     @usableFromInline
     enum Action: Sendable {
         case idle
-        case step(State, Event, UInt64, [StepObserver<State, Event>], Completion?)
         case attach(StepObserver<State, Event>, Step<State, Event>)
         /// Dropped entries, observers to finish, the last step, and whether the feedbacks still run.
         case shutDown([Entry], [StepObserver<State, Event>], Step<State, Event>, Bool)
@@ -233,23 +232,21 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         // Hot path: plain locals instead of an `Action`, so that nothing is copied through value witnesses.
         var observers: [StepObserver<State, Event>] = []
         var revision: UInt64 = 0
-        var reacting = true
-        var handOff = false
+        var queued = false
+        let plain = marker == nil
         let state = withCore { core, flags -> State? in
             if core.stopped { return nil }
             guard EngineLock.claim(&flags) else {
                 core.queue.append(.event(event, nil, nil))
                 return nil
             }
-            if core.unusual {
-                if core.offloaded {
-                    core.queue.append(.event(event, nil, nil))
-                    handOff = true
-                    return nil
-                }
-                reacting = false  // the feedbacks are stopped
+            // A marked loop, an offloaded one, or one whose feedbacks are stopped: the queue's run knows each case,
+            // so that this path stays the plain loop's.
+            guard plain, !core.unusual else {
+                core.queue.append(.event(event, nil, nil))
+                queued = true
+                return nil
             }
-            marker?.stepStarted(revision: core.revision &+ 1)
             reduce(&core.state, event)
             core.revision &+= 1
             revision = core.revision
@@ -257,10 +254,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             return core.state
         }
         guard let state else {
-            if handOff { continueLater() }
+            if queued { runClaimed() }
             return
         }
-        notify(state, event, revision, observers, nil, reacting: reacting)
+        notify(state, event, revision, observers, nil, reacting: true, marked: false)
         // Usually nothing was queued meanwhile: release the engine without taking the lock.
         if !engine.releaseIfIdle() { runClaimed() }
     }
@@ -399,6 +396,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var throttledBy: Int?
         // An offloaded loop's reduce, taken out of the lock: the state to reduce from and the event.
         var outside: State?
+        let marked = marker != nil
         while true {
             let state = withCore { core, flags -> State? in
                 if core.stopped {
@@ -424,7 +422,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     let next: Event
                     var applied: AppliedState<State>? = nil
                     var done: Completion? = nil
-                    switch entry {
+                    switch consume entry {
                     case .event(let event, let ticket, let completion):
                         // An effect whose request changed or disappeared has a dead ticket.
                         if let ticket, !ticket.isLive { continue }
@@ -497,7 +495,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 return nil
             }
             if let state, let event {
-                notify(state, event, revision, observers, completion, reacting: reacting)
+                notify(state, event, revision, observers, completion, reacting: reacting, marked: marked)
                 if !observers.isEmpty { observers = [] }
                 if completion != nil { completion = nil }
                 continue
@@ -505,7 +503,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             if var state = outside, let event {
                 outside = nil
                 reduceOutside(&state, event, &revision, &observers)
-                notify(state, event, revision, observers, completion, reacting: reacting)
+                notify(state, event, revision, observers, completion, reacting: reacting, marked: marked)
                 if !observers.isEmpty { observers = [] }
                 if completion != nil { completion = nil }
                 continue
@@ -573,7 +571,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         _ revision: UInt64,
         _ observers: [StepObserver<State, Event>],
         _ completion: Completion?,
-        reacting: Bool = true
+        reacting: Bool,
+        marked: Bool
     ) {
         if reacting {
             withUnsafePointer(to: state) { state in
@@ -583,7 +582,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             }
         }
         // The system's code of this step (its reduce, its feedbacks' synchronous reactions) is done.
-        marker?.stepEnded()
+        if marked { marker?.stepEnded() }
         if !observers.isEmpty || completion != nil {
             let step = Step(event: event, state: state, revision: revision)
             for observer in observers where !observer.isCancelled { observer.body(step) }
@@ -597,8 +596,6 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         switch action {
         case .idle:
             return
-        case .step(let state, let event, let revision, let observers, let completion):
-            notify(state, event, revision, observers, completion)
         case .attach(let observer, let step):
             observer.body(step)
         case .shutDown(let dropped, let observers, let step, let reacting):
