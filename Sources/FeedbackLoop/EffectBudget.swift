@@ -166,6 +166,9 @@ final class FeedbackSink<State: Sendable, Event: Sendable>: EventSink<Event>, @u
 
     @usableFromInline
     override var effectTracker: (any EffectTracking)? { loop?.tracker }
+
+    @usableFromInline
+    override var effectExecutor: (any TaskExecutor)? { loop?.executorOfEffects }
 }
 
 /// What a loop with an ``EffectBudget`` keeps beyond a plain loop: the feedbacks as given (to name them and to attach

@@ -12,7 +12,7 @@ final class EffectSlot<Event: Sendable>: @unchecked Sendable {
     @usableFromInline
     func launch(
         sink: EventSink<Event>,
-        executor: ReactionExecutor? = nil,
+        executor: (any TaskExecutor)? = nil,
         onError: (@Sendable (any Error) -> Event?)?,
         _ body: @escaping @Sendable (Emitter<Event>) async throws -> Void
     ) {

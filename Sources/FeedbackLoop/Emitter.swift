@@ -22,18 +22,20 @@ public struct Emitter<Event: Sendable>: Sendable {
 /// The task starts immediately (`Task.immediate`, SE-0472): its body runs on the calling thread, the engine owner's,
 /// until its first suspension. So an effect that produces its event without suspending has queued it when this
 /// returns, and effects started one after the other queue such events in the order they were started. The body
-/// must not block: until it suspends it holds up the loop. With `executor`, the task prefers it (a `custom`
-/// feedback's ``ReactionExecutor``). The sink's effect tracker, if any, is told when the effect starts and ends.
+/// must not block: until it suspends it holds up the loop. The task prefers `executor` (a `custom` feedback's
+/// ``ReactionExecutor``), else the sink's effect executor (a host's, that marks whose code runs), else none. The
+/// sink's effect tracker, if any, is told when the effect starts and ends.
 @usableFromInline
 func launchEffect<Event: Sendable>(
     sink: EventSink<Event>,
-    executor: ReactionExecutor? = nil,
+    executor: (any TaskExecutor)? = nil,
     onError: (@Sendable (any Error) -> Event?)?,
     _ body: @escaping @Sendable (Emitter<Event>) async throws -> Void
 ) -> EffectTicket {
     let ticket = EffectTicket()
     let emitter = Emitter(sink: sink.weakened(), ticket: ticket)
     let tracker = sink.effectTracker
+    let executor = executor ?? sink.effectExecutor
     tracker?.effectStarted()
     let operation: @Sendable () async -> Void = {
         defer { tracker?.effectEnded() }

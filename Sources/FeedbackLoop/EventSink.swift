@@ -28,6 +28,11 @@ public class EventSink<Event: Sendable>: @unchecked Sendable {
     /// Who is told when the effects launched through this sink start and end; nil for nobody.
     @usableFromInline
     var effectTracker: (any EffectTracking)? { nil }
+
+    /// Where the effects launched through this sink run after their first suspension; nil for the global
+    /// concurrent executor.
+    @usableFromInline
+    var effectExecutor: (any TaskExecutor)? { nil }
 }
 
 /// Refers to its target weakly, so that running effects do not keep a loop alive.
@@ -52,6 +57,9 @@ final class WeakEventSink<Event: Sendable>: EventSink<Event>, @unchecked Sendabl
 
     @usableFromInline
     override var effectTracker: (any EffectTracking)? { target?.effectTracker }
+
+    @usableFromInline
+    override var effectExecutor: (any TaskExecutor)? { target?.effectExecutor }
 }
 
 /// Maps a child's events into a parent sink (pulled-back feedbacks).
@@ -93,4 +101,7 @@ final class MappedEventSink<Child: Sendable, Parent: Sendable>: EventSink<Child>
 
     @usableFromInline
     override var effectTracker: (any EffectTracking)? { parent.effectTracker }
+
+    @usableFromInline
+    override var effectExecutor: (any TaskExecutor)? { parent.effectExecutor }
 }

@@ -113,6 +113,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// as an effect too: work is under way until it ran.
     @usableFromInline
     let tracker: (any EffectTracking)?
+    /// Where the feedbacks' effects run after their first suspension; nil for the global concurrent executor.
+    @usableFromInline
+    let executorOfEffects: (any TaskExecutor)?
     /// The most steps one call runs on its thread before the rest of the queue continues in a task.
     @usableFromInline
     let synchronousSteps: Int
@@ -128,7 +131,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// `synchronousSteps` bounds the steps this init (and every later call) runs on its thread: past it the rest
     /// of the queue continues in a task, in order (at least 1). `budget` limits the events the feedbacks send
     /// (``EffectBudget``; nil for no limit) and `supervisor` is told when they go over it. `marker` is told where
-    /// each step's system code starts and ends (``StepMarking``).
+    /// each step's system code starts and ends (``StepMarking``). The feedbacks' effects run on `effectExecutor`
+    /// after their first suspension (a host's executor that marks whose code runs there; nil for the global
+    /// concurrent executor).
     @inlinable
     public init(
         initial: State,
@@ -139,12 +144,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         synchronousSteps: Int = Loop.defaultSynchronousSteps,
         budget: EffectBudget? = nil,
         supervisor: (any LoopSupervising)? = nil,
-        marker: (any StepMarking)? = nil
+        marker: (any StepMarking)? = nil,
+        effectExecutor: (any TaskExecutor)? = nil
     ) {
         core = Core(state: initial, revision: revision)
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
+        executorOfEffects = effectExecutor
         self.synchronousSteps = max(synchronousSteps, 1)
         self.marker = marker
         // Only a budget needs to know whose events are whose: without one, feedbacks send through the loop itself
@@ -315,6 +322,9 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
     @usableFromInline
     override var effectTracker: (any EffectTracking)? { tracker }
+
+    @usableFromInline
+    override var effectExecutor: (any TaskExecutor)? { executorOfEffects }
 
     /// Queues an entry; runs the queue on this thread when no other thread owns the engine. Returns false when
     /// the loop is stopped.

@@ -12,8 +12,8 @@ import Darwin
 /// `deliver(_:)` arms the executor for the calling thread and runs `body` (which yields a state into the task's
 /// stream). If that resumes the waiting task, the runtime enqueues the task's job here from the same thread: it runs
 /// at once, inline, until the task suspends again (usually waiting for the next state). At most one job runs inline
-/// per delivery; every other job (a later resumption from a timer, another thread, `Task.yield()`) goes to the global
-/// concurrent executor as usual.
+/// per delivery; every other job (a later resumption from a timer, another thread, `Task.yield()`) goes to `fallback`
+/// (the loop's effect executor), or to the global concurrent executor as usual.
 ///
 /// Concurrency: `deliver(_:)` is called only by the loop's engine owner; `enqueue(_:)` may be called from any thread.
 /// The armed thread's identity is atomic, and only the thread that armed it can take it.
@@ -21,9 +21,12 @@ import Darwin
 final class ReactionExecutor: TaskExecutor {
     /// The thread that may run the next job inline, or 0.
     private let armedThread = Atomic<UInt>(0)
+    private let fallback: (any TaskExecutor)?
 
     @usableFromInline
-    init() {}
+    init(fallback: (any TaskExecutor)? = nil) {
+        self.fallback = fallback
+    }
 
     /// Runs `body`, letting the job it enqueues on this executor from this thread run inline.
     func deliver(_ body: () -> Void) {
@@ -39,6 +42,8 @@ final class ReactionExecutor: TaskExecutor {
         let thread = Self.currentThread
         if armedThread.compareExchange(expected: thread, desired: 0, ordering: .acquiringAndReleasing).exchanged {
             job.runSynchronously(on: asUnownedTaskExecutor())
+        } else if let fallback {
+            fallback.enqueue(job)
         } else {
             globalConcurrentExecutor.enqueue(job)
         }

@@ -8,7 +8,8 @@
 final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable {
     private var feed: LoopFeed<State>?
     private let effect = EffectSlot<Event>()
-    private let executor = ReactionExecutor()
+    /// Made at the launch, over the sink's effect executor.
+    private var executor: ReactionExecutor?
 
     func yield(
         _ state: State,
@@ -16,7 +17,7 @@ final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable 
         body: @escaping @Sendable (AsyncStream<State>, Emitter<Event>) async throws -> Void,
         onError: @escaping @Sendable (any Error) -> Event?
     ) {
-        if let feed {
+        if let feed, let executor {
             executor.deliver { feed.yield(state) }
             return
         }
@@ -26,6 +27,8 @@ final class StreamRunner<State: Sendable, Event: Sendable>: @unchecked Sendable 
         self.feed = feed
         feed.yield(state)
         effect.started = true
+        let executor = ReactionExecutor(fallback: sink.effectExecutor)
+        self.executor = executor
         effect.launch(sink: sink, executor: executor, onError: onError) { emit in try await body(stream, emit) }
     }
 

@@ -207,7 +207,7 @@ def test_a_misbehaving_system_harms_only_its_own_sessions(data_dir):
 
         # A trap kills the process; nothing acknowledged is lost.
         counts = {session: acknowledged.get(session, 0) for session in healthy}
-        poisoned = [host.create("trap"), host.create("trap")]
+        poisoned = [host.create("trap"), host.create("trap"), host.create("trap")]
         for session in poisoned:
             assert host.call("POST", f"/v1/sessions/{session}/events", {"type": "increment"})[0] == 200
         host = crash_and_restart(host, data_dir, poisoned[0])
@@ -224,14 +224,21 @@ def test_a_misbehaving_system_harms_only_its_own_sessions(data_dir):
         assert host.call("DELETE", f"/v1/sessions/{poisoned[1]}")[0] == 204
         assert host.call("GET", f"/v1/sessions/{poisoned[1]}")[0] == 404
         assert host.process.poll() is None
+
+        # An effect that traps after a suspension (its asynchronous part, on no server thread): the session is
+        # quarantined all the same, so its activation does not start the effect again.
+        host = crash_and_restart(host, data_dir, poisoned[2], event="fuse")
+        check_quarantined_and_others_answer(host, poisoned[2], counts, ran="an effect, after a suspension")
+        assert host.call("DELETE", f"/v1/sessions/{poisoned[2]}")[0] == 204
+        assert host.process.poll() is None
     finally:
         host.stop()
 
 
-def crash_and_restart(host, data_dir, session):
+def crash_and_restart(host, data_dir, session, event="boom"):
     """Posts the event that traps; the process dies by a signal; a new one starts over the same data directory."""
     try:
-        host.call("POST", f"/v1/sessions/{session}/events", {"type": "boom"}, timeout=30)
+        host.call("POST", f"/v1/sessions/{session}/events", {"type": event}, timeout=30)
     except (OSError, http.client.HTTPException):
         pass
     host.process.wait(timeout=30)
@@ -239,12 +246,12 @@ def crash_and_restart(host, data_dir, session):
     return Host(data_dir)
 
 
-def check_quarantined_and_others_answer(host, poisoned, counts):
+def check_quarantined_and_others_answer(host, poisoned, counts, ran="reduce"):
     for _ in range(2):
         status, problem = host.call("GET", f"/v1/sessions/{poisoned}")
         assert status == 409, problem
         assert problem["type"].endswith("session-quarantined"), problem
-        assert "reduce" in problem["detail"], problem
+        assert ran in problem["detail"], problem
         status, problem = host.call("POST", f"/v1/sessions/{poisoned}/events", {"type": "increment"})
         assert status == 409, problem
     for session, count in list(counts.items())[:10]:

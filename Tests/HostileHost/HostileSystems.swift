@@ -16,9 +16,10 @@ enum HostileEvent: Codable, Equatable, Sendable {
     case start
     case nap
     case boom
+    case fuse
 
     static let names: [HostileEvent: String] = [
-        .increment: "increment", .tick: "tick", .start: "start", .nap: "nap", .boom: "boom",
+        .increment: "increment", .tick: "tick", .start: "start", .nap: "nap", .boom: "boom", .fuse: "fuse",
     ]
 
     init(from decoder: any Decoder) throws {
@@ -41,12 +42,14 @@ struct HostileState: Codable, Equatable, Sendable {
     var count = 0
     var ticks = 0
     var storming = false
+    var fused = false
 
     static func reduce(_ state: inout HostileState, _ event: HostileEvent) {
         switch event {
         case .increment, .nap, .boom: state.count += 1
         case .tick: state.ticks += 1
         case .start: state.storming = true
+        case .fuse: state.fused = true
         }
     }
 }
@@ -114,11 +117,22 @@ struct StormSystem: HostileSystem {
     }
 }
 
-/// A reducer that traps on one event type (an index out of range, as a bug would).
+/// A reducer that traps on one event type (an index out of range, as a bug would), and a feedback whose effect traps
+/// once it is fused, after a suspension (in the effect's asynchronous part, as a bug in decoding a fetched page would).
 struct TrapSystem: HostileSystem {
     var name: String { "trap" }
-    var summary: String { "A reducer that traps on a boom." }
-    var clientEventTypes: [String] { ["increment", "boom"] }
+    var summary: String { "A reducer that traps on a boom; once fused, an effect traps after a sleep." }
+    var clientEventTypes: [String] { ["increment", "boom", "fuse"] }
+
+    func feedbacks(_ environment: SystemEnvironment) -> [Feedback<State, Event>] {
+        [
+            .react(request: { $0.fused ? true : nil }) { _ in
+                try await Task.sleep(for: .milliseconds(20))
+                let empty: [Int] = []
+                return empty[0] == 0 ? .tick : nil  // out of range: a trap
+            }.named("fuse")
+        ]
+    }
 
     static func reduce(_ state: inout State, _ event: Event) {
         if event == .boom {

@@ -65,7 +65,8 @@ package struct SessionEnvironment: Sendable {
             effectTracker: self.system.effectTracker,
             budget: containment?.policy.effectBudget,
             supervisor: containment,
-            marker: containment
+            marker: containment,
+            effectExecutor: containment?.effectExecutor
         )
     }
 }
