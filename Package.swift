@@ -1,4 +1,5 @@
 // swift-tools-version:6.2
+import CompilerPluginSupport
 import PackageDescription
 
 let strict: [SwiftSetting] = [
@@ -37,6 +38,8 @@ let package = Package(
         ),
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.1.0"),
+        // The macros that derive an event's wire format and the JSON Schemas (FeedbackMacros); 603 goes with Swift 6.3.
+        .package(url: "https://github.com/swiftlang/swift-syntax.git", "603.0.1"..<"604.0.0"),
     ],
     targets: [
         .systemLibrary(
@@ -90,11 +93,24 @@ let package = Package(
             name: "Upstream",
             swiftSettings: strict
         ),
+        // The compiler plug-in behind @FeedbackEvent and @FeedbackSchema (declared in SystemKit).
+        .macro(
+            name: "FeedbackMacros",
+            dependencies: [
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftCompilerPlugin", package: "swift-syntax"),
+                .product(name: "SwiftDiagnostics", package: "swift-syntax"),
+            ],
+            swiftSettings: strict
+        ),
         .target(
             name: "SystemKit",
             dependencies: [
                 "FeedbackLoop",
                 "FeedbackJSON",
+                "FeedbackMacros",
                 "Upstream",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -242,6 +258,18 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
+            name: "FeedbackMacrosTests",
+            dependencies: [
+                "FeedbackMacros",
+                .product(name: "SwiftSyntax", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxBuilder", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacros", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacroExpansion", package: "swift-syntax"),
+                .product(name: "SwiftSyntaxMacrosGenericTestSupport", package: "swift-syntax"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(
             name: "SystemKitTests",
             dependencies: ["SystemKit", "FeedbackLoop"],
             swiftSettings: strict
@@ -268,6 +296,8 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
+            // Read by path (#filePath), not bundled: a journal written by an older build.
+            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,12 @@
+import SwiftCompilerPlugin
+import SwiftSyntaxMacros
+
+/// The compiler plug-in: the macros SystemKit declares (`@FeedbackEvent`, `@Effect`, `@FeedbackSchema`).
+@main
+struct FeedbackMacrosPlugin: CompilerPlugin {
+    let providingMacros: [any Macro.Type] = [
+        FeedbackEventMacro.self,
+        EffectMacro.self,
+        FeedbackSchemaMacro.self,
+    ]
+}

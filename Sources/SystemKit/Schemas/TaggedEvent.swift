@@ -1,0 +1,64 @@
+import FeedbackJSON
+
+/// An event enum whose wire format `@FeedbackEvent` derived: tagged by `"type"`, with its types, the ones clients
+/// may post, and a JSON Schema per case.
+public protocol TaggedEvent: Codable, Sendable, JSONSchemaDescribing {
+    /// Every event type, in declaration order.
+    static var eventTypes: [String] { get }
+    /// The types clients may post (the cases not marked `@Effect`).
+    static var clientEventTypes: [String] { get }
+    /// Every case's wire name, whether clients may post it, and its schema.
+    static var eventCases: [EventCase] { get }
+}
+
+extension TaggedEvent {
+    /// Any event of this enum: one of the cases' schemas (each fixes `"type"`, so exactly one matches).
+    public static var jsonSchema: JSONSchema {
+        JSONSchema(.object(["oneOf": .array(eventCases.map(\.schema.json))]))
+    }
+}
+
+extension FeedbackSystem where Event: TaggedEvent {
+    /// The cases not marked `@Effect`.
+    public var clientEventTypes: [String] { Event.clientEventTypes }
+}
+
+/// One case of a tagged event: its wire name, whether clients may post it, and the JSON Schema of its object.
+public struct EventCase: Sendable {
+    /// The `"type"` tag.
+    public let type: String
+    /// Whether the case is an effect's result, which clients may not post.
+    public let isEffect: Bool
+    /// The schema of the whole event object, `"type"` included.
+    public let schema: JSONSchema
+
+    /// A case whose fields are its labeled values (an optional one is not required: it is left out when nil).
+    public init(_ type: String, effect: Bool = false, fields: [JSONSchema.Property] = []) {
+        self.init(
+            type,
+            effect: effect,
+            properties: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.schema.json) }),
+            required: fields.filter(\.required).map { .string($0.name) }
+        )
+    }
+
+    /// A case whose one unlabeled value writes its own members beside `"type"`.
+    public init(_ type: String, effect: Bool = false, flattening payload: JSONSchema) {
+        let (properties, required) = payload.objectParts
+        self.init(type, effect: effect, properties: properties, required: required)
+    }
+
+    private init(_ type: String, effect: Bool, properties: [String: JSONValue], required: [JSONValue]) {
+        self.type = type
+        isEffect = effect
+        var properties = properties
+        properties["type"] = .object(["const": .string(type)])
+        schema = JSONSchema(
+            .object([
+                "type": .string("object"),
+                "properties": .object(properties),
+                "required": .array([.string("type")] + required),
+            ])
+        )
+    }
+}

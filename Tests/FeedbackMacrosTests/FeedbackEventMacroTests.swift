@@ -1,0 +1,82 @@
+import SwiftSyntaxMacrosGenericTestSupport
+import Testing
+
+@Suite struct FeedbackEventMacroTests {
+    @Test func derivesTheTaggedCodingTypesAndSchemas() {
+        expectExpansion(
+            """
+            @FeedbackEvent
+            public enum Event: Equatable, Sendable {
+                case increment
+                case add(amount: Int)
+                @Effect case advance(next: WallTime?)
+                @Effect case pageLoaded(Page)
+            }
+            """,
+            expands: """
+                public enum Event: Equatable, Sendable {
+                    case increment
+                    case add(amount: Int)
+                    case advance(next: WallTime?)
+                    case pageLoaded(Page)
+
+                    /// Every event type, in declaration order.
+                    public static var eventTypes: [String] {
+                        ["increment", "add", "advance", "pageLoaded"]
+                    }
+
+                    /// The types clients may post: every case not marked @Effect.
+                    public static var clientEventTypes: [String] {
+                        ["increment", "add"]
+                    }
+
+                    /// Every case's wire name, whether clients may post it, and its JSON Schema.
+                    public static var eventCases: [SystemKit.EventCase] {
+                        [
+                            SystemKit.EventCase("increment"),
+                            SystemKit.EventCase("add", fields: [SystemKit.JSONSchema.Property("amount", SystemKit.JSONSchema.of(Int.self), required: true)]),
+                            SystemKit.EventCase("advance", effect: true, fields: [SystemKit.JSONSchema.Property("next", SystemKit.JSONSchema.of(Optional<WallTime>.self), required: false)]),
+                            SystemKit.EventCase("pageLoaded", effect: true, flattening: SystemKit.JSONSchema.of(Page.self)),
+                        ]
+                    }
+
+                    public init(from decoder: any Decoder) throws {
+                        let container = try decoder.container(keyedBy: SystemKit.TaggedEventKey.self)
+                        switch try container.eventType() {
+                        case "increment":
+                            self = .increment
+                        case "add":
+                            self = .add(amount: try container.decode(Int.self, forKey: SystemKit.TaggedEventKey("amount")))
+                        case "advance":
+                            self = .advance(next: try container.decodeIfPresent(WallTime.self, forKey: SystemKit.TaggedEventKey("next")))
+                        case "pageLoaded":
+                            self = .pageLoaded(try Page.init(from: decoder))
+                        case let other:
+                            throw container.unknownType(other, known: Self.eventTypes)
+                        }
+                    }
+
+                    public func encode(to encoder: any Encoder) throws {
+                        var container = encoder.container(keyedBy: SystemKit.TaggedEventKey.self)
+                        switch self {
+                        case .increment:
+                            try container.encode("increment", forKey: .type)
+                        case .add(let amount):
+                            try container.encode("add", forKey: .type)
+                            try container.encode(amount, forKey: SystemKit.TaggedEventKey("amount"))
+                        case .advance(let next):
+                            try container.encode("advance", forKey: .type)
+                            try container.encodeIfPresent(next, forKey: SystemKit.TaggedEventKey("next"))
+                        case .pageLoaded(let payload):
+                            try container.encode("pageLoaded", forKey: .type)
+                            try payload.encode(to: encoder)
+                        }
+                    }
+                }
+
+                extension Event: SystemKit.TaggedEvent {
+                }
+                """
+        )
+    }
+}
