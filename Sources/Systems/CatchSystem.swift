@@ -6,8 +6,10 @@ public import SystemKit
 /// passivation while the machine holds the ball does not delay it.
 public struct CatchSystem: FeedbackSystem {
     /// Who holds the ball, and how many throws so far.
+    @FeedbackSchema
     public struct State: Codable, Equatable, Sendable {
         /// Who has the ball.
+        @FeedbackSchema
         public enum Holder: String, Codable, Sendable {
             case human
             case machine
@@ -29,40 +31,12 @@ public struct CatchSystem: FeedbackSystem {
     }
 
     /// `throwToMachine` is the client's; `schedule` and `throwToHuman` are the machine's timer feedbacks'.
-    public enum Event: Codable, Equatable, Sendable {
+    @FeedbackEvent
+    public enum Event: Equatable, Sendable {
         case throwToMachine
         /// The machine will throw the ball back at `until` (sent when it caught the ball).
-        case schedule(until: WallTime)
-        case throwToHuman
-
-        static let types = ["throwToMachine", "schedule", "throwToHuman"]
-
-        private enum Field: String, CodingKey { case until }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: TaggedEventKey.self)
-            switch try container.eventType() {
-            case "throwToMachine": self = .throwToMachine
-            case "schedule":
-                self = .schedule(
-                    until: try decoder.container(keyedBy: Field.self).decode(WallTime.self, forKey: .until)
-                )
-            case "throwToHuman": self = .throwToHuman
-            case let other: throw container.unknownType(other, known: Self.types)
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: TaggedEventKey.self)
-            switch self {
-            case .throwToMachine: try container.encode("throwToMachine", forKey: .type)
-            case .schedule(let until):
-                try container.encode("schedule", forKey: .type)
-                var fields = encoder.container(keyedBy: Field.self)
-                try fields.encode(until, forKey: .until)
-            case .throwToHuman: try container.encode("throwToHuman", forKey: .type)
-            }
-        }
+        @Effect case schedule(until: WallTime)
+        @Effect case throwToHuman
     }
 
     /// How long the machine holds the ball before throwing it back.
@@ -77,7 +51,6 @@ public struct CatchSystem: FeedbackSystem {
     public var summary: String {
         "Play Catch: throw the ball to the machine, which throws it back after \(throwBackDelay)."
     }
-    public var clientEventTypes: [String] { ["throwToMachine"] }
     public var exampleEvents: [Event] { [.throwToMachine] }
     public var initialState: State { State() }
 

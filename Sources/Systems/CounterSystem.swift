@@ -6,6 +6,7 @@ public import SystemKit
 /// The count saturates at `Int.min` and `Int.max`: a reducer is total, so an overflowing `add` cannot crash it.
 public struct CounterSystem: FeedbackSystem {
     /// The counter's state.
+    @FeedbackSchema
     public struct State: Codable, Equatable, Sendable {
         /// The current count.
         public var count: Int
@@ -15,33 +16,11 @@ public struct CounterSystem: FeedbackSystem {
     }
 
     /// The counter's events, all of them client events.
-    public enum Event: Codable, Equatable, Sendable {
+    @FeedbackEvent
+    public enum Event: Equatable, Sendable {
         case increment
         case decrement
         case add(amount: Int)
-
-        static let types = ["increment", "decrement", "add"]
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: TaggedEventKey.self)
-            switch try container.eventType() {
-            case "increment": self = .increment
-            case "decrement": self = .decrement
-            case "add": self = .add(amount: try container.decode(Int.self, forKey: TaggedEventKey("amount")))
-            case let other: throw container.unknownType(other, known: Self.types)
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: TaggedEventKey.self)
-            switch self {
-            case .increment: try container.encode("increment", forKey: .type)
-            case .decrement: try container.encode("decrement", forKey: .type)
-            case .add(let amount):
-                try container.encode("add", forKey: .type)
-                try container.encode(amount, forKey: TaggedEventKey("amount"))
-            }
-        }
     }
 
     /// Creates the counter system.
@@ -49,7 +28,6 @@ public struct CounterSystem: FeedbackSystem {
 
     public var name: String { "counter" }
     public var summary: String { "A counter: increment, decrement, or add an amount (saturating at the Int limits)." }
-    public var clientEventTypes: [String] { Event.types }
     public var exampleEvents: [Event] { [.increment, .decrement, .add(amount: 5)] }
     public var initialState: State { State() }
 

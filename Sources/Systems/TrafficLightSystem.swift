@@ -4,8 +4,10 @@ public import SystemKit
 /// A traffic light cycling red, green, yellow on timers while it runs; clients start and stop it.
 public struct TrafficLightSystem: FeedbackSystem {
     /// The light's state.
+    @FeedbackSchema
     public struct State: Codable, Equatable, Sendable {
         /// The lit lamp.
+        @FeedbackSchema
         public enum Phase: String, Codable, Sendable, CaseIterable {
             case red
             case green
@@ -42,45 +44,15 @@ public struct TrafficLightSystem: FeedbackSystem {
     }
 
     /// `start` and `stop` are the client's; `schedule` and `advance` are the timer feedbacks'.
-    public enum Event: Codable, Equatable, Sendable {
+    @FeedbackEvent
+    public enum Event: Equatable, Sendable {
         case start
         case stop
         /// The running light's phase ends at `until` (sent when it has no deadline yet).
-        case schedule(until: WallTime)
+        @Effect case schedule(until: WallTime)
         /// The phase's deadline came; the next phase ends at `next`. Journals written before deadlines existed
         /// hold `advance` without `next`; the light then schedules the next phase afresh.
-        case advance(next: WallTime?)
-
-        static let types = ["start", "stop", "schedule", "advance"]
-
-        private enum Field: String, CodingKey { case until, next }
-
-        public init(from decoder: any Decoder) throws {
-            let container = try decoder.container(keyedBy: TaggedEventKey.self)
-            let fields = try decoder.container(keyedBy: Field.self)
-            switch try container.eventType() {
-            case "start": self = .start
-            case "stop": self = .stop
-            case "schedule": self = .schedule(until: try fields.decode(WallTime.self, forKey: .until))
-            case "advance": self = .advance(next: try fields.decodeIfPresent(WallTime.self, forKey: .next))
-            case let other: throw container.unknownType(other, known: Self.types)
-            }
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var container = encoder.container(keyedBy: TaggedEventKey.self)
-            var fields = encoder.container(keyedBy: Field.self)
-            switch self {
-            case .start: try container.encode("start", forKey: .type)
-            case .stop: try container.encode("stop", forKey: .type)
-            case .schedule(let until):
-                try container.encode("schedule", forKey: .type)
-                try fields.encode(until, forKey: .until)
-            case .advance(let next):
-                try container.encode("advance", forKey: .type)
-                try fields.encodeIfPresent(next, forKey: .next)
-            }
-        }
+        @Effect case advance(next: WallTime?)
     }
 
     /// How long each phase lasts.
@@ -95,7 +67,6 @@ public struct TrafficLightSystem: FeedbackSystem {
     public var summary: String {
         "A traffic light: start it and it cycles red, green, yellow on timers until stopped."
     }
-    public var clientEventTypes: [String] { ["start", "stop"] }
     public var exampleEvents: [Event] { [.start, .stop] }
     public var initialState: State { State() }
 

@@ -1,5 +1,6 @@
 import FeedbackJSON
 import FeedbackService
+import SystemKit
 import Testing
 
 @testable import Systems

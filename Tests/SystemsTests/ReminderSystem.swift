@@ -7,11 +7,13 @@ import SystemKit
 /// Fires a text after some seconds: the pending reminder is in the state with its absolute deadline (a durable
 /// timer), and a timer feedback fires it when the deadline comes, across restarts.
 struct ReminderSystem: FeedbackSystem {
+    @FeedbackSchema
     struct State: Codable, Equatable, Sendable {
         var pending: Reminder?
         var fired: [String] = []
     }
 
+    @FeedbackSchema
     struct Reminder: Codable, Equatable, Sendable {
         var text: String
         var seconds: Int
@@ -19,47 +21,15 @@ struct ReminderSystem: FeedbackSystem {
         var due: WallTime?
     }
 
-    enum Event: Codable, Sendable {
-        case remind(text: String, seconds: Int)  // posted by clients
-        case schedule(due: WallTime)  // sent by the scheduling feedback
-        case fire  // sent by the timer feedback
-
-        private enum Keys: String, CodingKey { case type, text, seconds, due }
-
-        init(from decoder: any Decoder) throws {
-            let fields = try decoder.container(keyedBy: Keys.self)
-            switch try fields.decode(String.self, forKey: .type) {
-            case "remind":
-                self = .remind(
-                    text: try fields.decode(String.self, forKey: .text),
-                    seconds: try fields.decode(Int.self, forKey: .seconds)
-                )
-            case "schedule": self = .schedule(due: try fields.decode(WallTime.self, forKey: .due))
-            case "fire": self = .fire
-            case let other:
-                throw DecodingError.dataCorruptedError(forKey: .type, in: fields, debugDescription: "no type \(other)")
-            }
-        }
-
-        func encode(to encoder: any Encoder) throws {
-            var fields = encoder.container(keyedBy: Keys.self)
-            switch self {
-            case .remind(let text, let seconds):
-                try fields.encode("remind", forKey: .type)
-                try fields.encode(text, forKey: .text)
-                try fields.encode(seconds, forKey: .seconds)
-            case .schedule(let due):
-                try fields.encode("schedule", forKey: .type)
-                try fields.encode(due, forKey: .due)
-            case .fire:
-                try fields.encode("fire", forKey: .type)
-            }
-        }
+    @FeedbackEvent
+    enum Event: Sendable {
+        case remind(text: String, seconds: Int)  // posted by clients: {"type":"remind","text":"tea","seconds":3}
+        @Effect case schedule(due: WallTime)  // sent by the scheduling feedback; clients may not post it
+        @Effect case fire  // sent by the timer feedback; clients may not post it
     }
 
     var name: String { "reminder" }
     var summary: String { "Fires a text after some seconds." }
-    var clientEventTypes: [String] { ["remind"] }
     var exampleEvents: [Event] { [.remind(text: "tea", seconds: 3)] }
     var initialState: State { State() }
 

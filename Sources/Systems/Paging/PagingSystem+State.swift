@@ -1,4 +1,5 @@
 public import FeedbackJSON
+public import SystemKit
 
 extension PagingSystem {
     /// What the list shows and what the fetch feedback should do next.
@@ -126,5 +127,29 @@ extension PagingSystem {
             try container.encode(endReason, forKey: .endReason)
             try container.encode(visited, forKey: .visited)
         }
+    }
+}
+
+/// The state writes its own JSON (the status as a string, a failure's text beside it, absent members read as their
+/// defaults), so its schema is written beside that coding rather than derived from the properties.
+extension PagingSystem.State: JSONSchemaDescribing {
+    public static var jsonSchema: JSONSchema {
+        func optional(_ name: String, _ schema: JSONSchema) -> JSONSchema.Property {
+            JSONSchema.Property(name, schema, required: false)
+        }
+        return .object([
+            optional("query", .of(String.self)),
+            optional("items", .of([JSONValue].self)),
+            optional("nextPage", .of(String?.self)),
+            optional("status", .strings(["idle", "loading", "failed", "exhausted"])),
+            optional("message", .of(String.self)),
+            optional("pagesLoaded", .of(Int.self)),
+            optional("total", .of(Int?.self)),
+            optional("generation", .of(Int.self)),
+            optional("retries", .of(Int.self)),
+            optional("lastError", .of(String?.self)),
+            optional("endReason", .of(String?.self)),
+            optional("visited", .of([String].self)),
+        ])
     }
 }

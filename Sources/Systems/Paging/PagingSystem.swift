@@ -20,7 +20,6 @@ public struct PagingSystem: FeedbackSystem {
         "An infinite list: search sends the query upstream and loads the first page; loadNextPage appends the next "
             + "one (Link rel=\"next\" or a next field), retry reloads a failed page, clear starts over."
     }
-    public var clientEventTypes: [String] { ["search", "loadNextPage", "retry", "clear"] }
     public var exampleEvents: [Event] { [.search(query: "lamp"), .loadNextPage, .retry, .clear] }
     public var initialState: State { State() }
 
