@@ -10,6 +10,17 @@ extension SessionService {
         return Response.json(JSONValue.object(["systems": .array(list)]).serialized())
     }
 
+    /// `GET /v1/systems/{name}`: one system's entry of the list, with its state's and events' JSON Schemas.
+    func describeSystem(_ name: String) throws(APIError) -> Response {
+        guard let system = host.systems[name] else {
+            throw APIError(
+                .systemNotFound,
+                "no system is named \"\(name)\"; GET /v1/systems lists them: \(host.systemOrder.joined(separator: ", "))"
+            )
+        }
+        return Response.json(system.description.serialized())
+    }
+
     /// `POST /v1/sessions`: a new session under a random id; the answer and the session whose journaling it waits for.
     func createSession(_ request: Request) throws(APIError) -> (Response, any HostedSession) {
         try startSession(request, id: SessionID.random(), chosenByClient: false)

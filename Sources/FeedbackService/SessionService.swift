@@ -86,6 +86,12 @@ public final class SessionService: Sendable {
             [
                 APIRoute(.get, "/v1/systems", nil, .now { [self] _, _ in listSystems() }),
                 APIRoute(
+                    .get,
+                    "/v1/systems/{name}",
+                    nil,
+                    .now { [self] request, _ throws(APIError) in try describeSystem(request.parameter("name") ?? "") }
+                ),
+                APIRoute(
                     .post,
                     "/v1/sessions",
                     maxBodySize: maxBody,
@@ -154,7 +160,8 @@ public final class SessionService: Sendable {
     /// method and headers, or 403 with the reason.
     func registerPreflights(in router: inout Router) {
         for path in [
-            "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
+            "/v1/systems", "/v1/systems/{name}", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events",
+            "/v1/sessions/{id}/stream",
             "/v1/sessions/{id}/export", "/v1/sessions/{id}/containment", "/v1/sessions/{id}/resume",
             "/v1/sessions/{id}/release",
         ] {

@@ -113,6 +113,7 @@ struct FixtureExportTests {
         var events = 0
         var effectTypes: Set<String> = []
         var mismatches: [String] = []
+        var corpus: [String: (states: [JSONValue], events: [JSONValue])] = [:]
         var histories: [SessionHistory] = []
         try journal.readHistories(batchSize: 100) { histories += $0 }
         #expect(histories.count == 1000)
@@ -125,6 +126,8 @@ struct FixtureExportTests {
             for event in fixture.events where event.origin == "effect" {
                 effectTypes.insert(event.event.eventType ?? "")
             }
+            corpus[fixture.system, default: ([], [])].events += fixture.events.map(\.event)
+            corpus[fixture.system, default: ([], [])].states += try Self.everyState(of: fixture)
             do throws(FixtureMismatch) {
                 let checked: Int
                 switch fixture.system {
@@ -148,6 +151,50 @@ struct FixtureExportTests {
         #expect(events > 3000)
         // The effects' results are in the fixtures: timers scheduled, pages loaded, retried and failed.
         #expect(effectTypes.isSuperset(of: ["schedule", "pageLoaded", "retrying", "pageFailed"]), "\(effectTypes)")
+
+        // Every state these sessions reached and every event they journaled fits the schemas the system publishes,
+        // as a validator that is not ours (Python's jsonschema) reads them.
+        var groups: [JSONSchemaValidator.Group] = []
+        for (name, found) in corpus.sorted(by: { $0.key < $1.key }) {
+            let entry = Self.systems[name]!.description
+            guard case .object(let members) = entry, let stateSchema = members["stateSchema"],
+                case .object(let byType)? = members["eventSchemas"]
+            else {
+                Issue.record("\(name) publishes no schemas")
+                continue
+            }
+            groups.append(.init(label: "\(name) states", schema: stateSchema, instances: found.states))
+            for (type, schema) in byType {
+                let instances = found.events.filter { $0.eventType == type }
+                groups.append(.init(label: "\(name) \(type)", schema: schema, instances: instances))
+            }
+        }
+        let (checked, failures) = try JSONSchemaValidator.validate(groups)
+        #expect(failures.isEmpty, "\(failures)")
+        #expect(checked > 6000)
+    }
+
+    /// Every state of `fixture`'s session, from its base through each event, as the journal encodes states.
+    private static func everyState(of fixture: SessionFixture) throws -> [JSONValue] {
+        switch fixture.system {
+        case "counter": try everyState(of: fixture, through: CounterSystem.self)
+        case "catch": try everyState(of: fixture, through: CatchSystem.self)
+        case "traffic-light": try everyState(of: fixture, through: TrafficLightSystem.self)
+        default: try everyState(of: fixture, through: PagingSystem.self)
+        }
+    }
+
+    private static func everyState<System: FeedbackSystem>(
+        of fixture: SessionFixture,
+        through system: System.Type
+    ) throws -> [JSONValue] {
+        var state = try fixture.base.state.decode(System.State.self)
+        var states = [try JSONValue(parsing: System.encodeState(state))]
+        for event in fixture.events {
+            System.reduce(&state, try event.event.decode(System.Event.self))
+            states.append(try JSONValue(parsing: System.encodeState(state)))
+        }
+        return states
     }
 
     @Test func aFixtureWhoseStateWasChangedFailsAtThatRevision() async throws {

@@ -59,7 +59,11 @@ struct OpenAPIDocumentTests {
         // Deletes last, so the other operations still find the session.
         for operation in operations.sorted(by: { $0.first != "DELETE" && $1.first == "DELETE" })
         where operation.count == 2 {
-            let (method, path) = (operation[0], operation[1].replacingOccurrences(of: "{id}", with: id))
+            let (method, path) = (
+                operation[0],
+                operation[1].replacingOccurrences(of: "{id}", with: id)
+                    .replacingOccurrences(of: "{name}", with: "counter")
+            )
             var arguments = ["-X", method]
             // A healthy session has no stopped feedbacks to resume and no quarantine to release: 409, served.
             let containment = path.hasSuffix("/resume") || path.hasSuffix("/release")

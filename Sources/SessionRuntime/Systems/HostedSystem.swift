@@ -54,13 +54,27 @@ public struct HostedSystem: Sendable {
         verify = { history in SessionReplay.verify(history, of: system) }
         let examples = system.exampleEvents.compactMap { try? JSONValue(encoding: $0) }
         let initial = (try? JSONValue(encoding: system.initialState)) ?? .null
-        description = .object([
+        // The schemas the macros derived (@FeedbackSchema on the state, @FeedbackEvent on the events), if any.
+        let stateSchema = (System.State.self as? any JSONSchemaDescribing.Type)?.jsonSchema
+        var entry: [String: JSONValue] = [
             "name": .string(system.name),
             "description": .string(system.summary),
             "initialState": initial,
             "clientEvents": .array(system.clientEventTypes.map { .string($0) }),
             "exampleEvents": .array(examples),
-        ])
+        ]
+        if let stateSchema { entry["stateSchema"] = stateSchema.document }
+        if let tagged = System.Event.self as? any TaggedEvent.Type {
+            let cases = tagged.eventCases
+            let clients = Set(system.clientEventTypes)
+            entry["eventSchema"] =
+                JSONSchema(.object(["oneOf": .array(cases.filter { clients.contains($0.type) }.map(\.schema.json))]))
+                .document
+            entry["eventSchemas"] = .object(
+                Dictionary(cases.map { ($0.type, $0.schema.document) }, uniquingKeysWith: { first, _ in first })
+            )
+        }
+        description = .object(entry)
         let clientTypes = Set(system.clientEventTypes)
         start = { id, epoch, state, inboxCapacity, environment, persistence throws(APIError) in
             var initialState = system.initialState
@@ -68,10 +82,12 @@ public struct HostedSystem: Sendable {
                 do {
                     initialState = try state.decode(System.State.self)
                 } catch {
+                    let mismatch = SystemEvents.mismatch(state, error, schema: stateSchema?.json)
                     throw APIError(
                         .invalidRequest,
-                        "\"state\" is not a state of \(system.name): \(SystemEvents.describe(error, subject: "the state")); "
-                            + "GET /v1/systems shows its initial state"
+                        "\"state\" is not a state of \(system.name): \(mismatch.sentence); "
+                            + "GET /v1/systems/\(system.name) shows its initial state and schema",
+                        extra: mismatch.members
                     )
                 }
             }

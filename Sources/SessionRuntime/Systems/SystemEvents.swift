@@ -37,11 +37,47 @@ enum SystemEvents {
         do {
             return try event.decode(System.Event.self)
         } catch {
+            let mismatch = Self.mismatch(event, error, schema: caseSchema(type, of: System.Event.self))
+            var extra = accepted
+            extra.merge(mismatch.members) { _, new in new }
             throw APIError(
                 .invalidEvent,
-                "event \(index) of type \"\(type)\" does not fit \(system.name): \(Self.describe(error))",
-                extra: accepted
+                "event \(index) of type \"\(type)\" does not fit \(system.name): \(mismatch.sentence)",
+                extra: extra
             )
+        }
+    }
+
+    /// The schema of the case tagged `type`, when `@FeedbackEvent` derived the event's coding.
+    static func caseSchema<Event>(_ type: String, of event: Event.Type) -> JSONValue? {
+        guard let tagged = event as? any TaggedEvent.Type else { return nil }
+        return tagged.eventCases.first { $0.type == type }?.schema.json
+    }
+
+    /// Where and how `value`, which did not decode with `error`, departs from what was expected, in JSON terms: from
+    /// the published schema when there is one, else from the decoding error's path (never its text, which names
+    /// Swift types).
+    static func mismatch(_ value: JSONValue, _ error: any Error, schema: JSONValue?) -> SchemaMismatch {
+        if let schema, let found = SchemaMismatch.find(value, in: schema) { return found }
+        guard let error = error as? DecodingError else {
+            return SchemaMismatch(pointer: "", expected: "a value of this system", sent: SchemaMismatch.text(of: value))
+        }
+        func pointer(_ path: [any CodingKey]) -> JSONPointer {
+            JSONPointer(tokens: path.map { $0.intValue.map(String.init) ?? $0.stringValue })
+        }
+        func sent(_ at: JSONPointer) -> String { at.resolve(in: value).map(SchemaMismatch.text(of:)) ?? "nothing" }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let at = pointer(context.codingPath + [key])
+            return SchemaMismatch(pointer: at.description, expected: "a value", sent: "nothing")
+        case .typeMismatch(let type, let context), .valueNotFound(let type, let context):
+            let at = pointer(context.codingPath)
+            return SchemaMismatch(pointer: at.description, expected: JSONValue.kind(of: type), sent: sent(at))
+        case .dataCorrupted(let context):
+            let at = pointer(context.codingPath)
+            return SchemaMismatch(pointer: at.description, expected: "another value", sent: sent(at))
+        @unknown default:
+            return SchemaMismatch(pointer: "", expected: "a value of this system", sent: SchemaMismatch.text(of: value))
         }
     }
 
@@ -63,8 +99,11 @@ enum SystemEvents {
         case .valueNotFound(let type, let context):
             return "\(path(context)) should be \(JSONValue.kind(of: type)), not null"
         case .dataCorrupted(let context):
-            return context.codingPath.isEmpty
-                ? context.debugDescription : "\(path(context)): \(context.debugDescription)"
+            // The decoder's own text names Swift types ("Cannot initialize Holder from ..."): only ours is kept.
+            let text =
+                context.debugDescription.hasPrefix("unknown event type")
+                ? context.debugDescription : "holds a value that does not fit"
+            return context.codingPath.isEmpty ? "\(subject) \(text)" : "\(path(context)) \(text)"
         @unknown default: return "\(subject) does not fit"
         }
     }

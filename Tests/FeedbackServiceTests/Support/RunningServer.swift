@@ -111,7 +111,9 @@ func curl(_ arguments: [String]) throws -> CurlResult {
         guard let colon = line.firstIndex(of: ":") else { continue }
         headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
     }
-    return CurlResult(status: status, headers: headers, body: String(text[split.upperBound...]))
+    let body = String(text[split.upperBound...])
+    AnswerWords.check(body, contentType: headers["content-type"])
+    return CurlResult(status: status, headers: headers, body: body)
 }
 
 /// `curl -X POST` with a JSON body.
