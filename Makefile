@@ -8,6 +8,8 @@ DEBIAN_PACKAGES := libcurl4-openssl-dev zlib1g-dev libsqlite3-dev pkg-config cur
 # The PostgreSQL journal: libpq to build against, and the server the tests start privately (initdb, pg_ctl).
 DEBIAN_PACKAGES += libpq-dev postgresql
 PYPI_PACKAGES := openapi-spec-validator pyyaml
+# The published schemas checked by a validator that is not ours (SystemSchemaTests, FixtureExportTests).
+PYPI_PACKAGES += jsonschema
 # The OpenAPI document against the running server (Tests/Schemathesis): schemathesis from PyPI, this version.
 SCHEMATHESIS_VERSION := 4.32.5
 PYPI_PACKAGES += schemathesis==$(SCHEMATHESIS_VERSION)
@@ -40,7 +42,7 @@ deps:
 		echo "installing Debian packages:$$missing"; \
 		$(SUDO) apt-get update -qq && DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $$missing; \
 	fi
-	@python3 -c "import openapi_spec_validator, yaml, schemathesis; \
+	@python3 -c "import openapi_spec_validator, yaml, schemathesis, jsonschema; \
 		assert schemathesis.__version__ == '$(SCHEMATHESIS_VERSION)'" 2>/dev/null || \
 		python3 -m pip install -q $(PYPI_PACKAGES) || \
 		python3 -m pip install -q --break-system-packages $(PYPI_PACKAGES)
@@ -61,19 +63,25 @@ run: deps
 WEB_FILES := Sources/FeedbackService/Web/Files
 
 lint:
-	swift format lint --strict -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift
+	swift format lint --strict -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift Examples/PollHost/Package.swift \
+		Examples/PollHost/Sources Examples/PollHost/Tests
 	@# The web page's scripts are real files: a syntax error fails here, not in a browser.
 	@if command -v node >/dev/null; then for f in $(WEB_FILES)/*.js; do node --check "$$f" || exit 1; done; \
 		else echo "lint: node not found, web scripts not syntax-checked (the browser test still runs them)"; fi
 
 format:
-	swift format format -i -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift
+	swift format format -i -r Package.swift Plugins Sources Tests Fuzz/ParserFuzzer.swift Examples/PollHost/Package.swift \
+		Examples/PollHost/Sources Examples/PollHost/Tests
 
 test: deps lint
 	swift build --build-tests
 	# One test at a time: some tests count the process's file descriptors or rely on free cooperative threads,
 	# and other suites running beside them on 2 cores would disturb that. The whole run takes under a minute.
 	swift test --skip-build --no-parallel $(SWIFT_TEST_FLAGS)
+	# A host of one's own (Examples/PollHost, docs/SYSTEMS.md): a package that uses FeedbackHost's products only,
+	# with a system written with the macros. Built and tested here so the API a host needs cannot break unnoticed.
+	swift build --package-path Examples/PollHost --build-tests
+	swift test --package-path Examples/PollHost --skip-build --no-parallel
 	# The manual clock's pytest example against the server (docs/API.md, "A clock tests move").
 	SERVER_BINARY="$$(swift build --show-bin-path)/feedback-host" python3 -m pytest -q -p no:cacheprovider \
 		Tests/ClockExamples
@@ -103,7 +111,7 @@ fuzz: deps
 	$(MAKE) -C Fuzz run SECONDS=$(FUZZ_SECONDS)
 
 clean:
-	rm -rf .build Benchmarks/.build
+	rm -rf .build Benchmarks/.build Examples/PollHost/.build
 
 # The Dockerfile's runtime stage without a Docker engine: a debootstrapped Debian 12 minbase root (cached under
 # .build/container-root, keyed by the package list read from the Dockerfile) runs the release binary as the image's
