@@ -22,7 +22,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import WebDriverWait
+    from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     sys.exit("selenium is missing: `make deps` installs it (python3 -m pip install selenium)")
 
@@ -129,6 +129,19 @@ def counter(driver, server):
     driver.find_element(By.CSS_SELECTOR, "#custom-event button").click()
     wait_for(driver, "the problem shown", lambda d: "multiply" in text_of(d, "error"))
     check("a refused event shows the server's problem detail: " + text_of(driver, "error"))
+
+    # The event form is built from the published schema: "add" gets a number field "amount" that writes the JSON.
+    Select(driver.find_element(By.ID, "event-type")).select_by_value("add")
+    for amount, count in (("2", "11"), ("-2", "9")):
+        field = driver.find_element(By.ID, "event-field-amount")
+        assert field.get_attribute("type") == "number", field.get_attribute("type")
+        field.clear()
+        field.send_keys(amount)
+        json_text = driver.find_element(By.ID, "event-json").get_attribute("value")
+        assert json_text == '{"type":"add","amount":%s}' % amount, json_text
+        driver.find_element(By.CSS_SELECTOR, "#custom-event button").click()
+        wait_text(driver, "counter-value", count)
+    check("the event form built from the counter's event schema posts add 2, then add -2")
 
     driver.find_element(By.ID, "reconnect").click()
     wait_text(driver, "connection", "live")

@@ -188,9 +188,54 @@
     const fill = () => {
       const example = examples.find((e) => e.type === select.value) || { type: select.value };
       $("event-json").value = JSON.stringify(example);
+      renderFields((system.eventSchemas || {})[select.value], example);
     };
     select.onchange = fill;
     fill();
+  }
+
+  // One input per field of the selected event type, built from its published JSON Schema (any system's, a user's
+  // included): numbers, text, true/false, a choice for an enum, JSON for the rest. Each edit rewrites the JSON field,
+  // which stays what is sent.
+  function renderFields(schema, example) {
+    const properties = (schema && schema.properties) || {};
+    const required = new Set((schema && schema.required) || []);
+    const names = Object.keys(properties).filter((name) => name !== "type");
+    $("event-fields").replaceChildren(...names.map((name) => {
+      const field = properties[name];
+      const kind = field.type || ((field.anyOf || []).map((s) => s.type).find((t) => t && t !== "null"));
+      const id = "event-field-" + name;
+      let input;
+      if (Array.isArray(field.enum)) {
+        input = el("select", { id }, ...field.enum.map((v) => el("option", { value: JSON.stringify(v) }, String(v))));
+      } else if (kind === "boolean") {
+        input = el("input", { id, type: "checkbox" });
+      } else {
+        input = el("input", { id, type: kind === "integer" || kind === "number" ? "number" : "text",
+          placeholder: kind === "string" ? "" : kind || "JSON", spellcheck: "false" });
+      }
+      const current = example[name];
+      if (current !== undefined) {
+        if (input.type === "checkbox") input.checked = current === true;
+        else input.value = Array.isArray(field.enum) || (kind !== "string" && input.type === "text")
+          ? JSON.stringify(current) : String(current);
+      }
+      const update = () => {
+        let event;
+        try { event = JSON.parse($("event-json").value); } catch { event = { type: $("event-type").value }; }
+        let value;
+        if (input.type === "checkbox") value = input.checked;
+        else if (Array.isArray(field.enum)) value = JSON.parse(input.value);
+        else if (input.type === "number") value = input.value === "" ? undefined : Number(input.value);
+        else if (kind === "string") value = input.value;
+        else { try { value = input.value === "" ? undefined : JSON.parse(input.value); } catch { value = input.value; } }
+        if (value === undefined && !required.has(name)) delete event[name]; else event[name] = value;
+        $("event-json").value = JSON.stringify(event);
+      };
+      input.addEventListener("input", update);
+      input.addEventListener("change", update);
+      return el("label", { class: "event-field" }, name + " ", input);
+    }));
   }
 
   $("custom-event").addEventListener("submit", (submit) => {
