@@ -40,6 +40,7 @@ public final class SessionService: Sendable {
             metricsFactory: metricsFactory,
             persistence: persistence,
             followers: streams,
+            fingerprints: { KeyedFingerprints(key: $0) },
             environment: environment
         )
     }

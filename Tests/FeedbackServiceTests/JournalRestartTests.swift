@@ -230,7 +230,7 @@ struct JournalRestartTests {
         let id = "DamagedDamagedDamagedA"
         let body = #"{"type":"increment"}"#
         let journal = try Self.openJournal(directory)
-        let fingerprint = SipHash(key: journal.fingerprintKey).hash(Array(body.utf8))
+        let fingerprint = KeyedFingerprints(key: journal.fingerprintKey).fingerprint(Array(body.utf8))
         func answer(_ key: String, _ revision: UInt64) -> JournalRecord {
             .answered(
                 KeyedAnswer(
