@@ -223,13 +223,9 @@ struct SessionAPITests {
     @Test func everyRoutesPathAnswersItsPreflight() throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        let key = URL(fileURLWithPath: directory.path).appendingPathComponent("server.key")
-        try Data("the-server-key-of-the-preflight-test-32-bytes".utf8).write(to: key)
-        let server = try RunningServer(arguments: [
-            "--cors-origins", "https://app.example", "--clock", "manual", "--data-dir", directory.path,
-            "--auth", "jwt", "--auth-create", "open", "--auth-key-file", key.path,
-        ])
+        let server = try RunningServer(
+            arguments: ["--cors-origins", "https://app.example", "--clock", "manual"] + directory.authFlags()
+        )
         defer { server.stop() }
         for path in ["/v1/sessions/x/tokens", "/v1/clock", "/v1/clock/advance", "/v1/sessions/x/export"] {
             let preflight = try curl([
