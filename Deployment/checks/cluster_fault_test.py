@@ -4,13 +4,15 @@ shipped configuration (one more `server` line for the replica that joins), and a
 
 300 counter sessions, half created with `POST /v1/sessions` through HAProxy (the replica that receives it creates
 and journals it; the ring's owner activates it on its first request), half with `PUT`. Posters run throughout: every
-increment carries its own `Idempotency-Key` and is retried with the same key until it is acknowledged. 30 streams
-stay open through HAProxy, reconnecting with `Last-Event-ID` whenever one ends. While posting goes on: SIGKILL one
+increment carries its own `Idempotency-Key` and is retried with the same key until it is acknowledged. 30 patch
+streams stay open through HAProxy, reconnecting with `Last-Event-ID` whenever one ends. While posting goes on: SIGKILL one
 replica; start a fourth, which HAProxy adds to the ring when its health check passes; SIGTERM another; SIGSTOP one
 for longer than its lease, then SIGCONT it. Then, after the faults settled: every session answers 200 through
 HAProxy, its count equals its acknowledged increments (nothing lost, nothing applied twice) and its revision equals
 its count (none started again from its initial state); no request was ever answered 404; no stream saw its revision
-go backwards; and `feedback-host verify --journal-url` finds every session's journaled history reproduced by this
+go backwards or a patch from another base than the revision it was at (a resumed stream continues from its cursor);
+every stream reached its session's final revision within 5 s of the last post (issue 33: a replica that lost a
+session ends its streams with `event: moved`, so none stays open and silent where the session left); and `feedback-host verify --journal-url` finds every session's journaled history reproduced by this
 build. Binds 127.0.0.1 only; stops every process it starts, by its process id.
 
 Usage: python3 Deployment/checks/cluster_fault_test.py --binary .build/debug/feedback-host
@@ -52,6 +54,13 @@ class Ledger:
         self.backwards = []
         self.stream_events = 0
         self.reconnects = 0
+        self.moved = 0
+        self.gaps = []
+        self.wrong_counts = []
+        # Per watched session: the revision its stream is at, and when (time.monotonic()) it got there.
+        self.stream_revs = {}
+        self.last_acknowledged = None  # time.monotonic() of the last acknowledged increment
+        self.resume_delays = []  # seconds from each `event: moved` to the stream's next state, after reconnecting
 
     def status(self, code, what):
         with self.lock:
@@ -79,6 +88,7 @@ def poster(base_url, sessions, ledger, stop, seed):
             if status == 200:
                 with ledger.lock:
                     ledger.acknowledged[session] = ledger.acknowledged.get(session, 0) + 1
+                    ledger.last_acknowledged = time.monotonic()
                 break
             if status is not None and 400 <= status < 500 and status not in (408, 429):
                 fail(f"POST {session} answered {status}: {body}")
@@ -86,13 +96,28 @@ def poster(base_url, sessions, ledger, stop, seed):
     client.close()
 
 
+def apply_patch(state, ops):
+    """The counter's patches: add, replace or remove of top-level members; None for anything else."""
+    state = dict(state)
+    for op in ops:
+        path = op.get("path", "")
+        if path.count("/") != 1 or op.get("op") not in ("add", "replace", "remove"):
+            return None
+        if op["op"] == "remove":
+            state.pop(path[1:], None)
+        else:
+            state[path[1:]] = op.get("value")
+    return state
+
+
 def watcher(base_url, session, ledger, stop):
-    """One stream through HAProxy, reconnected with Last-Event-ID when it ends; revisions must never go back."""
-    last_id, last_rev = None, -1
+    """One patch stream through HAProxy, reconnected with Last-Event-ID when it ends; revisions must never go back, a
+    patch must start where the stream is, and the state it builds must be the counter at that revision."""
+    last_id, last_rev, state, moved_at = None, -1, None, None
     while not stop.is_set():
         try:
             resume = {"Last-Event-ID": last_id} if last_id is not None else None
-            stream = EventStream(base_url, f"/v1/sessions/{session}/stream", timeout=10, headers=resume)
+            stream = EventStream(base_url, f"/v1/sessions/{session}/stream?mode=patch", timeout=10, headers=resume)
             ledger.status(stream.status, f"stream {session}")
             if stream.status != 200:
                 stream.close()
@@ -103,13 +128,34 @@ def watcher(base_url, session, ledger, stop):
                 if event is None:
                     break
                 name, event_id, data = event
+                if name == "moved":
+                    moved_at = time.monotonic()
+                    with ledger.lock:
+                        ledger.moved += 1
+                    continue
                 if name not in ("snapshot", "patch"):
                     continue
-                rev = json.loads(data)["rev"]
+                body = json.loads(data)
+                rev = body["rev"]
+                if name == "snapshot":
+                    state = body["state"]
+                elif body["base"] != last_rev or state is None:
+                    with ledger.lock:
+                        ledger.gaps.append((session, last_rev, body["base"], rev))
+                    state = None
+                else:
+                    state = apply_patch(state, body["ops"])
                 with ledger.lock:
+                    if moved_at is not None:
+                        ledger.resume_delays.append(time.monotonic() - moved_at)
+                        moved_at = None
                     ledger.stream_events += 1
                     if rev < last_rev:
                         ledger.backwards.append((session, last_rev, rev))
+                    if state is not None and state.get("count") != rev:
+                        ledger.wrong_counts.append((session, rev, state))
+                    if ledger.stream_revs.get(session, (None,))[0] != rev:
+                        ledger.stream_revs[session] = (rev, time.monotonic())
                 last_rev, last_id = rev, event_id or last_id
             stream.close()
         except OSError:
@@ -122,6 +168,7 @@ def watcher(base_url, session, ledger, stop):
 def run(binary, workdir):
     postgres = PostgresServer()
     replicas, balancer, threads, stop = {}, None, [], threading.Event()
+    stop_posting = threading.Event()
     try:
         url = postgres.create_database("feedbackhost")
         log(f"PostgreSQL on port {postgres.port}")
@@ -180,10 +227,11 @@ def run(binary, workdir):
             "each answered by the ring's owner")
 
         ledger = Ledger()
-        for index in range(POSTERS):
-            threads.append(threading.Thread(target=poster, args=(base, sessions, ledger, stop, index), daemon=True))
-        for session in sessions[:STREAMS]:
-            threads.append(threading.Thread(target=watcher, args=(base, session, ledger, stop), daemon=True))
+        posters = [threading.Thread(target=poster, args=(base, sessions, ledger, stop_posting, index), daemon=True)
+                   for index in range(POSTERS)]
+        watchers = [threading.Thread(target=watcher, args=(base, session, ledger, stop), daemon=True)
+                    for session in sessions[:STREAMS]]
+        threads = posters + watchers
         for thread in threads:
             thread.start()
         time.sleep(3)
@@ -212,11 +260,47 @@ def run(binary, workdir):
         log(f"faults settled; {sum(ledger.acknowledged.values())} increments acknowledged so far")
         not_found_before = len(ledger.not_found)
         time.sleep(2)
-        stop.set()
-        for thread in threads:
+        stop_posting.set()
+        for thread in posters:
             thread.join(timeout=30)
-        if any(thread.is_alive() for thread in threads):
-            fail("a poster or a stream did not stop within 30 s")
+        if any(thread.is_alive() for thread in posters):
+            fail("a poster did not stop within 30 s")
+        last_post = ledger.last_acknowledged
+        log(f"posters stopped {time.monotonic() - last_post:.1f} s after the last acknowledged increment")
+        # Every stream reaches its session's final revision within 5 s of the last post: one whose session moved away
+        # from its replica was ended there with `event: moved` and resumed at the owner by its cursor.
+        front = Client(base)
+        final = {}
+        for session in sessions[:STREAMS]:
+            status, _, body = front.request("GET", f"/v1/sessions/{session}")
+            if status != 200:
+                fail(f"GET {session} after the posts answered {status}: {body}")
+            final[session] = body["rev"]
+        front.close()
+
+        def behind():
+            with ledger.lock:
+                return [s for s in final if ledger.stream_revs.get(s, (-1, 0))[0] != final[s]]
+
+        while behind() and time.monotonic() < last_post + 5:
+            time.sleep(0.05)
+        late = behind()
+        with ledger.lock:
+            reached = {s: max(0.0, ledger.stream_revs[s][1] - last_post) for s in final if s not in late}
+            stale = {s: (ledger.stream_revs.get(s, (None,))[0], final[s]) for s in late}
+        stop.set()
+        for thread in watchers:
+            thread.join(timeout=30)
+        if any(thread.is_alive() for thread in watchers):
+            fail("a stream did not stop within 30 s")
+        if late:
+            fail(f"{len(late)} of {STREAMS} streams did not reach their session's final revision within 5 s of the last "
+                 f"post (stream at, final): {list(stale.items())[:5]}")
+        log(f"every stream reached its session's final revision within 5 s of the last post: the last after "
+            f"{max(reached.values()):.2f} s (median {sorted(reached.values())[len(reached) // 2]:.2f} s); streams "
+            f"ended with event: moved {ledger.moved} times, each resumed with a state after at most "
+            f"{max(ledger.resume_delays, default=0):.2f} s (median "
+            f"{sorted(ledger.resume_delays)[len(ledger.resume_delays) // 2] if ledger.resume_delays else 0:.2f} s)")
 
         front = Client(base)
         wrong = []
@@ -240,7 +324,12 @@ def run(binary, workdir):
                  f"{ledger.not_found[:5]}")
         if ledger.backwards:
             fail(f"streams saw revisions go backwards: {ledger.backwards[:5]}")
-        log("every session answers 200 with exactly its acknowledged increments; no 404; no stream went back")
+        if ledger.gaps:
+            fail(f"streams got patches from another base than their revision (session, at, base, rev): {ledger.gaps[:5]}")
+        if ledger.wrong_counts:
+            fail(f"streams built states other than the counter at their revision: {ledger.wrong_counts[:5]}")
+        log("every session answers 200 with exactly its acknowledged increments; no 404; no stream went back or "
+            "skipped a revision")
         # What the replicas journaled through all that is what this build computes from the events, session by
         # session (feedback-host verify on the shared journal, while the replicas run).
         verified = subprocess.run([binary, "verify", "--journal-url", url], capture_output=True, text=True,

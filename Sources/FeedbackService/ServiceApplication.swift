@@ -42,6 +42,9 @@ public final class ServiceApplication: Sendable {
     private let expiry = Mutex<Task<Void, Never>?>(nil)
     private let waker = Mutex<Task<Void, Never>?>(nil)
     private let retention = Mutex<Task<Void, Never>?>(nil)
+    private let ownership = Mutex<Task<Void, Never>?>(nil)
+    /// How often followed sessions' ownership is confirmed with a shared journal; nil for never.
+    let ownershipWatch: Duration?
     /// `http://HOST:PORT` of the listener once started: the sessions' `SystemEnvironment.localBaseURL`.
     private let localBaseURL: LocalBaseURL
     /// The clock tests move (`--clock manual` or `skip`); nil when timers follow the real time.
@@ -55,9 +58,11 @@ public final class ServiceApplication: Sendable {
         shutdownDelay: Duration = .zero,
         localBaseURL: LocalBaseURL,
         clock: ServiceClock? = nil,
+        ownershipWatch: Duration? = SessionHost.ownershipWatchInterval,
         logger: Logger
     ) {
         self.clock = clock
+        self.ownershipWatch = ownershipWatch
         self.server = server
         self.service = service
         self.upstream = upstream
@@ -81,6 +86,10 @@ public final class ServiceApplication: Sendable {
         }
         // Retention counts real time whatever the sessions' clock: ages of days are an operator's, not a test's.
         retention.withLock { $0 = Task { await service.host.deleteAbandonedSessions(on: .system) } }
+        // With a shared journal: followed sessions another replica took end their streams here (`event: moved`).
+        if let ownershipWatch {
+            ownership.withLock { $0 = Task { await service.host.watchOwnership(every: ownershipWatch) } }
+        }
         return port
     }
 
@@ -204,6 +213,8 @@ public final class ServiceApplication: Sendable {
             shutdownDelay: .milliseconds(reader.int(.shutdownDelay)),
             localBaseURL: localBaseURL,
             clock: manualClock,
+            ownershipWatch: reader.int(.journalOwnershipWatch) > 0
+                ? .milliseconds(reader.int(.journalOwnershipWatch)) : nil,
             logger: logger
         )
     }
@@ -261,6 +272,7 @@ public final class ServiceApplication: Sendable {
         expiry.withLock { $0?.cancel() }
         waker.withLock { $0?.cancel() }
         retention.withLock { $0?.cancel() }
+        ownership.withLock { $0?.cancel() }
         // Readiness fails but everything else is served for a while, so that a balancer polling /readyz stops
         // sending new work before the listener closes.
         if shutdownDelay > .zero { try? await Task.sleep(for: min(shutdownDelay, deadline / 4)) }

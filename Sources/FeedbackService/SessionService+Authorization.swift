@@ -10,10 +10,13 @@ import SessionStreams
 /// route needs, and only then runs the handler. Without auth the handlers are registered as they are.
 extension SessionService {
     /// Registers `routes`, each the same way: the token check of its requirement (`guarded`), then its answer, with
-    /// the CORS fields on every response, the check's refusals included. The one place both are applied.
+    /// the CORS fields on every response, the check's refusals included; and the CORS preflight (`OPTIONS`) of each
+    /// of their paths, once. The one place all three are applied, so no route can miss one.
     func register(_ routes: [APIRoute], in router: inout Router) {
+        var paths: Set<String> = []
         for route in routes {
             router.route(route.method, route.path, maxBodySize: route.maxBodySize, handler: handler(of: route))
+            if paths.insert(route.path).inserted { registerPreflight(route.path, in: &router) }
         }
     }
 

@@ -1,4 +1,5 @@
 import HTTPServer
+import SessionJournal
 import SessionRuntime
 import SessionStreams
 
@@ -15,8 +16,9 @@ extension SessionService {
         let registry = streams
         let hub = registry.hub(for: session)
         if store[session.id] !== session {
-            // Deleted while the hub was being made: the delete may have missed it.
-            registry.end(session.id, reason: .deleted)
+            // Deleted while the hub was being made (the delete may have missed it), or, with a shared journal, dropped
+            // since another replica took it: then the stream resumes there.
+            registry.end(session.id, reason: persistence?.journal.sharesSessions == true ? .moved : .deleted)
         }
         return Response(status: 200, headers: Self.eventStreamHeaders) { [self] stream in
             let prelude = StreamFrame.prelude(

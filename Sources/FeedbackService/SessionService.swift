@@ -40,6 +40,7 @@ public final class SessionService: Sendable {
             metricsFactory: metricsFactory,
             persistence: persistence,
             followers: streams,
+            fingerprints: { KeyedFingerprints(key: $0) },
             environment: environment
         )
     }
@@ -78,7 +79,6 @@ public final class SessionService: Sendable {
             }
             return Response.json(Array(#"{"status":"ready"}"#.utf8))
         }
-        registerPreflights(in: &router)
         // Every route below passes the token check of its requirement first and answers with the CORS fields:
         // `register(_:in:)` applies both, to every route alike.
         let maxBody = configuration.maxEventBodyBytes
@@ -156,29 +156,22 @@ public final class SessionService: Sendable {
         )
     }
 
-    /// Answers CORS preflights (`OPTIONS`) on the API's paths from the configured policy: 204 with the allowed
-    /// method and headers, or 403 with the reason.
-    func registerPreflights(in router: inout Router) {
-        for path in [
-            "/v1/systems", "/v1/systems/{name}", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events",
-            "/v1/sessions/{id}/stream",
-            "/v1/sessions/{id}/export", "/v1/sessions/{id}/containment", "/v1/sessions/{id}/resume",
-            "/v1/sessions/{id}/release",
-        ] {
-            router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
-                let answer = configuration.cors.preflight(
-                    origin: request.headers["origin"],
-                    method: request.headers["access-control-request-method"],
-                    headers: request.headers["access-control-request-headers"]
-                )
-                switch answer {
-                case .allowed(let headers):
-                    return Response(status: 204, headers: HTTPHeaders(headers.map { ($0.name, $0.value) }))
-                case .refused(let reason):
-                    var response = Self.problem(APIError(.corsRefused, reason))
-                    response.headers.add(name: "Vary", value: "Origin")
-                    return response
-                }
+    /// Answers the CORS preflights (`OPTIONS`) on `path` from the configured policy: 204 with the allowed method and
+    /// headers, or 403 with the reason. `register(_:in:)` adds one for each path of its routes.
+    func registerPreflight(_ path: String, in router: inout Router) {
+        router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
+            let answer = configuration.cors.preflight(
+                origin: request.headers["origin"],
+                method: request.headers["access-control-request-method"],
+                headers: request.headers["access-control-request-headers"]
+            )
+            switch answer {
+            case .allowed(let headers):
+                return Response(status: 204, headers: HTTPHeaders(headers.map { ($0.name, $0.value) }))
+            case .refused(let reason):
+                var response = Self.problem(APIError(.corsRefused, reason))
+                response.headers.add(name: "Vary", value: "Origin")
+                return response
             }
         }
     }

@@ -1,5 +1,6 @@
 import Crypto
 import JWTKit
+import Logging
 
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -18,7 +19,18 @@ package final class TokenVerifier: Sendable {
 
     package init(keys: VerificationKeys, cacheCapacity: Int) {
         cache = GrantCache(capacity: cacheCapacity)
-        ring = Task { try? await keys.keyRing() }
+        ring = Task {
+            do {
+                return try await keys.keyRing()
+            } catch {
+                // Every token is refused from now on: the log says why, once (the refusals point here).
+                Logger(label: "feedbackhost.auth").error(
+                    "the token keys could not be loaded; every token is refused",
+                    metadata: ["error": "\(error)"]
+                )
+                return nil
+            }
+        }
     }
 
     /// The grant of a token verified before and not yet expired; nil when it must be verified.

@@ -44,8 +44,14 @@ package struct VerificationKeys: Sendable {
                 throw KeyFileError("\(path) holds no ES256 (P-256) or RS256 (2048 bits or more) public key in PEM")
             }
         } else if text.first == "{" {
-            guard let jwks = try? JSONDecoder().decode(JWKS.self, from: data) else {
+            guard var jwks = try? JSONDecoder().decode(JWKS.self, from: data) else {
                 throw KeyFileError("\(path) is not a JWKS ({\"keys\": [...]})")
+            }
+            // RFC 7517 makes a key's `kid` optional, and jwt-kit refuses a key without one (which left every token
+            // refused). Tokens without a `kid` are checked by each key of their `alg` (`KeyRing`): a name of ours
+            // serves for those, and no token names it.
+            for index in jwks.keys.indices where jwks.keys[index].keyIdentifier == nil {
+                jwks.keys[index].keyIdentifier = JWKIdentifier(string: "\(name)#\(index)")
             }
             keys.append(.jwks(jwks))
         } else {

@@ -86,6 +86,9 @@ enum JournalOpener {
         defer { source.close() }
         do {
             try target.execute("BEGIN IMMEDIATE")
+            // The fresh file's mark says its (no) answers are of today's fingerprints; the damaged file's answers
+            // bring their own mark, or none, and are adopted below.
+            try target.execute("DELETE FROM meta WHERE name = '\(JournalSchema.fingerprintSchemeName)'")
             for table in JournalSchema.tables {
                 var copied = 0
                 var errors: [String] = []
@@ -117,6 +120,7 @@ enum JournalOpener {
                         + (errors.isEmpty ? "" : " (stopped at: \(errors.joined(separator: "; ")))")
                 )
             }
+            try JournalStore.adoptKeyedFingerprints(target)
             try target.execute("COMMIT")
         } catch {
             try? target.execute("ROLLBACK")

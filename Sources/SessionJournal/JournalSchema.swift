@@ -202,6 +202,9 @@ enum JournalSchema {
     static let listQuarantine = "SELECT session, reason, at, replica FROM quarantine ORDER BY at, session LIMIT ?1"
 
     static let fingerprintKeyName = "fingerprint.key"
+    /// Set in `meta` once the file's keyed answers written before fingerprints were HMAC-SHA256 are marked unknown.
+    static let fingerprintSchemeName = "fingerprint.scheme"
+    static let fingerprintScheme = "hmac-sha256"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"
     static let insertMetaIfMissing = "INSERT OR IGNORE INTO meta(name, value) VALUES(?1, ?2)"
 

@@ -28,6 +28,7 @@ extension JournalStore {
             insert.bind(1, JournalSchema.fingerprintKeyName)
             insert.bind(2, Hex.encode(Hex.randomKey()))
             try insert.run()
+            try adoptKeyedFingerprints(connection)
             try connection.execute("COMMIT")
         } catch {
             try? connection.execute("ROLLBACK")
@@ -89,6 +90,42 @@ extension JournalStore {
             revision: UInt64(bitPattern: row.int64(4)),
             state: row.text(5)
         )
+    }
+
+    /// Marks the keyed answers journaled before fingerprints were swift-crypto's HMAC-SHA256 (an earlier build's
+    /// SipHash, which no build computes now) as of unknown fingerprint, 0, which matches any body: their retries are
+    /// answered again as before, and only a key reused with another body goes unnoticed for them. Once per file (the
+    /// `meta` row `fingerprint.scheme` says it was done), inside the caller's transaction; an answer that fails its
+    /// checksum is left for recovery to drop.
+    static func adoptKeyedFingerprints(_ connection: SQLiteConnection) throws(JournalError) {
+        let marked = try connection.prepare(JournalSchema.readMeta)
+        marked.bind(1, JournalSchema.fingerprintSchemeName)
+        let done = try marked.step()
+        marked.finalize()
+        guard !done else { return }
+        var rewritten: [(seq: Int64, crc: Int64)] = []
+        let read = try connection.prepare(
+            "SELECT session, key, fingerprint, epoch, rev, state, crc, seq FROM answers WHERE fingerprint <> 0"
+        )
+        while try read.step() {
+            var answer = Self.answer(from: read)
+            guard RecordChecksum.answer(answer) == read.int64(6) else { continue }
+            answer.fingerprint = 0
+            rewritten.append((read.int64(7), RecordChecksum.answer(answer)))
+        }
+        read.finalize()
+        let update = try connection.prepare("UPDATE answers SET fingerprint = 0, crc = ?1 WHERE seq = ?2")
+        defer { update.finalize() }
+        for row in rewritten {
+            update.bind(1, row.crc)
+            update.bind(2, row.seq)
+            try update.run()
+        }
+        let mark = try connection.prepare(JournalSchema.insertMetaIfMissing)
+        defer { mark.finalize() }
+        mark.bind(1, JournalSchema.fingerprintSchemeName)
+        mark.bind(2, JournalSchema.fingerprintScheme)
+        try mark.run()
     }
 
     /// One session's answers, as `recoverAnswers(into:index:problems:)` gives them to every session.

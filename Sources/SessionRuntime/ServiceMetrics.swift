@@ -20,6 +20,9 @@ package struct ServiceMetrics: Sendable {
     package let sessionsPassivated: Counter
     /// Sessions taken out of memory to make room for another under `sessions.max.active`.
     package let sessionsPassivatedForRoom: Counter
+    /// Copies dropped because another replica holds the session now (found at a request, a fenced append or the
+    /// ownership watch); their streams end with `event: moved`.
+    package let sessionsMovedAway: Counter
     /// Passive sessions brought back into memory by a request.
     package let sessionsActivated: Counter
     /// Passive sessions brought back into memory because a durable timer of theirs came due.
@@ -54,6 +57,7 @@ package struct ServiceMetrics: Sendable {
         sessionsPassive = Meter(label: "feedbackhost_sessions_passive", dimensions: [], factory: factory)
         sessionsPassivated = counter("feedbackhost_session_passivations_total", "reason", "idle")
         sessionsPassivatedForRoom = counter("feedbackhost_session_passivations_total", "reason", "capacity")
+        sessionsMovedAway = Counter(label: "feedbackhost_sessions_moved_away_total", dimensions: [], factory: factory)
         sessionsActivated = counter("feedbackhost_session_activations_total", "reason", "request")
         sessionsWoken = counter("feedbackhost_session_activations_total", "reason", "timer")
         timersPending = Gauge(label: "feedbackhost_timers_pending", dimensions: [], factory: factory)

@@ -40,10 +40,34 @@ package enum StreamFrame {
         return event("patch", id: cursor, data: data)
     }
 
-    /// `event: ended` with `{"reason":…}`; no id, so a client's `Last-Event-ID` stays the last state's.
+    /// The last event of a stream whose session ended here: `event: ended` with `{"reason":…}` for good (deleted,
+    /// expired), or `event: moved` when it left this replica. No id, so a client's `Last-Event-ID` stays the last
+    /// state's.
     package static func ended(_ reason: EndReason) -> [UInt8] {
-        event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+        switch reason {
+        case .deleted, .expired: event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))
+        case .moved: moved
+        }
     }
+
+    /// The reconnection time `event: moved` sets: short, since the session is served elsewhere now (the stream's own
+    /// `retry:` is for a replica that is gone or full). The next stream's prelude sets the usual one again.
+    static let movedRetryMilliseconds = 100
+
+    /// `event: moved` with `{"reason":"moved"}` and a short `retry:`: the session left this replica; reconnect at once
+    /// with the `Last-Event-ID` (the balancer sends the stream to the session's owner, which resumes it by the cursor
+    /// with a patch or a snapshot). No id, like `ended`.
+    static let moved: [UInt8] = {
+        var out: [UInt8] = []
+        ServerSentEvent.append(
+            event: "moved".utf8,
+            id: [UInt8]?.none,
+            retry: movedRetryMilliseconds,
+            data: Array(#"{"reason":"moved"}"#.utf8),
+            to: &out
+        )
+        return out
+    }()
 
     /// `event: reauth`: the stream's token expired and the stream closes; reconnect with a new token (the
     /// `Last-Event-ID` resumes as usual). No id, like `ended`.

@@ -156,6 +156,7 @@ extension StreamHub {
         switch reason {
         case .deleted: .deleted
         case .expired: .expired
+        case .moved: .moved
         }
     }
 
@@ -178,8 +179,8 @@ extension StreamHub {
         }
     }
 
-    /// Ends every stream with `event: ended` and the reason, then closes them; streams opened later end at once.
-    /// Without a reason (shutdown) the streams close without an event, and clients reconnect elsewhere.
+    /// Ends every stream with `event: ended` and the reason (or `event: moved`), then closes them; streams opened later
+    /// end at once. Without a reason (shutdown) the streams close without an event, and clients reconnect elsewhere.
     func end(_ reason: StreamFrame.EndReason?) {
         queue.async { [self] in
             guard lifecycle.end(reason) else { return }

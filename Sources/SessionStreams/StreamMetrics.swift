@@ -13,6 +13,8 @@ package struct StreamMetrics: Sendable {
         case deleted
         /// The session expired.
         case expired
+        /// The session left this replica (`event: moved`): another replica holds it now, or it was re-anchored.
+        case moved
         /// The server is shutting down.
         case shutdown
         /// The stream's token expired (`event: reauth`).

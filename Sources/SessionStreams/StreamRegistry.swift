@@ -52,14 +52,20 @@ package final class StreamRegistry: SessionFollowing {
         hubs.withLock { $0[id] != nil }
     }
 
-    /// Ends the streams of a session that ended (deleted or expired).
-    /// With no reason (shutdown) the streams just close.
+    /// The sessions with a hub now.
+    package var followed: [SessionID] {
+        hubs.withLock { Array($0.keys) }
+    }
+
     /// Sends `event: reauth` to every open stream of a session and closes them (its tokens were revoked): each
     /// client reconnects with the token it has, and only those still valid get back in.
     package func reauth(_ id: SessionID) {
         hubs.withLock { $0[id] }?.reauthAll()
     }
 
+    /// Ends the streams of a session that ended (deleted or expired: `event: ended`) or left this replica (`event:
+    /// moved`, so that clients resume at once where the balancer sends them). With no reason (shutdown) the streams
+    /// just close.
     package func end(_ id: SessionID, reason: StreamFrame.EndReason?) {
         hubs.withLock { $0.removeValue(forKey: id) }?.end(reason)
     }

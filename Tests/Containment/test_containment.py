@@ -5,6 +5,7 @@ runaway feedback, a reducer that sleeps 2 s on a nap, an event storm and a reduc
 misbehave, 60 counter sessions are posted to over 8 keep-alive connections and 12 of them are streamed: their p99 must
 stay under 50 ms and nothing acknowledged may be lost. Then a boom kills the process; after a restart the poisoned
 session is quarantined (409), the others answer, and the process does not trap again; release and delete work.
+With two replicas on a private PostgreSQL, the quarantine that the restarted replica records holds on the other too.
 
     HOSTILE_BINARY=.build/debug/hostile-host python3 -m pytest -q -p no:cacheprovider Tests/Containment
 """
@@ -16,12 +17,16 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import threading
 import time
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Deployment" / "checks"))
+from postgres_server import PostgresServer  # noqa: E402
 
 BINARY = os.environ.get(
     "HOSTILE_BINARY", str(Path(__file__).resolve().parents[2] / ".build" / "debug" / "hostile-host")
@@ -35,9 +40,9 @@ LOAD_SECONDS = 25
 class Host:
     """One hostile-host process on a free loopback port over `data_dir`; stopped by its pid."""
 
-    def __init__(self, data_dir):
+    def __init__(self, data_dir, extra=()):
         self.process = subprocess.Popen(
-            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir],
+            [BINARY, "--host", "127.0.0.1", "--port", "0", "--data-dir", data_dir, *extra],
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )
         line = self.process.stdout.readline()
@@ -235,7 +240,39 @@ def test_a_misbehaving_system_harms_only_its_own_sessions(data_dir):
         host.stop()
 
 
-def crash_and_restart(host, data_dir, session, event="boom"):
+def test_a_quarantine_holds_on_every_replica(data_dir):
+    """Two replicas on one PostgreSQL: the one that trapped records the quarantine when it starts again (its crash
+    marks are its own), and the other, asked for the session, refuses it too; released there, it serves it."""
+    postgres = PostgresServer()
+    replicas = []
+    try:
+        url = postgres.create_database("containment")
+        extra = ("--journal-url", url)
+        first_dir, second_dir = os.path.join(data_dir, "first"), os.path.join(data_dir, "second")
+        os.makedirs(first_dir)
+        os.makedirs(second_dir)
+        first = Host(first_dir, extra)
+        second = Host(second_dir, extra)
+        replicas = [first, second]
+        poisoned = first.create("trap")
+        assert first.call("POST", f"/v1/sessions/{poisoned}/events", {"type": "increment"})[0] == 200
+        first = crash_and_restart(first, first_dir, poisoned, extra=extra)
+        replicas[0] = first
+        for replica in (second, first):
+            status, problem = replica.call("GET", f"/v1/sessions/{poisoned}")
+            assert status == 409 and problem["type"].endswith("session-quarantined"), problem
+        status, body = second.call("POST", f"/v1/sessions/{poisoned}/release")
+        assert status == 200, body
+        status, body = second.call("GET", f"/v1/sessions/{poisoned}")
+        assert status == 200 and body["state"]["count"] == 1, body
+        assert first.process.poll() is None and second.process.poll() is None
+    finally:
+        for replica in replicas:
+            replica.stop()
+        postgres.stop()
+
+
+def crash_and_restart(host, data_dir, session, event="boom", extra=()):
     """Posts the event that traps; the process dies by a signal; a new one starts over the same data directory."""
     try:
         host.call("POST", f"/v1/sessions/{session}/events", {"type": event}, timeout=30)
@@ -243,7 +280,7 @@ def crash_and_restart(host, data_dir, session, event="boom"):
         pass
     host.process.wait(timeout=30)
     assert host.process.returncode < 0, f"the host exited with {host.process.returncode}, not by a signal"
-    return Host(data_dir)
+    return Host(data_dir, extra)
 
 
 def check_quarantined_and_others_answer(host, poisoned, counts, ran="reduce"):

@@ -119,6 +119,29 @@ struct AuthKeyOrderTests {
         }
     }
 
+    /// A JWKS whose key has no `kid` (RFC 7517 makes it optional; jwt-kit refuses such a key): its kid-less tokens are
+    /// accepted, a stranger's refused.
+    @Test func aJWKSKeyWithoutAKidChecksKidlessTokens() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("kidless-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let key = ES256PrivateKey()
+        let point = try #require(key.publicKey.parameters)
+        let jwks = #"{"keys":[{"kty":"EC","crv":"P-256","alg":"ES256","x":"\#(point.x)","y":"\#(point.y)"}]}"#
+        let file = folder.appendingPathComponent("keys.json")
+        try Data(jwks.utf8).write(to: file)
+        var verificationKeys = VerificationKeys()
+        try verificationKeys.addFile(file.path)
+        let verifier = TokenVerifier(keys: verificationKeys, cacheCapacity: 10)
+        let signer = JWTKeyCollection()
+        await signer.add(ecdsa: key)
+        #expect((try? await verifier.verify(try await signer.sign(BackendKeys.claims())).get()) != nil)
+        let stranger = JWTKeyCollection()
+        await stranger.add(ecdsa: ES256PrivateKey())
+        let refused = await verifier.verify(try await stranger.sign(BackendKeys.claims()))
+        #expect(refused == .failure(.invalid(Self.signatureRefused)))
+    }
+
     /// The two kinds of backend key the order tests swap.
     enum KeyKind: String, CaseIterable, Sendable {
         case hs256

@@ -52,6 +52,14 @@ struct HubLifecycleTests {
         #expect(lifecycle.phase == .ended(.deleted))
     }
 
+    @Test func aHubWhoseSessionMovedAwaySendsLateStreamsAfterIt() {
+        var lifecycle = HubLifecycle()
+        _ = lifecycle.subscribe()
+        let ends = lifecycle.end(.moved)
+        #expect(ends)
+        #expect(lifecycle.subscribe() == .refuse(.moved))
+    }
+
     @Test func theServersEndClosesWithoutAReason() {
         var lifecycle = HubLifecycle()
         let ends = lifecycle.end(nil)

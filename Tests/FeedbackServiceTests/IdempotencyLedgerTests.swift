@@ -27,6 +27,18 @@ struct IdempotencyLedgerTests {
         }
     }
 
+    /// An answer an earlier build journaled (its fingerprint of another hash, rewritten to 0 by the journal) is
+    /// answered again to any body with its key: the retry it was kept for still gets it.
+    @Test func anUnknownFingerprintMatchesAnyBody() {
+        var ledger = IdempotencyLedger<String>(capacity: 4)
+        ledger.remember(key: "k", fingerprint: 0, answer: "kept")
+        guard case .replay(let answer) = ledger.begin(key: "k", fingerprint: 0x5338_dbd8_614c_34b0) else {
+            Issue.record("a kept answer of unknown fingerprint replays")
+            return
+        }
+        #expect(answer == "kept")
+    }
+
     @Test func keyStillInFlightIsReported() {
         var ledger = IdempotencyLedger<String>(capacity: 4)
         _ = ledger.begin(key: "k", fingerprint: 1)

@@ -230,7 +230,7 @@ struct JournalRestartTests {
         let id = "DamagedDamagedDamagedA"
         let body = #"{"type":"increment"}"#
         let journal = try Self.openJournal(directory)
-        let fingerprint = SipHash(key: journal.fingerprintKey).hash(Array(body.utf8))
+        let fingerprint = KeyedFingerprints(key: journal.fingerprintKey).fingerprint(Array(body.utf8))
         func answer(_ key: String, _ revision: UInt64) -> JournalRecord {
             .answered(
                 KeyedAnswer(
@@ -369,6 +369,15 @@ struct TemporaryDataDirectory {
     let path = FileManager.default.temporaryDirectory.appendingPathComponent("fh-journal-\(UUID())").path
 
     func remove() { try? FileManager.default.removeItem(atPath: path) }
+
+    /// The flags of a server with this data directory and `--auth jwt` whose own tokens are signed with a key file
+    /// made here (creating sessions open to anyone).
+    func authFlags() throws -> [String] {
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let key = URL(fileURLWithPath: path).appendingPathComponent("server.key")
+        try Data("the-server-key-of-this-test-32-bytes-at-least".utf8).write(to: key)
+        return ["--data-dir", path, "--auth", "jwt", "--auth-create", "open", "--auth-key-file", key.path]
+    }
 }
 
 /// Python posts `{"type":"increment"}` on two keep-alive connections per session and prints `id rev` for every

@@ -219,6 +219,23 @@ struct SessionAPITests {
         #expect(refused.status == 403)
     }
 
+    /// Every route's path answers its preflight (each is registered with its routes), the token and clock routes too.
+    @Test func everyRoutesPathAnswersItsPreflight() throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let server = try RunningServer(
+            arguments: ["--cors-origins", "https://app.example", "--clock", "manual"] + directory.authFlags()
+        )
+        defer { server.stop() }
+        for path in ["/v1/sessions/x/tokens", "/v1/clock", "/v1/clock/advance", "/v1/sessions/x/export"] {
+            let preflight = try curl([
+                "-X", "OPTIONS", "-H", "Origin: https://app.example", "-H", "Access-Control-Request-Method: POST",
+                "\(server.base)\(path)",
+            ])
+            #expect(preflight.status == 204, "\(path) answered its preflight \(preflight.status)")
+        }
+    }
+
     /// Without a journal there is nothing to passivate into: an idle session ends.
     @Test func idleSessionsWithoutAJournalExpire() throws {
         let server = try RunningServer(arguments: ["--session-idle-ms", "200", "--data-dir", "none"])

@@ -7,10 +7,14 @@ import Upstream
 /// the copy on the other replica is fenced (its next write is refused, nothing of it kept), dropped (its stream ends)
 /// and, when asked again, takes the session back with everything the other wrote. A session created with
 /// `POST /v1/sessions` on one replica is activated by the other at its first request there (creation anywhere), and a
-/// stream resuming on the new owner keeps its cursor (same epoch).
+/// stream resuming on the new owner keeps its cursor (same epoch). A stream on the replica that lost its session ends
+/// with `event: moved` (issue 33), also when nothing but the ownership watch tells that replica.
 @Suite(.serialized, .timeLimit(.minutes(2)))
 struct SessionMoveTests {
     private static let increment = #"{"type":"increment"}"#
+    private static let moved = #"{"reason":"moved"}"#
+    /// The first two tests show a stale copy at work: no ownership watch drops it before the request that meets it.
+    private static let noWatch = ["--journal-ownership-watch-ms", "0"]
 
     /// The data of the events `stream` shows until it ends (at most 20), and how it ended.
     private static func eventsUntilTheEnd(of stream: SSEReader) async -> (shown: [String], ending: String?) {
@@ -32,8 +36,8 @@ struct SessionMoveTests {
 
     @Test func aSessionMovesToTheReplicaAskedAndTheOldCopyIsFencedAndDropped() async throws {
         let place = try ServiceJournal.postgres.place()
-        let first = try await StreamTestServer.start(place.flags)
-        let second = try await StreamTestServer.start(place.flags)
+        let first = try await StreamTestServer.start(place.flags + Self.noWatch)
+        let second = try await StreamTestServer.start(place.flags + Self.noWatch)
         let id = try await first.api.create()
         for _ in 1...3 { try await first.api.post(id, Self.increment) }
         let stream = try first.reader("/v1/sessions/\(id)/stream")
@@ -53,10 +57,10 @@ struct SessionMoveTests {
         let refused = try await post(first.api, id, key: "k1")
         #expect(refused.status == 503, "\(refused.bodyText)")
         #expect(refused.bodyText.contains("another replica"))
-        // Its copy is dropped: the stream it served ends (the client reconnects wherever the balancer sends it),
-        // and never showed the refused event's state.
+        // Its copy is dropped: the stream it served ends with `event: moved` (the client reconnects wherever the
+        // balancer sends it), and never showed the refused event's state.
         let (shown, ending) = await Self.eventsUntilTheEnd(of: stream)
-        #expect(shown.isEmpty, "the superseded copy's stream showed \(shown)")
+        #expect(shown == [Self.moved], "the superseded copy's stream showed \(shown)")
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
 
@@ -99,8 +103,8 @@ struct SessionMoveTests {
     @Test func aStaleCopysTimerStepNeverReachesItsStream() async throws {
         let place = try ServiceJournal.postgres.place()
         let clock = ["--clock", "manual", "--clock-start-ms", "1700000000000"]
-        let first = try await StreamTestServer.start(place.flags + clock)
-        let second = try await StreamTestServer.start(place.flags + clock)
+        let first = try await StreamTestServer.start(place.flags + clock + Self.noWatch)
+        let second = try await StreamTestServer.start(place.flags + clock + Self.noWatch)
         let id = try await first.api.create("traffic-light")
         try await first.api.post(id, #"{"type":"start"}"#)
         try await first.api.advance(milliseconds: 0)
@@ -113,12 +117,52 @@ struct SessionMoveTests {
         // journal refuses.
         try await first.api.advance(milliseconds: 4000)
         let (shown, ending) = await Self.eventsUntilTheEnd(of: stream)
-        #expect(shown.isEmpty, "the stale copy's stream showed \(shown)")
+        #expect(shown == [Self.moved], "the stale copy's stream showed \(shown)")
         #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
         await stream.disconnect()
         let now = try await second.api.send("GET", "/v1/sessions/\(id)")
         #expect(now.headers["etag"] == "\"\(seen.id)\"", "\(now.bodyText)")
         #expect(try await second.api.state(id)["phase"] as? String == "red")
+        await first.stop()
+        await second.stop()
+    }
+
+    /// The issue 33 case: the balancer sends the session's requests to the other replica, so the one that lost it gets
+    /// none. Its ownership watch finds that another replica took the session and ends its stream with `event: moved`;
+    /// the stream resumes on the new owner by its cursor. A stream of a session that stays put stays open.
+    @Test func aStreamOfASessionTakenElsewhereEndsWithMovedWithoutARequestHere() async throws {
+        let place = try ServiceJournal.postgres.place()
+        let first = try await StreamTestServer.start(place.flags)
+        let second = try await StreamTestServer.start(place.flags)
+        let leaving = try await first.api.create()
+        let staying = try await first.api.create()
+        for _ in 1...2 { try await first.api.post(leaving, Self.increment) }
+        let stream = try first.reader("/v1/sessions/\(leaving)/stream")
+        let seen = try await stream.nextEvent()
+        #expect(seen.type == "snapshot")
+        let kept = try first.reader("/v1/sessions/\(staying)/stream")
+        #expect(try await kept.nextEvent().type == "snapshot")
+
+        // The other replica takes the session and goes on with it; the first hears nothing of it from a request.
+        #expect(try await second.api.send("GET", "/v1/sessions/\(leaving)").status == 200)
+        #expect(try await second.api.post(leaving, Self.increment)["rev"] as? Int == 3)
+        let (shown, ending) = await Self.eventsUntilTheEnd(of: stream)
+        #expect(shown == [Self.moved], "the stream of the session that moved showed \(shown)")
+        #expect(ending?.contains("the stream closed") == true, "\(ending ?? "no end")")
+        await stream.disconnect()
+        #expect(try await first.api.metric(#"feedbackhost_stream_closes_total{reason="moved"}"#, reaches: 1))
+
+        // Resumed where the session lives now, by its cursor: the state after it.
+        let resumed = try second.reader("/v1/sessions/\(leaving)/stream", headers: ["Last-Event-ID: \(seen.id)"])
+        let next = try await resumed.nextEvent()
+        #expect(jsonObject(next.data)["rev"] as? Int == 3, "\(next)")
+        await resumed.disconnect()
+
+        // The session that stayed put kept its stream through the same rounds of the watch.
+        #expect(try await first.api.post(staying, Self.increment)["rev"] as? Int == 1)
+        let update = try await kept.nextEvent()
+        #expect(update.type == "snapshot" && jsonObject(update.data)["rev"] as? Int == 1, "\(update)")
+        await kept.disconnect()
         await first.stop()
         await second.stop()
     }

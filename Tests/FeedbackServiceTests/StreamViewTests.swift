@@ -19,6 +19,12 @@ struct StreamViewTests {
             String(decoding: StreamFrame.ended(.expired), as: UTF8.self)
                 == "event: ended\ndata: {\"reason\":\"expired\"}\n\n"
         )
+        // A session that left this replica: its own event, no id (the Last-Event-ID stays the last state's), and a
+        // short reconnection time.
+        #expect(
+            String(decoding: StreamFrame.ended(.moved), as: UTF8.self)
+                == "event: moved\nretry: 100\ndata: {\"reason\":\"moved\"}\n\n"
+        )
         let prelude = String(decoding: StreamFrame.prelude(comment: "x\ny", retryMilliseconds: 1500), as: UTF8.self)
         #expect(prelude == ": x\n: y\nretry: 1500\n\n")
     }

@@ -136,12 +136,7 @@ struct TokenRevocationTests {
     @Test func aRevocationAnsweredSurvivesAKillRightAfterTheAnswer() throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
-        try FileManager.default.createDirectory(atPath: directory.path, withIntermediateDirectories: true)
-        let key = URL(fileURLWithPath: directory.path).appendingPathComponent("server.key")
-        try Data("the-server-key-of-the-kill-test-32-bytes-long".utf8).write(to: key)
-        let flags = [
-            "--data-dir", directory.path, "--auth", "jwt", "--auth-create", "open", "--auth-key-file", key.path,
-        ]
+        let flags = try directory.authFlags()
         let first = try RunningServer(arguments: flags)
         defer { first.stop() }
         let created = try postJSON("\(first.base)/v1/sessions", Self.counter)

@@ -47,6 +47,42 @@ import Testing
         #expect(try reopened.recover(only: ["nobody-here-at-all-xx"]).isEmpty)
     }
 
+    /// Keyed answers journaled before fingerprints were HMAC-SHA256 (a journal without the `fingerprint.scheme` mark,
+    /// as an earlier build left it) read back with fingerprint 0, unknown, their checksums intact; once marked, the
+    /// answers written since keep their fingerprints across reopening.
+    @Test(arguments: JournalBackend.allCases)
+    func answersOfAnEarlierFingerprintAreMarkedUnknownOnce(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let id = JournalFixtures.id(1)
+        func answer(_ key: String, _ revision: UInt64, _ fingerprint: UInt64) -> KeyedAnswer {
+            KeyedAnswer(sessionID: id, key: key, fingerprint: fingerprint, epoch: 3, revision: revision, state: "{}")
+        }
+        let journal = try place.open()
+        try journal.appendAndWait([
+            .created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1), .answered(answer("old", 1, 12_345)),
+        ])
+        // As an earlier build left it: no mark.
+        try place.tamper(
+            journal,
+            sqlite: "DELETE FROM meta WHERE name = 'fingerprint.scheme'",
+            postgres: "DELETE FROM fh_meta WHERE name = 'fingerprint.scheme'"
+        )
+        journal.close()
+
+        let upgraded = try place.open()
+        let adopted = try #require(try upgraded.recover(only: [id]).first)
+        #expect(adopted.answers == [answer("old", 1, 0)])
+        try upgraded.appendAndWait([JournalFixtures.event(id, 2), .answered(answer("new", 2, 777))])
+        upgraded.close()
+
+        let again = try place.open()
+        defer { again.close() }
+        let recovery = try again.recover()
+        #expect(recovery.problems.isEmpty)
+        #expect(recovery.sessions.first?.answers == [answer("old", 1, 0), answer("new", 2, 777)])
+    }
+
     /// Group commits from many writers at once: each session's appends
     /// complete in the order they were made, all of them succeed, and every session reads back whole, without a gap.
     @Test(arguments: JournalBackend.allCases)

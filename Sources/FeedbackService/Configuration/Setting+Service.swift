@@ -242,6 +242,13 @@ extension Setting {
         "with journal.url: a replica that stops renewing its lease this long (killed, stalled) leaves the due timers of "
             + "its sessions to the others"
     )
+    static let journalOwnershipWatch = Setting(
+        "journal.ownership.watch.ms",
+        .integer(0...3_600_000),
+        default: "1000",
+        "with journal.url: how often a replica confirms that it still holds the sessions its streams follow; a stream of "
+            + "one another replica took ends with event: moved (0: only at a request or a refused write)"
+    )
     static let journalPasswordFile = Setting(
         "journal.password.file",
         .text,
@@ -259,7 +266,7 @@ extension Setting {
             corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
             streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
             journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
-            journalLease, auth, authCreate,
+            journalLease, journalOwnershipWatch, auth, authCreate,
             authKeyFile, authPreviousKeyFile,
             authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel,
             logAccessBufferBytes,

@@ -48,8 +48,11 @@ final class PostgresConnection {
     /// Connects synchronously (at most `connect_timeout` seconds, from `parameters` or libpq's default) with
     /// `parameters` as libpq keywords and values (`dbname` may be a `postgres://` URL). After `start()`, a run that
     /// waits longer than `answerTimeout` for its answer breaks the connection.
-    init(parameters: [(String, String)], queue: DispatchQueue, answerTimeout: Duration = .seconds(10)) throws(JournalError)
-    {
+    init(
+        parameters: [(String, String)],
+        queue: DispatchQueue,
+        answerTimeout: Duration = .seconds(10)
+    ) throws(JournalError) {
         self.queue = queue
         self.answerTimeout = answerTimeout
         let keywords = parameters.map { strdup($0.0) } + [nil]
@@ -140,7 +143,9 @@ final class PostgresConnection {
         guard waited > Self.nanoseconds(answerTimeout) else { return }
         current = nil
         job.completion(
-            .failure(JournalError(.postgres, "PostgreSQL did not answer within \(answerTimeout); the connection is dropped"))
+            .failure(
+                JournalError(.postgres, "PostgreSQL did not answer within \(answerTimeout); the connection is dropped")
+            )
         )
         close()
     }

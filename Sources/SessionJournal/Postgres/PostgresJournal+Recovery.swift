@@ -107,18 +107,23 @@ extension PostgresJournal {
         }
     }
 
+    /// A keyed answer from a row whose first columns are session, key, fingerprint, epoch, rev, state.
+    static func answer(from row: [String?]) -> KeyedAnswer {
+        KeyedAnswer(
+            sessionID: row[0] ?? "",
+            key: row[1] ?? "",
+            fingerprint: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
+            epoch: UInt64(bitPattern: Int64(row[3] ?? "") ?? 0),
+            revision: UInt64(row[4] ?? "") ?? 0,
+            state: row[5] ?? ""
+        )
+    }
+
     /// Columns: session, key, fingerprint, epoch, rev, state, crc; oldest first.
     private func recoverAnswers(_ rows: [[String?]], into session: inout RecoveredSession, problems: inout [String]) {
         var failed = 0
         for row in rows {
-            let answer = KeyedAnswer(
-                sessionID: row[0] ?? "",
-                key: row[1] ?? "",
-                fingerprint: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
-                epoch: UInt64(bitPattern: Int64(row[3] ?? "") ?? 0),
-                revision: UInt64(row[4] ?? "") ?? 0,
-                state: row[5] ?? ""
-            )
+            let answer = Self.answer(from: row)
             guard RecordChecksum.answer(answer) == Int64(row[6] ?? "") else {
                 failed += 1
                 continue

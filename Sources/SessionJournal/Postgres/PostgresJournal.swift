@@ -126,6 +126,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 throw JournalError(.postgres, "the fingerprint key in fh_meta is missing or damaged")
             }
             key = decoded
+            try adoptKeyedFingerprints(connection)
         } catch {
             queue.sync { connection.close() }
             throw error

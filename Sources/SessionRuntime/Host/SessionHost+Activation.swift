@@ -142,11 +142,14 @@ extension SessionHost {
         }
     }
 
-    /// Drops `copy`, a session another replica took over, unless another copy replaced it in the store meanwhile.
-    private func drop(_ copy: any HostedSession) {
+    /// Drops `copy`, a session another replica took over, unless another copy replaced it in the store meanwhile;
+    /// returns whether it did.
+    @discardableResult
+    func drop(_ copy: any HostedSession) -> Bool {
         activation.withLock { _ in
-            guard let current = store[copy.id], current === copy else { return }
+            guard let current = store[copy.id], current === copy else { return false }
             removeSuperseded(copy.id)
+            return true
         }
     }
 
@@ -164,21 +167,23 @@ extension SessionHost {
     }
 
     /// Under `activation`: removes session `id`'s superseded copy: its loop stops (effects cancelled), its streams end
-    /// (clients reconnect, and the balancer sends them to the new owner), and it counts as passive again.
+    /// with `event: moved` (clients reconnect by their cursor, and the balancer sends them to the new owner), and it
+    /// counts as passive again.
     private func removeSuperseded(_ id: SessionID) {
         guard let removed = store.remove(id) else { return }
         removed.stop()
-        followers.end(id, reason: nil)
+        followers.end(id, reason: .moved)
         metrics.sessions.decrement()
         metrics.sessionsPassive.increment()
+        metrics.sessionsMovedAway.increment()
     }
 
     /// Replaces every fenced session by one re-anchored from what the journal holds: a session of which the journal
     /// holds nothing (its creation was never written) is removed; any other is restored at the journal's revision
     /// under a new epoch and journaled afresh, and its fence is lifted once that is durable. Its events that the
-    /// journal did not keep (none of them was acknowledged) are dropped, its streams are closed (clients reconnect
-    /// to the new epoch), its feedbacks start from the restored state. Runs when the journal is healthy again, and
-    /// again a second later while sessions stay fenced and the journal is healthy.
+    /// journal did not keep (none of them was acknowledged) are dropped, its streams end with `event: moved` (clients
+    /// reconnect to the new epoch), its feedbacks start from the restored state. Runs when the journal is healthy
+    /// again, and again a second later while sessions stay fenced and the journal is healthy.
     func reanchorFencedSessions() {
         guard let persistence else { return }
         persistence.reanchorOnce { reanchor(persistence) }
@@ -199,7 +204,7 @@ extension SessionHost {
             guard var session = recovered[id.description] else {
                 if let gone = store.remove(id) {
                     gone.stop()
-                    followers.end(id, reason: nil)
+                    followers.end(id, reason: .moved)
                     metrics.sessions.decrement()
                 }
                 persistence.unfence(id)
@@ -218,7 +223,7 @@ extension SessionHost {
                 continue
             }
             old.stop()
-            followers.end(id, reason: nil)
+            followers.end(id, reason: .moved)
             persistence.logger.info(
                 "session re-anchored from the journal",
                 metadata: ["session.id": "\(id)", "rev": "\(session.revision)"]

@@ -135,7 +135,7 @@ extension SessionHost {
         // At most once per key: a retry with the same body gets the first answer (which wins over If-Match: the
         // retry of an applied request must not fail), another body is 422, a retry while the first is still
         // running is 409. A request that fails applies nothing, so its key is forgotten and may be used again.
-        let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.hash(body))
+        let claim = IdempotencyClaim(key: key, fingerprint: fingerprints.fingerprint(body))
         switch session.withIdempotencyLedger({ $0.begin(key: key, fingerprint: claim.fingerprint) }) {
         case .replay(let snapshot):
             // A replayed answer waits too: its first request may still be waiting.

@@ -23,9 +23,9 @@ package final class SessionHost: Sendable {
     package let budget: SessionBudget
     /// The journal, when sessions are durable (`--data-dir`); nil when they live only in memory.
     package let persistence: SessionPersistence?
-    /// Keys the fingerprints of `Idempotency-Key` bodies: with the journal's key when there is one, so that
-    /// fingerprints restored after a restart still compare.
-    let fingerprints: SipHash
+    /// Fingerprints `Idempotency-Key` bodies: keyed with the journal's key when there is one, so that fingerprints
+    /// restored after a restart still compare, else with a random one.
+    let fingerprints: any BodyFingerprinting
     /// What follows sessions from above (their streams): a followed session is never idle, and a session that ends
     /// ends its streams.
     let followers: any SessionFollowing
@@ -47,10 +47,13 @@ package final class SessionHost: Sendable {
         metricsFactory: any MetricsFactory,
         persistence: SessionPersistence?,
         followers: any SessionFollowing,
+        fingerprints makeFingerprints: (_ key: [UInt8]) -> any BodyFingerprinting,
         environment: @escaping @Sendable (SessionID) -> SystemEnvironment
     ) {
         self.persistence = persistence
-        fingerprints = persistence.map { SipHash(key: $0.journal.fingerprintKey) } ?? SipHash()
+        fingerprints = makeFingerprints(
+            persistence?.journal.fingerprintKey ?? (0..<16).map { _ in UInt8.random(in: 0...255) }
+        )
         self.limits = limits
         self.followers = followers
         var byName: [String: HostedSystem] = [:]

@@ -2,9 +2,10 @@
 ///
 /// The same key with the same body gets the first answer again; with another body it is a conflict of content
 /// (422); while the first request is still being answered, a retry is told to wait (409). Bodies are compared by
-/// their fingerprint, a 64-bit SipHash with a secret key (`SipHash`) that the caller computes: with a journal the
-/// key is the journal's, so answers restored after a restart (`remember`) still compare. The ledger keeps the most
-/// recent `capacity` keys; the oldest are forgotten first.
+/// their fingerprint, a keyed 64-bit hash that the caller computes (`BodyFingerprinting`): with a journal the key is
+/// the journal's, so answers restored after a restart (`remember`) still compare. A remembered fingerprint of 0 is
+/// unknown (an answer an earlier build journaled with another hash) and matches any body: its retry is answered
+/// again, as it was before. The ledger keeps the most recent `capacity` keys; the oldest are forgotten first.
 ///
 /// Not thread-safe: the session that owns it guards it with its own lock.
 public struct IdempotencyLedger<Answer: Sendable>: Sendable {
@@ -58,7 +59,7 @@ public struct IdempotencyLedger<Answer: Sendable>: Sendable {
     /// Decides what a request with `key` and a body of `fingerprint` does; on `.proceed` the key is now in flight.
     public mutating func begin(key: String, fingerprint: UInt64) -> Decision {
         if let entry = entries[key] {
-            guard entry.fingerprint == fingerprint else { return .mismatch }
+            guard entry.fingerprint == fingerprint || entry.fingerprint == 0 else { return .mismatch }
             switch entry {
             case .inFlight: return .inFlight
             case .done(_, let answer): return .replay(answer)
