@@ -145,7 +145,7 @@ public final class SessionService: Sendable {
                         }
                     }
                 ),
-            ] + tokenRoutes + exportRoutes + containmentRoutes,
+            ] + tokenRoutes + exportRoutes + containmentRoutes + inspectionRoutes,
             in: &router
         )
     }
@@ -156,7 +156,8 @@ public final class SessionService: Sendable {
         for path in [
             "/v1/systems", "/v1/sessions", "/v1/sessions/{id}", "/v1/sessions/{id}/events", "/v1/sessions/{id}/stream",
             "/v1/sessions/{id}/export", "/v1/sessions/{id}/containment", "/v1/sessions/{id}/resume",
-            "/v1/sessions/{id}/release",
+            "/v1/sessions/{id}/release", "/v1/sessions/{id}/history", "/v1/sessions/{id}/states/{rev}",
+            "/v1/sessions/{id}/diff",
         ] {
             router.route(.options, path, maxBodySize: 0) { [self] (request: Request) throws -> Response in
                 let answer = configuration.cors.preflight(

@@ -15,9 +15,10 @@
 ///   cleared by a re-creation, stamped for rows without one), for `session.retention`: `fh_retire` deletes a session
 ///   only while no live replica holds it, it left before the cutoff and no deadline is pending, under the row's lock,
 ///   so a replica taking it at the same moment either wins (and the session stays) or finds it gone (404).
-/// - `fh_history`: the newest `JournalConfiguration.historySnapshots` snapshots of each session, kept for
-///   `feedback-host verify` and the export route; a snapshot then deletes only the events up to the oldest kept one,
-///   so the events between kept snapshots stay (as the SQLite journal's `history`).
+/// - `fh_history`: the kept snapshots of each session (its history retention, `JournalConfiguration.retention(of:)`;
+///   the creation's state as revision 0 among them), with the time each was written (`at`), kept for the inspection
+///   routes, `feedback-host verify` and the export route; a snapshot then deletes only the events up to the oldest
+///   kept one, so the events between kept snapshots stay (as the SQLite journal's `history`).
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
 /// - `fh_tokens`: each session's token generation (`JournalRecord.tokens`, `--auth jwt`'s revocations; no row for 0),
