@@ -59,6 +59,7 @@ extension Journal {
                 )
             } catch {
                 try? connection.execute("ROLLBACK")
+                store.reloadTimelineThrough()
                 throw error
             }
         }

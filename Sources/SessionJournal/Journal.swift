@@ -344,6 +344,7 @@ public final class Journal: @unchecked Sendable {
             metrics.bytes.record(store.fileBytes())
         } catch {
             try? store.connection.execute("ROLLBACK")
+            store.reloadTimelineThrough()
             logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
         }
     }

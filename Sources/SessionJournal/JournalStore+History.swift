@@ -45,16 +45,14 @@ extension JournalStore {
                 snapshotRow = try snapshots.step()
             }
             if let damage = recovered.damage { problems.append(damage) }
-            if recovered.baseRevision > kept.last!.revision {
-                kept.append(
-                    KeptSnapshot(
-                        revision: recovered.baseRevision,
-                        version: recovered.baseVersion,
-                        state: recovered.baseState
-                    )
-                )
-            }
             var history = SessionHistory(creation: creation, snapshots: kept, events: [], problems: problems)
+            history.adoptLatest(
+                KeptSnapshot(
+                    revision: recovered.baseRevision,
+                    version: recovered.baseVersion,
+                    state: recovered.baseState
+                )
+            )
             while eventRow, events.bytes(0).elementsEqual(key) {
                 let revision = UInt64(bitPattern: events.int64(1))
                 if let event = Self.event(from: events, revision: revision) {

@@ -83,8 +83,8 @@ extension JournalStore {
                 through: through
             )
         }
-        if whole, recovered.baseRevision > history.snapshots[history.snapshots.count - 1].revision {
-            history.snapshots.append(
+        if whole {
+            history.adoptLatest(
                 KeptSnapshot(
                     revision: recovered.baseRevision,
                     version: recovered.baseVersion,

@@ -35,6 +35,8 @@ final class JournalStore {
     let configuration: JournalConfiguration
     /// The log position up to which `timeline` indexes the log (`meta`'s `timeline.through`).
     var timelineThrough: Int64 = 0
+    /// When a commit last indexed the log (`DispatchTime` uptime nanoseconds).
+    private var lastTimelineStep: UInt64 = 0
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
@@ -106,30 +108,35 @@ final class JournalStore {
         deleteTimeline = try connection.prepare(JournalSchema.deleteTimeline)
         systemOf = try connection.prepare(JournalSchema.systemOf)
         self.configuration = configuration
-        timelineThrough =
-            Int64(
-                try connection.texts(
-                    "SELECT value FROM meta WHERE name = '\(JournalSchema.timelineThroughName)'"
-                ).first ?? "0"
-            ) ?? 0
         upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
         deleteTokens = try connection.prepare(JournalSchema.deleteTokens)
         deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
+        reloadTimelineThrough()
     }
 
     /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
+    /// Every `timelineStepNanoseconds` a commit also indexes the log's newest rows in `timeline` (at most
+    /// `timelineStepRows`, its own records among them) in a savepoint of its own: small steps that share the commit's
+    /// sync, instead of a large one that holds the writer queue (a step of 20,000 rows a second raised the posts' p99
+    /// two- to threefold). An index step that fails is rolled back alone; the background step catches up.
     func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
         do {
             try begin.run()
             for record in records {
                 try write(record)
             }
+            let now = DispatchTime.now().uptimeNanoseconds
+            if now &- lastTimelineStep >= Self.timelineStepNanoseconds {
+                lastTimelineStep = now
+                indexInCommit()
+            }
             try commitStatement.run()
         } catch {
             try? connection.execute("ROLLBACK")
+            reloadTimelineThrough()
             statistics.failedCommits += 1
             return .failure(error)
         }
@@ -330,6 +337,33 @@ final class JournalStore {
             trimHistoryOlder.bind(1, id)
             trimHistoryOlder.bind(2, now - milliseconds)
             try trimHistoryOlder.run()
+        }
+    }
+
+    /// Reads `timelineThrough` back from `meta`: at open, and after a rolled-back transaction that had moved it.
+    func reloadTimelineThrough() {
+        let text = try? connection.texts("SELECT value FROM meta WHERE name = '\(JournalSchema.timelineThroughName)'")
+        timelineThrough = Int64(text?.first ?? "0") ?? 0
+    }
+
+    /// How often a commit indexes, and how many rows at most (50,000 rows a second at most: faster logs leave the
+    /// rest to the background step).
+    static let timelineStepNanoseconds: UInt64 = 20_000_000
+    static let timelineStepRows: Int64 = 1_000
+
+    private func indexInCommit() {
+        do {
+            try connection.execute("SAVEPOINT timeline")
+        } catch {
+            return
+        }
+        let before = timelineThrough
+        do {
+            _ = try indexTimeline(rows: Self.timelineStepRows)
+            try connection.execute("RELEASE timeline")
+        } catch {
+            timelineThrough = before
+            try? connection.execute("ROLLBACK TO timeline; RELEASE timeline")
         }
     }
 

@@ -49,6 +49,22 @@ public struct SessionHistory: Sendable, Equatable {
 }
 
 extension SessionHistory {
+    /// Adds the latest snapshot (what an activation loads) to a whole history's snapshots: after the kept ones when it
+    /// is newer; when a kept snapshot has its revision, the two must agree, else a problem says so (issue 32, item 5:
+    /// a latest snapshot changed with its record checksum recomputed passed `verify` as identical, since only the kept
+    /// one at that revision was compared).
+    mutating func adoptLatest(_ latest: KeptSnapshot) {
+        if let kept = snapshots.first(where: { $0.revision == latest.revision }) {
+            if kept.state != latest.state || kept.version != latest.version {
+                problems.append(
+                    "the latest snapshot at revision \(latest.revision) differs from the kept snapshot at that revision"
+                )
+            }
+        } else if latest.revision > (snapshots.last?.revision ?? 0) {
+            snapshots.append(latest)
+        }
+    }
+
     /// Puts the latest snapshot (what an activation loads) among the snapshots a replay compares when it lies in the
     /// range read, so that one changed with its record checksum recomputed is caught too; one at the range's first
     /// revision that differs from the kept snapshot there is a problem.

@@ -86,6 +86,33 @@ import Testing
         #expect(kept.problems.isEmpty)
     }
 
+    /// Issue 32, item 5: the latest snapshot (what an activation loads) changed with its record checksum recomputed is
+    /// no longer hidden behind the kept snapshot at its revision: the whole history (what `verify` replays) says so.
+    @Test(arguments: JournalBackend.allCases)
+    func aLatestSnapshotThatDiffersFromTheKeptOneIsAProblem(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(2))
+        defer { journal.close() }
+        let id = JournalFixtures.id(4)
+        try Self.write(journal, [id])
+        #expect(try journal.history(of: id)?.problems == [])
+        let state = #"{"at":1200}"#
+        let crc = RecordChecksum.snapshot(id, 200, state, version: 1)
+        try place.tamper(
+            journal,
+            sqlite: "UPDATE snapshots SET state = '\(state)', crc = \(crc) WHERE session = '\(id)'",
+            postgres: "UPDATE fh_snapshots SET state = '\(state)', crc = \(crc) WHERE session = '\(id)'"
+        )
+        let history = try #require(try journal.history(of: id))
+        #expect(
+            history.problems == ["the latest snapshot at revision 200 differs from the kept snapshot at that revision"]
+        )
+        var seen: [String] = []
+        try journal.readHistories(batchSize: 10) { batch in seen += batch.flatMap(\.problems) }
+        #expect(seen == history.problems)
+    }
+
     @Test func aVersionOneDatabaseOpensAsVersionTwo() throws {
         let place = try JournalPlace(.postgres)
         defer { place.remove() }

@@ -190,25 +190,23 @@ extension PostgresJournal: SessionHistoryReading {
                 }
                 snapshots.append(KeptSnapshot(revision: revision, version: version, state: state))
             }
-            if session.baseRevision > snapshots[snapshots.count - 1].revision {
-                snapshots.append(
-                    KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
-                )
-            }
+            var history = SessionHistory(
+                creation: session.creation,
+                snapshots: snapshots,
+                events: [],
+                problems: problems
+            )
+            history.adoptLatest(
+                KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
+            )
             // Every kept event after the oldest kept snapshot (`append` follows on from the base revision).
             var withEvents = session
-            withEvents.baseRevision = snapshots.count > 1 ? snapshots[1].revision : 0
+            withEvents.baseRevision = history.snapshots.count > 1 ? history.snapshots[1].revision : 0
             withEvents.events = []
             for event in outcomes[base + 2].rows { Self.append(event, to: &withEvents) }
-            if let damage = withEvents.damage { problems.append("session \(session.creation.id): \(damage)") }
-            histories.append(
-                SessionHistory(
-                    creation: session.creation,
-                    snapshots: snapshots,
-                    events: withEvents.events,
-                    problems: problems
-                )
-            )
+            if let damage = withEvents.damage { history.problems.append("session \(session.creation.id): \(damage)") }
+            history.events = withEvents.events
+            histories.append(history)
         }
         return histories
     }
