@@ -35,8 +35,6 @@ final class JournalStore {
     let configuration: JournalConfiguration
     /// The log position up to which `timeline` indexes the log (`meta`'s `timeline.through`).
     var timelineThrough: Int64 = 0
-    /// When a commit last indexed the log (`DispatchTime` uptime nanoseconds).
-    private var lastTimelineStep: UInt64 = 0
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
@@ -118,20 +116,11 @@ final class JournalStore {
     }
 
     /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
-    /// Every `timelineStepNanoseconds` a commit also indexes the log's newest rows in `timeline` (at most
-    /// `timelineStepRows`, its own records among them) in a savepoint of its own: small steps that share the commit's
-    /// sync, instead of a large one that holds the writer queue (a step of 20,000 rows a second raised the posts' p99
-    /// two- to threefold). An index step that fails is rolled back alone; the background step catches up.
     func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
         do {
             try begin.run()
             for record in records {
                 try write(record)
-            }
-            let now = DispatchTime.now().uptimeNanoseconds
-            if now &- lastTimelineStep >= Self.timelineStepNanoseconds {
-                lastTimelineStep = now
-                indexInCommit()
             }
             try commitStatement.run()
         } catch {
@@ -344,27 +333,6 @@ final class JournalStore {
     func reloadTimelineThrough() {
         let text = try? connection.texts("SELECT value FROM meta WHERE name = '\(JournalSchema.timelineThroughName)'")
         timelineThrough = Int64(text?.first ?? "0") ?? 0
-    }
-
-    /// How often a commit indexes, and how many rows at most (50,000 rows a second at most: faster logs leave the
-    /// rest to the background step).
-    static let timelineStepNanoseconds: UInt64 = 20_000_000
-    static let timelineStepRows: Int64 = 1_000
-
-    private func indexInCommit() {
-        do {
-            try connection.execute("SAVEPOINT timeline")
-        } catch {
-            return
-        }
-        let before = timelineThrough
-        do {
-            _ = try indexTimeline(rows: Self.timelineStepRows)
-            try connection.execute("RELEASE timeline")
-        } catch {
-            timelineThrough = before
-            try? connection.execute("ROLLBACK TO timeline; RELEASE timeline")
-        }
     }
 
     /// Indexes the next `rows` of the log in `timeline` (never past its last row) and moves `timeline.through`, in the
