@@ -1,4 +1,5 @@
 import FeedbackJSON
+import Foundation
 import HTTPServer
 import SessionAuth
 import SessionRuntime
@@ -70,9 +71,6 @@ extension SessionService {
     private func history(_ request: Request) throws(APIError) -> JSONValue {
         let after = try request.queryParameter("after").map { text throws(APIError) in try revision(text, "after") }
         let before = try request.queryParameter("before").map { text throws(APIError) in try revision(text, "before") }
-        if after != nil, before != nil {
-            throw APIError(.invalidRequest, "give after or before, not both: after pages forward, before backward")
-        }
         let origin = request.queryParameter("origin")
         if let origin, origin != "client", origin != "effect" {
             throw APIError(.invalidRequest, "origin is client or effect, not \"\(origin)\"")
@@ -99,7 +97,7 @@ extension SessionService {
             throw APIError(.systemNotFound, "no system is called \"\(system)\"; GET /v1/systems lists them")
         }
         let cursor = request.queryParameter("cursor")
-        if let cursor, !(cursor.hasPrefix("a:") || cursor.hasPrefix("j") || cursor.hasPrefix("b:")) {
+        if let cursor, !Self.isCursor(cursor) {
             throw APIError(.invalidRequest, "cursor is the next of a previous page, not \"\(cursor)\"")
         }
         return try host.listSessions(
@@ -114,11 +112,29 @@ extension SessionService {
         )
     }
 
+    /// A list's cursor as `listSessions` makes them (openapi.yaml's pattern): `a:N`, `b:N`, `j` or `j:TIME:ID`.
+    private static func isCursor(_ text: String) -> Bool {
+        if text == "j" { return true }
+        let parts = text.split(separator: ":", maxSplits: 2, omittingEmptySubsequences: false)
+        func digits(_ part: Substring, _ most: Int) -> Bool {
+            (1...most).contains(part.count) && part.unicodeScalars.allSatisfy { ("0"..."9").contains($0) }
+        }
+        switch parts.first {
+        case "a", "b": return parts.count == 2 && digits(parts[1], 18)
+        case "j":
+            let idCharacters = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-_"))
+            return parts.count == 3 && digits(parts[1], 19) && parts[2].count <= 64
+                && parts[2].unicodeScalars.allSatisfy { $0.isASCII && idCharacters.contains($0) }
+        default: return false
+        }
+    }
+
     private func revision(_ text: String?, _ name: String) throws(APIError) -> UInt64 {
         guard let text else {
             throw APIError(.invalidRequest, "\(name) is missing: give a revision, a whole number from 0")
         }
-        guard let value = UInt64(text), value <= UInt64(Int64.max) else {
+        // Any revision a UInt64 holds: one past the head is 404 (revision-not-found), not a malformed request.
+        guard let value = UInt64(text) else {
             throw APIError(.invalidRequest, "\(name) is a revision, a whole number from 0, not \"\(text)\"")
         }
         return value

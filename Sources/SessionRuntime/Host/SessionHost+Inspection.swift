@@ -16,7 +16,7 @@ extension SessionHost {
     package struct HistoryQuery: Sendable {
         /// Entries after this revision (nil: from the first kept one).
         package var after: UInt64?
-        /// Entries before this revision (the page just before it), instead of `after`.
+        /// Entries before this revision: the page just before it, or with `after` the entries between the two.
         package var before: UInt64?
         /// At most this many entries scanned.
         package var limit: Int
@@ -41,13 +41,15 @@ extension SessionHost {
         let bounds = try read(journal, id, from: 0, through: 0)
         let limit = UInt64(max(1, min(query.limit, Self.historyPageLimit)))
         var first: UInt64
-        if let before = query.before {
+        if let after = query.after {
+            first = after
+        } else if let before = query.before {
             first = before > limit + 1 ? before - limit - 1 : 0
         } else {
-            first = query.after ?? bounds.keptFrom
+            first = bounds.keptFrom
         }
-        first = max(first, bounds.keptFrom)
-        var last = min(first + limit, bounds.head)
+        first = min(max(first, bounds.keptFrom), bounds.head)
+        var last = first + min(limit, bounds.head - first)
         if let before = query.before { last = min(last, before > 0 ? before - 1 : 0) }
         var entries: [JSONValue] = []
         if first < last {
