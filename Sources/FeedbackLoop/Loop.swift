@@ -397,6 +397,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var observers: [StepObserver<State, Event>] = []
         var revision: UInt64 = 0
         var completion: Completion?
+        // The feedback whose event the step reduces (-1: none known), for the step's observers.
+        var feedback = -1
         var rare = false
         var rareAction = Action.idle
         var budget = synchronousSteps
@@ -432,6 +434,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     let next: Event
                     var applied: AppliedState<State>? = nil
                     var done: Completion? = nil
+                    feedback = -1
                     switch consume entry {
                     case .event(let event, let ticket, let completion):
                         // An effect whose request changed or disappeared has a dead ticket.
@@ -469,6 +472,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                             }
                         }
                         next = event
+                        feedback = origin
                     case .observe(let observer):
                         if observer.isCancelled { continue }
                         core.observers.append(observer)
@@ -505,7 +509,16 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 return nil
             }
             if let state, let event {
-                notify(state, event, revision, observers, completion, reacting: reacting, marked: marked)
+                notify(
+                    state,
+                    event,
+                    revision,
+                    observers,
+                    completion,
+                    reacting: reacting,
+                    marked: marked,
+                    feedback: feedback
+                )
                 if !observers.isEmpty { observers = [] }
                 if completion != nil { completion = nil }
                 continue
@@ -513,7 +526,16 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             if var state = outside, let event {
                 outside = nil
                 reduceOutside(&state, event, &revision, &observers)
-                notify(state, event, revision, observers, completion, reacting: reacting, marked: marked)
+                notify(
+                    state,
+                    event,
+                    revision,
+                    observers,
+                    completion,
+                    reacting: reacting,
+                    marked: marked,
+                    feedback: feedback
+                )
                 if !observers.isEmpty { observers = [] }
                 if completion != nil { completion = nil }
                 continue
@@ -582,7 +604,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         _ observers: [StepObserver<State, Event>],
         _ completion: Completion?,
         reacting: Bool,
-        marked: Bool
+        marked: Bool,
+        feedback: Int = -1
     ) {
         if reacting {
             withUnsafePointer(to: state) { state in
@@ -594,7 +617,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         // The system's code of this step (its reduce, its feedbacks' synchronous reactions) is done.
         if marked { marker?.stepEnded() }
         if !observers.isEmpty || completion != nil {
-            let step = Step(event: event, state: state, revision: revision)
+            let step = Step(event: event, state: state, revision: revision, feedback: feedback < 0 ? nil : feedback)
             for observer in observers where !observer.isCancelled { observer.body(step) }
             completion?(step)
         }

@@ -7,12 +7,16 @@ public struct Step<State: Sendable, Event: Sendable>: Sendable {
     public let state: State
     /// Monotonically increasing, one per reduce; 0 is the initial state.
     public let revision: UInt64
+    /// The position of the feedback whose event this is (``Loop/feedbackName(at:)`` names it), when the loop knows:
+    /// a loop with an ``EffectBudget`` tags each feedback's events. Nil for a client's event and the initial state.
+    public let feedback: Int?
 
     /// Creates a step.
     @inlinable
-    public init(event: Event?, state: State, revision: UInt64) {
+    public init(event: Event?, state: State, revision: UInt64, feedback: Int? = nil) {
         self.event = event
         self.state = state
         self.revision = revision
+        self.feedback = feedback
     }
 }

@@ -16,6 +16,15 @@ extension ServiceApplication {
         authKeys(reader)?.problems ?? []
     }
 
+    /// `--inspector`: on, off, or auto (on at a loopback address, where only this machine connects).
+    static func inspectorOn(_ reader: ConfigReader) -> Bool {
+        switch reader.string(.inspector) {
+        case "on": true
+        case "off": false
+        default: AuthMode(setting: "auto", host: reader.string(.host)) == .off
+        }
+    }
+
     /// The `auth` keys: nil for `--auth off` (or `auto` on a loopback address). A key that cannot be used is logged
     /// (by file name, never its content) and leaves the server refusing every token: it fails closed. (The
     /// executable refuses to start with it first: `authStartProblems`.)

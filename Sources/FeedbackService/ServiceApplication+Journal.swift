@@ -25,11 +25,18 @@ extension ServiceApplication {
         reader: ConfigReader,
         logger: Logger,
         metricsFactory: any MetricsFactory = MetricsSystem.factory,
-        vfs: String? = nil
+        vfs: String? = nil,
+        systemRetention: [String: HistoryRetention] = [:]
     ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary)? {
         let url = reader.string(.journalURL)
         if !url.isEmpty {
-            return try openPostgresJournal(url: url, reader: reader, logger: logger, metricsFactory: metricsFactory)
+            return try openPostgresJournal(
+                url: url,
+                reader: reader,
+                logger: logger,
+                metricsFactory: metricsFactory,
+                systemRetention: systemRetention
+            )
         }
         let directory = reader.string(.dataDirectory)
         guard directory != "none", !directory.isEmpty else {
@@ -48,7 +55,10 @@ extension ServiceApplication {
                 commitDelayMicroseconds: max(0, reader.int(.journalCommitDelay)),
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe)),
                 vfs: vfs
-            ).keepingHistory(reader.int(.journalHistorySnapshots)),
+            ).keepingHistory(reader.int(.journalHistorySnapshots)).keepingHistory(
+                HistoryRetention(parsing: reader.string(.historyRetention)),
+                systems: systemRetention
+            ),
             logger: logger,
             metricsFactory: metricsFactory
         )
@@ -74,7 +84,8 @@ extension ServiceApplication {
         url: String,
         reader: ConfigReader,
         logger: Logger,
-        metricsFactory: any MetricsFactory
+        metricsFactory: any MetricsFactory,
+        systemRetention: [String: HistoryRetention] = [:]
     ) throws(JournalError) -> (persistence: SessionPersistence, summary: JournalRecovery.Summary) {
         let journal = try PostgresJournal.open(
             url: url,
@@ -82,7 +93,10 @@ extension ServiceApplication {
             configuration: JournalConfiguration(
                 answersPerSession: ServiceConfiguration.idempotencyKeysPerSession,
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe))
-            ).keepingHistory(reader.int(.journalHistorySnapshots)),
+            ).keepingHistory(reader.int(.journalHistorySnapshots)).keepingHistory(
+                HistoryRetention(parsing: reader.string(.historyRetention)),
+                systems: systemRetention
+            ),
             leaseMilliseconds: reader.int(.journalLease),
             logger: logger,
             metricsFactory: metricsFactory

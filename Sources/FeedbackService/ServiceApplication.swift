@@ -110,7 +110,11 @@ public final class ServiceApplication: Sendable {
             reader: reader,
             logger: logger,
             metricsFactory: metricsFactory,
-            vfs: journalVFS
+            vfs: journalVFS,
+            systemRetention: Dictionary(
+                systems.compactMap { system in system.historyRetention.map { (system.name, $0) } },
+                uniquingKeysWith: { first, _ in first }
+            )
         )
         let directory = reader.string(.dataDirectory)
         if let journaled, directory != "none", !directory.isEmpty {
@@ -139,6 +143,7 @@ public final class ServiceApplication: Sendable {
             streams: streamConfiguration(reader)
         )
         configuration.auth = authConfiguration(reader, logger: logger)
+        configuration.inspector = inspectorOn(reader)
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let manualClock = makeClock(reader, logger: logger)
         let clock: any Clock<Duration> = manualClock?.clock ?? ContinuousClock()

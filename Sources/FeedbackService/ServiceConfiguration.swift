@@ -35,6 +35,8 @@ public struct ServiceConfiguration: Sendable {
     public var streams: StreamConfiguration
     /// Tokens per session and scope (`--auth jwt`); nil: off, anyone who knows an id may do anything with it.
     public var auth: AuthConfiguration?
+    /// Whether the inspection routes answer (`--inspector`; issue 32).
+    public var inspector = false
 
     /// Creates a configuration.
     public init(

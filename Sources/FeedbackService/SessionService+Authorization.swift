@@ -155,6 +155,8 @@ extension SessionService {
                 system = name
             }
             try authorizer.checkCreation(grant, id: id, system: system)
+        case .listing(let scope):
+            try authorizer.checkListing(grant, scope: scope)
         }
     }
 

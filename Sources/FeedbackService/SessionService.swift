@@ -151,7 +151,7 @@ public final class SessionService: Sendable {
                         }
                     }
                 ),
-            ] + tokenRoutes + exportRoutes + containmentRoutes,
+            ] + tokenRoutes + exportRoutes + containmentRoutes + inspectionRoutes,
             in: &router
         )
     }

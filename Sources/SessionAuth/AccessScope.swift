@@ -1,11 +1,13 @@
 /// What a token lets its bearer do with a session: `read` (GET, stream), `post` (post events; implies read),
-/// `admin` (delete, mint and revoke the session's tokens; implies post). `create` is separate: it lets a backend's
+/// `inspect` (the inspection routes: history, states, diffs, the list of sessions; implies post), `admin` (delete,
+/// mint and revoke the session's tokens, forks; implies inspect). `create` is separate: it lets a backend's
 /// token create sessions (of the systems the token names) and implies nothing on existing ones.
 ///
 /// A value type.
 public enum AccessScope: String, Sendable, CaseIterable, Comparable {
     case read
     case post
+    case inspect
     case admin
     case create
 
@@ -15,7 +17,8 @@ public enum AccessScope: String, Sendable, CaseIterable, Comparable {
         case .create: 0
         case .read: 1
         case .post: 2
-        case .admin: 3
+        case .inspect: 3
+        case .admin: 4
         }
     }
 

@@ -19,6 +19,9 @@ package final class Authorizer: Sendable {
         case session(AccessScope)
         /// Creating a session (POST /v1/sessions, PUT /v1/sessions/{id}).
         case creation
+        /// A scope on every session the answer shows (the list of sessions): the handler shows only the sessions
+        /// the token covers.
+        case listing(AccessScope)
     }
 
     package let verifier: TokenVerifier
@@ -83,7 +86,19 @@ package final class Authorizer: Sendable {
             throw APIError(
                 .insufficientScope,
                 "this token allows \(held) on session \(id); this request needs \(scope.rawValue)"
-                    + " (read < post < admin): use a token with that scope",
+                    + " (read < post < inspect < admin): use a token with that scope",
+                extra: ["scope": .string(scope.rawValue)]
+            )
+        }
+    }
+
+    /// Whether `grant` allows a list of sessions needing `scope` (each session shown is one it covers).
+    package func checkListing(_ grant: Grant, scope: AccessScope) throws(APIError) {
+        guard grant.holds(scope) else {
+            throw APIError(
+                .insufficientScope,
+                "this token allows \(grant.scope?.rawValue ?? "none"); listing sessions needs \(scope.rawValue)"
+                    + " (read < post < inspect < admin): use a token with that scope",
                 extra: ["scope": .string(scope.rawValue)]
             )
         }

@@ -63,12 +63,15 @@ package struct Grant: Sendable, Equatable {
             }
         }
         guard strongest != nil || create else {
-            throw .unusable("the token's scope claim holds none of read, post, admin, create")
+            throw .unusable("the token's scope claim holds none of read, post, inspect, admin, create")
         }
         scope = strongest
         mayCreate = create
         if let epoch = claims.sep, let generation = claims.gen { minted = (epoch, generation) }
     }
+
+    /// Whether the token names its sessions by an id prefix.
+    package var coversByPrefix: Bool { idPrefix != nil }
 
     /// Whether the token covers a session with this id and system (nil: unknown, e.g. not created yet).
     package func covers(_ id: SessionID, system name: String?) -> Bool {

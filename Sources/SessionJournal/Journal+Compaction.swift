@@ -35,6 +35,8 @@ extension Journal {
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
                 try connection.execute(JournalSchema.deleteOrphanHistory)
+                while try store.indexTimeline(rows: 1_000_000) > 0 {}
+                try connection.execute(JournalSchema.compactTimeline)
                 let answers = try store.compactAnswers()
                 _ = try store.compactDeadlines()
                 try connection.execute("COMMIT")
@@ -57,6 +59,7 @@ extension Journal {
                 )
             } catch {
                 try? connection.execute("ROLLBACK")
+                store.reloadTimelineThrough()
                 throw error
             }
         }

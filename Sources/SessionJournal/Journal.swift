@@ -333,6 +333,9 @@ public final class Journal: @unchecked Sendable {
         guard let store, !isFailing else { return }
         do throws(JournalError) {
             try store.connection.execute("BEGIN IMMEDIATE")
+            // Index first: compaction may delete what the index step would still have to see (nothing a history
+            // needs: only events no kept snapshot reaches).
+            _ = try store.indexTimeline(rows: Int64(configuration.compactionRows))
             let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
@@ -341,6 +344,7 @@ public final class Journal: @unchecked Sendable {
             metrics.bytes.record(store.fileBytes())
         } catch {
             try? store.connection.execute("ROLLBACK")
+            store.reloadTimelineThrough()
             logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
         }
     }

@@ -32,6 +32,10 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// creation's state counts as the first. 0 keeps none: compaction then deletes every event the latest snapshot
     /// covers. 2 keeps the previous snapshot and the events from it to the latest.
     public var historySnapshots: Int = 0
+    /// How much history is kept per session (issue 32), when set: it replaces `historySnapshots`.
+    public var retention: HistoryRetention?
+    /// Retention per system (by name), before `retention`: what a system declares, or the configuration's.
+    public var systemRetention: [String: HistoryRetention] = [:]
     /// PostgreSQL only: how long one transaction (a group commit, a read, a test write) may wait for the server's
     /// answer before its connection counts as broken (the server stopped, or the network dropped the connection
     /// without a reset): the transaction fails, the journal is failing, and its test writes connect again.
@@ -65,6 +69,20 @@ public struct JournalConfiguration: Sendable, Equatable {
         self.autoCheckpointPages = autoCheckpointPages
         self.checkOnOpen = checkOnOpen
         self.fileName = fileName
+    }
+
+    /// The retention of the sessions of `system` (nil: the default's).
+    public func retention(of system: String?) -> HistoryRetention {
+        if let system, let declared = systemRetention[system] { return declared }
+        return retention ?? .snapshots(max(historySnapshots, 0))
+    }
+
+    /// This configuration with `retention` and `systemRetention` set.
+    public func keepingHistory(_ retention: HistoryRetention?, systems: [String: HistoryRetention]) -> Self {
+        var copy = self
+        copy.retention = retention
+        copy.systemRetention = systems
+        return copy
     }
 
     /// This configuration with `historySnapshots` set to `snapshots`.

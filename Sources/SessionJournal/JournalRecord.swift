@@ -70,15 +70,19 @@ public struct EventStamp: Sendable, Equatable {
     public var time: Int64?
     /// The checksum of the encoded state the event produced; nil when unknown.
     public var stateChecksum: UInt64?
+    /// The name of the feedback whose effect produced the event (`Feedback.named`, else "feedback N"); nil for a
+    /// client's event, and when the loop did not say (and on rows written before schema version 9).
+    public var feedback: String?
 
     /// Creates a stamp.
-    public init(version: Int = 1, time: Int64? = nil, stateChecksum: UInt64? = nil) {
+    public init(version: Int = 1, time: Int64? = nil, stateChecksum: UInt64? = nil, feedback: String? = nil) {
         self.version = version
         self.time = time
         self.stateChecksum = stateChecksum
+        self.feedback = feedback
     }
 
     /// Whether the row's checksum covers the stamp: only when it differs from what an older row reads as, so that
     /// older rows keep their checksums.
-    var isChecksummed: Bool { version != 1 || time != nil || stateChecksum != nil }
+    var isChecksummed: Bool { version != 1 || time != nil || stateChecksum != nil || feedback != nil }
 }

@@ -43,15 +43,30 @@
 ///   the rows of sessions that are gone. No checksum: a damaged row holds a session out (or lets it in) and says why,
 ///   it loses nothing the session recorded.
 ///
+/// - Version 9 adds (issue 32) `feedback` on `events` (the name of the feedback whose effect produced the event, NULL
+///   for a client's event and every older row; the row's checksum covers it only when it is set), `at` on `history`
+///   (when the kept snapshot was written, ms since 1970, for an age retention; NULL on older rows, which count as old),
+///   and `timeline`: the per-session index of the log, `(session, rev) -> seq`, filled by the background compaction
+///   step a chunk of the log at a time (never by a commit, so that a group commit still writes the log's last page and
+///   no page per session), up to the log position `meta`'s `timeline.through` names. Reading one session's history is
+///   an index range of `timeline` joined to the log by `seq`, plus the log's tail after `timeline.through` (the last
+///   step's worth). A creation or a removal of the id deletes its rows; rows whose event compaction deleted are
+///   skipped by the join and deleted by `compact()`.
+///
 /// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`), 5 (no versions, no
-/// `history`), 6 (no `tokens`) or 7 (no `quarantine`) gets what it lacks and becomes version 8 in one transaction when
-/// opened; a new file starts at 8 the same way. Any other version is refused.
+/// `history`), 6 (no `tokens`), 7 (no `quarantine`) or 8 (no `feedback`, no `timeline`) gets what it lacks and becomes
+/// version 9 in one transaction when opened; a new file starts at 9 the same way. Any other version is refused.
 enum JournalSchema {
-    static let version: Int64 = 8
-    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 7 are migrated.
-    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7, 8]
+    static let version: Int64 = 9
+    /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 8 are migrated.
+    static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7, 8, 9]
     /// The first version with `addVersions`' columns: a file below it gets them.
     static let versionsAdded: Int64 = 6
+    /// The first version with `addFeedback`'s columns: a file below it gets them.
+    static let feedbackAdded: Int64 = 9
+
+    /// Version 9's columns (table, column, type), added to a file below it that lacks them (a new file too).
+    static let feedbackColumns = [("events", "feedback", "TEXT"), ("history", "at", "INTEGER")]
 
     /// Version 6's columns, added to a file below it (a new file too: `create` makes the older tables).
     static let addVersions = """
@@ -92,19 +107,25 @@ enum JournalSchema {
         CREATE TABLE IF NOT EXISTS quarantine(
             session TEXT PRIMARY KEY, reason TEXT NOT NULL, at INTEGER NOT NULL, replica TEXT) WITHOUT ROWID;
         CREATE INDEX IF NOT EXISTS quarantine_by_time ON quarantine(at);
+        CREATE TABLE IF NOT EXISTS timeline(
+            session TEXT NOT NULL, rev INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(session, rev)) WITHOUT ROWID;
         """
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
     /// A damaged file of an older version has fewer columns: its rows fill the first ones, the rest take defaults.
     static let tables: [(name: String, columns: [String], key: String)] = [
         ("sessions", ["id", "system", "epoch", "state", "created", "generation", "crc", "version"], "id"),
-        ("events", ["seq", "session", "rev", "origin", "event", "crc", "version", "at", "state_sum"], "seq"),
+        (
+            "events", ["seq", "session", "rev", "origin", "event", "crc", "version", "at", "state_sum", "feedback"],
+            "seq"
+        ),
         ("snapshots", ["session", "rev", "state", "crc", "version"], "session"),
         ("answers", ["seq", "session", "key", "fingerprint", "epoch", "rev", "state", "crc"], "seq"),
         ("meta", ["name", "value"], "name"),
         ("deadlines", ["session", "at"], "session"),
         ("settled", ["session", "rev"], "session"),
-        ("history", ["session", "rev", "version", "state", "crc"], "session,rev"),
+        ("history", ["session", "rev", "version", "state", "crc", "at"], "session,rev"),
+        ("timeline", ["session", "rev", "seq"], "session,rev"),
         ("activity", ["session", "at"], "session"),
         ("tokens", ["session", "generation", "crc"], "session"),
         ("quarantine", ["session", "reason", "at", "replica"], "session"),
@@ -112,17 +133,43 @@ enum JournalSchema {
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
     static let insertEvent = """
-        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum, feedback)
+            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
         """
     static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4, ?5)"
     /// A kept snapshot (`history`), and the trim that keeps the newest ?2 of session ?1 (?2 > 0).
-    static let upsertHistory = "INSERT OR REPLACE INTO history VALUES(?1, ?2, ?3, ?4, ?5)"
+    static let upsertHistory =
+        "INSERT OR REPLACE INTO history(session, rev, version, state, crc, at) VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
     static let trimHistory = """
         DELETE FROM history WHERE session = ?1
             AND rev <= (SELECT rev FROM history WHERE session = ?1 ORDER BY rev DESC LIMIT 1 OFFSET ?2)
         """
+    /// Retention by events: deletes session ?1's kept snapshots older than the newest one at or before revision ?2.
+    static let trimHistoryBefore = """
+        DELETE FROM history WHERE session = ?1
+            AND rev < (SELECT max(rev) FROM history WHERE session = ?1 AND rev <= ?2)
+        """
+    /// Retention by age: deletes session ?1's kept snapshots older than the newest one written at or before ?2 (ms).
+    static let trimHistoryOlder = """
+        DELETE FROM history WHERE session = ?1
+            AND rev < (SELECT max(rev) FROM history WHERE session = ?1 AND coalesce(at, 0) <= ?2)
+        """
     static let deleteHistory = "DELETE FROM history WHERE session = ?1"
+    static let deleteTimeline = "DELETE FROM timeline WHERE session = ?1"
+    static let systemOf = "SELECT system FROM sessions WHERE id = ?1"
+    static let timelineThroughName = "timeline.through"
+    static let writeTimelineThrough = "INSERT OR REPLACE INTO meta(name, value) VALUES('timeline.through', ?1)"
+    /// Indexes the log's events with `seq` in (?1, ?2] of the sessions' current incarnations.
+    static let indexTimeline = """
+        INSERT OR REPLACE INTO timeline(session, rev, seq)
+            SELECT e.session, e.rev, e.seq FROM events e JOIN sessions s ON s.id = e.session AND e.seq > s.generation
+            WHERE e.seq > ?1 AND e.seq <= ?2
+        """
+    /// Timeline rows whose event is gone (compacted) or whose session is gone.
+    static let compactTimeline = """
+        DELETE FROM timeline WHERE NOT EXISTS (SELECT 1 FROM events e WHERE e.seq = timeline.seq)
+            OR session NOT IN (SELECT id FROM sessions)
+        """
     static let deleteSnapshot = "DELETE FROM snapshots WHERE session = ?1"
     static let deleteSession = "DELETE FROM sessions WHERE id = ?1"
     static let lastSeq = "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'events'), 0)"
@@ -214,7 +261,7 @@ enum JournalSchema {
         FROM sessions s LEFT JOIN snapshots n ON n.session = s.id ORDER BY s.id
         """
     static let readEvents = """
-        SELECT session, rev, origin, event, crc, seq, version, at, state_sum FROM events ORDER BY seq
+        SELECT session, rev, origin, event, crc, seq, version, at, state_sum, feedback FROM events ORDER BY seq
         """
     /// One session, by id (?1): the columns of `readSessions`.
     static let readSession = """
@@ -226,7 +273,7 @@ enum JournalSchema {
     /// quarter of the posted events/s under `per-commit`: every commit then dirties a page per session), so this
     /// scans the log once.
     static let readSessionEvents = """
-        SELECT session, rev, origin, event, crc, seq, version, at, state_sum FROM events
+        SELECT session, rev, origin, event, crc, seq, version, at, state_sum, feedback FROM events
         WHERE session = ?1 AND seq > ?2 ORDER BY seq
         """
     /// One session's keyed answers (?1), through `answers_by_session`: the columns of `readAnswers`.
@@ -250,7 +297,7 @@ enum JournalSchema {
     /// Every live session's events of its current incarnation, by session then log order: what `verify` replays.
     /// The log has no index by session, so SQLite sorts (in temporary files past its cache).
     static let readHistoryEvents = """
-        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum
+        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum, e.feedback
         FROM events e JOIN sessions s ON s.id = e.session AND e.seq > s.generation ORDER BY e.session, e.seq
         """
     /// Every kept snapshot of every session, by session then revision.
@@ -258,10 +305,40 @@ enum JournalSchema {
     /// One session's (?1) kept snapshots and events: the columns of `readHistorySnapshots` and `readHistoryEvents`.
     static let readSessionHistorySnapshots =
         "SELECT session, rev, version, state, crc FROM history WHERE session = ?1 ORDER BY rev"
-    static let readSessionHistoryEvents = """
-        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum
-        FROM events e JOIN sessions s ON s.id = e.session AND e.seq > s.generation WHERE e.session = ?1 ORDER BY e.seq
+    /// One session's (?1) indexed events with revisions in (?2, ?3], in revision order: `timeline` joined to the log.
+    static let readTimelineEvents = """
+        SELECT e.session, e.rev, e.origin, e.event, e.crc, e.seq, e.version, e.at, e.state_sum, e.feedback
+        FROM timeline t JOIN events e ON e.seq = t.seq
+        WHERE t.session = ?1 AND t.rev > ?2 AND t.rev <= ?3 ORDER BY t.rev
         """
+    /// One session's (?1) events after the indexed part of the log (`seq` > ?4, the index's end, and > ?5, the
+    /// session's generation) with revisions in (?2, ?3]: a scan of the log's tail only.
+    static let readTailEvents = """
+        SELECT session, rev, origin, event, crc, seq, version, at, state_sum, feedback FROM events
+        WHERE seq > ?4 AND seq > ?5 AND session = ?1 AND rev > ?2 AND rev <= ?3 ORDER BY seq
+        """
+    /// The newest of session ?1's kept snapshots at or before revision ?2.
+    static let readNearestHistory = """
+        SELECT session, rev, version, state, crc FROM history WHERE session = ?1 AND rev <= ?2 ORDER BY rev DESC LIMIT 1
+        """
+    /// The oldest of session ?1's kept snapshots (NULL: none).
+    static let readOldestHistory = "SELECT min(rev) FROM history WHERE session = ?1"
+    /// Session ?1's kept snapshots with revisions in (?2, ?3], for the replay's checks.
+    static let readHistoryBetween = """
+        SELECT session, rev, version, state, crc FROM history WHERE session = ?1 AND rev > ?2 AND rev <= ?3 ORDER BY rev
+        """
+    /// The newest revision indexed of session ?1 (NULL: none).
+    static let readTimelineHead = "SELECT max(rev) FROM timeline WHERE session = ?1"
+    /// Sessions by the time they last left memory (0 when unknown), newest first, after the cursor (?1 time, ?2 id) in
+    /// that order, of system ?3 (NULL: any), at most ?4; with their system, creation time and latest snapshot revision.
+    static let listSessions = """
+        SELECT s.id, s.system, s.created, coalesce(a.at, 0), coalesce(n.rev, 0) FROM sessions s
+        LEFT JOIN activity a ON a.session = s.id LEFT JOIN snapshots n ON n.session = s.id
+        WHERE (?3 IS NULL OR s.system = ?3) AND (coalesce(a.at, 0) < ?1 OR (coalesce(a.at, 0) = ?1 AND s.id > ?2))
+        ORDER BY coalesce(a.at, 0) DESC, s.id LIMIT ?4
+        """
+    /// The sessions the journal holds, counted by system.
+    static let countSessionsBySystem = "SELECT system, count(*) FROM sessions GROUP BY system ORDER BY system"
     /// Sessions and their creation records by id, with the latest snapshot: the columns of `readSessions`.
     static let readHistorySessions = readSessions
 }

@@ -21,6 +21,13 @@ extension JournalStore {
                 try connection.execute(JournalSchema.create)
                 // Rows of older files were written by systems at their version 1.
                 if found < JournalSchema.versionsAdded { try connection.execute(JournalSchema.addVersions) }
+                if found < JournalSchema.feedbackAdded {
+                    // Each column once: a file may hold some already (a version written by a test, or by hand).
+                    for (table, column, type) in JournalSchema.feedbackColumns
+                    where !(try connection.texts("SELECT name FROM pragma_table_info('\(table)')")).contains(column) {
+                        try connection.execute("ALTER TABLE \(table) ADD COLUMN \(column) \(type)")
+                    }
+                }
                 try connection.execute("PRAGMA user_version = \(JournalSchema.version)")
             }
             let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)

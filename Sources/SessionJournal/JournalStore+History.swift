@@ -5,32 +5,13 @@ import Foundation
 ///
 /// Concurrency: runs on the journal's writer queue like every other use of the store.
 extension JournalStore {
-    func readHistories(
-        only id: String? = nil,
-        batchSize: Int,
-        _ body: ([SessionHistory]) -> Void
-    ) throws(JournalError) {
-        let filter = id == nil ? "" : " WHERE s.id = ?1"
-        let sessions = try connection.prepare(
-            JournalSchema.readHistorySessions.replacingOccurrences(
-                of: " ORDER BY s.id",
-                with: filter + " ORDER BY s.id"
-            )
-        )
+    func readHistories(batchSize: Int, _ body: ([SessionHistory]) -> Void) throws(JournalError) {
+        let sessions = try connection.prepare(JournalSchema.readHistorySessions)
         defer { sessions.finalize() }
-        let snapshots = try connection.prepare(
-            id == nil ? JournalSchema.readHistorySnapshots : JournalSchema.readSessionHistorySnapshots
-        )
+        let snapshots = try connection.prepare(JournalSchema.readHistorySnapshots)
         defer { snapshots.finalize() }
-        let events = try connection.prepare(
-            id == nil ? JournalSchema.readHistoryEvents : JournalSchema.readSessionHistoryEvents
-        )
+        let events = try connection.prepare(JournalSchema.readHistoryEvents)
         defer { events.finalize() }
-        if let id {
-            sessions.bind(1, id)
-            snapshots.bind(1, id)
-            events.bind(1, id)
-        }
         var snapshotRow = try snapshots.step()
         var eventRow = try events.step()
         var batch: [SessionHistory] = []
@@ -64,16 +45,14 @@ extension JournalStore {
                 snapshotRow = try snapshots.step()
             }
             if let damage = recovered.damage { problems.append(damage) }
-            if recovered.baseRevision > kept.last!.revision {
-                kept.append(
-                    KeptSnapshot(
-                        revision: recovered.baseRevision,
-                        version: recovered.baseVersion,
-                        state: recovered.baseState
-                    )
-                )
-            }
             var history = SessionHistory(creation: creation, snapshots: kept, events: [], problems: problems)
+            history.adoptLatest(
+                KeptSnapshot(
+                    revision: recovered.baseRevision,
+                    version: recovered.baseVersion,
+                    state: recovered.baseState
+                )
+            )
             while eventRow, events.bytes(0).elementsEqual(key) {
                 let revision = UInt64(bitPattern: events.int64(1))
                 if let event = Self.event(from: events, revision: revision) {
@@ -106,12 +85,31 @@ extension Journal: SessionHistoryReading {
         try withStore { store throws(JournalError) in try store.readHistories(batchSize: max(batchSize, 1), body) }
     }
 
-    /// One session's history (a scan of the log: the log has no index by session).
+    /// One session's whole kept history, through the `timeline` index (no scan of the log but its tail).
     public func history(of id: String) throws(JournalError) -> SessionHistory? {
         try withStore { store throws(JournalError) in
-            var found: SessionHistory?
-            try store.readHistories(only: id, batchSize: 1) { found = $0.first }
-            return found
+            try store.history(of: id, from: 0, through: .max, whole: true)
         }
+    }
+
+    /// Part of one session's history through the `timeline` index (see `SessionHistoryReading`).
+    public func history(of id: String, from: UInt64, through: UInt64) throws(JournalError) -> SessionHistory? {
+        try withStore { store throws(JournalError) in try store.history(of: id, from: from, through: through) }
+    }
+
+    /// The sessions the journal holds, newest activity first (see `SessionHistoryReading`).
+    public func listSessions(
+        system: String?,
+        after cursor: SessionListCursor?,
+        limit: Int
+    ) throws(JournalError) -> [JournaledSession] {
+        try withStore { store throws(JournalError) in
+            try store.listSessions(system: system, after: cursor, limit: limit)
+        }
+    }
+
+    /// The sessions the journal holds, by system.
+    public func sessionCounts() throws(JournalError) -> [String: Int] {
+        try withStore { store throws(JournalError) in try store.sessionCounts() }
     }
 }

@@ -162,7 +162,8 @@ extension JournalStore {
         let stamp = EventStamp(
             version: Int(row.int64(6)),
             time: row.isNull(7) ? nil : row.int64(7),
-            stateChecksum: row.isNull(8) ? nil : UInt64(bitPattern: row.int64(8))
+            stateChecksum: row.isNull(8) ? nil : UInt64(bitPattern: row.int64(8)),
+            feedback: row.isNull(9) ? nil : row.text(9)
         )
         var sum = RecordChecksum()
         sum.add(row.bytes(0))

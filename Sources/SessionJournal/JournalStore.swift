@@ -27,6 +27,14 @@ final class JournalStore {
     private let upsertHistory: SQLiteStatement
     private let trimHistory: SQLiteStatement
     private let deleteHistory: SQLiteStatement
+    private let trimHistoryBefore: SQLiteStatement
+    private let trimHistoryOlder: SQLiteStatement
+    private let deleteTimeline: SQLiteStatement
+    private let systemOf: SQLiteStatement
+    /// The retention of each system and the default (`JournalConfiguration.retention(of:)`).
+    let configuration: JournalConfiguration
+    /// The log position up to which `timeline` indexes the log (`meta`'s `timeline.through`).
+    var timelineThrough: Int64 = 0
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
@@ -93,12 +101,18 @@ final class JournalStore {
         upsertHistory = try connection.prepare(JournalSchema.upsertHistory)
         trimHistory = try connection.prepare(JournalSchema.trimHistory)
         deleteHistory = try connection.prepare(JournalSchema.deleteHistory)
+        trimHistoryBefore = try connection.prepare(JournalSchema.trimHistoryBefore)
+        trimHistoryOlder = try connection.prepare(JournalSchema.trimHistoryOlder)
+        deleteTimeline = try connection.prepare(JournalSchema.deleteTimeline)
+        systemOf = try connection.prepare(JournalSchema.systemOf)
+        self.configuration = configuration
         upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
         deleteTokens = try connection.prepare(JournalSchema.deleteTokens)
         deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
+        reloadTimelineThrough()
     }
 
     /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
@@ -111,6 +125,7 @@ final class JournalStore {
             try commitStatement.run()
         } catch {
             try? connection.execute("ROLLBACK")
+            reloadTimelineThrough()
             statistics.failedCommits += 1
             return .failure(error)
         }
@@ -164,8 +179,16 @@ final class JournalStore {
             try forgetAnswers(of: creation.id)
             deleteHistory.bind(1, creation.id)
             try deleteHistory.run()
+            deleteTimeline.bind(1, creation.id)
+            try deleteTimeline.run()
             // The initial state is the first kept snapshot: the events from revision 1 on are kept for verification.
-            try keep(creation.id, revision: 0, state: creation.state, version: creation.version)
+            try keep(
+                creation.id,
+                revision: 0,
+                state: creation.state,
+                version: creation.version,
+                system: creation.system
+            )
             deleteDeadline.bind(1, creation.id)
             try deleteDeadline.run()
             deleteSettled.bind(1, creation.id)
@@ -185,6 +208,7 @@ final class JournalStore {
             insertEvent.bind(6, Int64(stamp.version))
             insertEvent.bind(7, stamp.time)
             insertEvent.bind(8, stamp.stateChecksum.map { Int64(bitPattern: $0) })
+            insertEvent.bind(9, stamp.feedback)
             try insertEvent.run()
         case .snapshot(let id, let revision, let state, let version):
             upsertSnapshot.bind(1, id)
@@ -209,6 +233,8 @@ final class JournalStore {
             try deleteActivity.run()
             deleteHistory.bind(1, id)
             try deleteHistory.run()
+            deleteTimeline.bind(1, id)
+            try deleteTimeline.run()
             deleteTokens.bind(1, id)
             try deleteTokens.run()
             deleteQuarantine.bind(1, id)
@@ -259,19 +285,74 @@ final class JournalStore {
         }
     }
 
-    /// Keeps a snapshot in `history` and trims the session's to the newest `historySnapshots`; nothing when none are
-    /// kept.
-    private func keep(_ id: String, revision: UInt64, state: String, version: Int) throws(JournalError) {
-        guard historySnapshots > 0 else { return }
+    /// Keeps a snapshot in `history` and trims the session's kept snapshots to its system's retention; nothing when
+    /// none are kept. The system is looked up only when some system has a retention of its own.
+    private func keep(
+        _ id: String,
+        revision: UInt64,
+        state: String,
+        version: Int,
+        system: String? = nil
+    ) throws(JournalError) {
+        var system = system
+        if system == nil, !configuration.systemRetention.isEmpty {
+            systemOf.bind(1, id)
+            system = try systemOf.step() ? systemOf.text(0) : nil
+            systemOf.reset()
+        }
+        let retention = configuration.retention(of: system)
+        guard retention.keepsSnapshots else { return }
+        let now = Int64(Date().timeIntervalSince1970 * 1000)
         upsertHistory.bind(1, id)
         upsertHistory.bind(2, Int64(bitPattern: revision))
         upsertHistory.bind(3, Int64(version))
         upsertHistory.bind(4, state)
         upsertHistory.bind(5, RecordChecksum.snapshot(id, revision, state, version: version))
+        upsertHistory.bind(6, now)
         try upsertHistory.run()
-        trimHistory.bind(1, id)
-        trimHistory.bind(2, Int64(historySnapshots))
-        try trimHistory.run()
+        switch retention {
+        case .forever:
+            break
+        case .snapshots(let count):
+            trimHistory.bind(1, id)
+            trimHistory.bind(2, Int64(count))
+            try trimHistory.run()
+        case .events(let count):
+            guard revision > UInt64(count) else { return }
+            trimHistoryBefore.bind(1, id)
+            trimHistoryBefore.bind(2, Int64(revision - UInt64(count)))
+            try trimHistoryBefore.run()
+        case .age(let milliseconds):
+            trimHistoryOlder.bind(1, id)
+            trimHistoryOlder.bind(2, now - milliseconds)
+            try trimHistoryOlder.run()
+        }
+    }
+
+    /// Reads `timelineThrough` back from `meta`: at open, and after a rolled-back transaction that had moved it.
+    func reloadTimelineThrough() {
+        let text = try? connection.texts("SELECT value FROM meta WHERE name = '\(JournalSchema.timelineThroughName)'")
+        timelineThrough = Int64(text?.first ?? "0") ?? 0
+    }
+
+    /// Indexes the next `rows` of the log in `timeline` (never past its last row) and moves `timeline.through`, in the
+    /// caller's transaction. Returns the rows of the log covered.
+    func indexTimeline(rows: Int64) throws(JournalError) -> Int64 {
+        let last = try connection.integer(JournalSchema.lastSeq)
+        guard last > timelineThrough else { return 0 }
+        let through = min(last, timelineThrough + rows)
+        let index = try connection.prepare(JournalSchema.indexTimeline)
+        defer { index.finalize() }
+        index.bind(1, timelineThrough)
+        index.bind(2, through)
+        try index.run()
+        let write = try connection.prepare(JournalSchema.writeTimelineThrough)
+        defer { write.finalize() }
+        write.bind(1, String(through))
+        try write.run()
+        let covered = through - timelineThrough
+        timelineThrough = through
+        return covered
     }
 
     private func forgetAnswers(of id: String) throws(JournalError) {
@@ -329,6 +410,7 @@ final class JournalStore {
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
+            trimHistoryBefore, trimHistoryOlder, deleteTimeline, systemOf,
             upsertTokens, deleteTokens, deleteQuarantine,
         ] {
             statement.finalize()
@@ -392,5 +474,7 @@ extension RecordChecksum {
         add(UInt64(bitPattern: stamp.time ?? -1))
         add(stamp.stateChecksum ?? 0)
         add(stamp.stateChecksum == nil ? 0 : 1)
+        // Only when set, so that the rows written before feedbacks were recorded keep their sums.
+        if let feedback = stamp.feedback { add("f" + feedback) }
     }
 }

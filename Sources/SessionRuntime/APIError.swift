@@ -41,6 +41,10 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionQuarantined = "session-quarantined"
         case feedbacksRunning = "feedbacks-running"
         case notQuarantined = "not-quarantined"
+        case inspectorOff = "inspector-off"
+        case revisionNotFound = "revision-not-found"
+        case revisionGone = "revision-not-kept"
+        case historyMismatch = "history-mismatch"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -48,7 +52,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .malformedJSON, .invalidRequest: 400
             case .tokenRequired, .tokenInvalid: 401
             case .corsRefused, .insufficientScope: 403
-            case .sessionNotFound, .systemNotFound: 404
+            case .sessionNotFound, .systemNotFound, .inspectorOff, .revisionNotFound: 404
+            case .revisionGone: 410
+            case .historyMismatch: 500
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .sessionQuarantined, .feedbacksRunning, .notQuarantined: 409
@@ -103,6 +109,10 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionQuarantined: "Session quarantined"
             case .feedbacksRunning: "Feedbacks already running"
             case .notQuarantined: "Session not quarantined"
+            case .inspectorOff: "Inspection routes off"
+            case .revisionNotFound: "No such revision yet"
+            case .revisionGone: "Revision no longer kept"
+            case .historyMismatch: "The journal and the replay disagree"
             }
         }
     }

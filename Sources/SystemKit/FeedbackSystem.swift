@@ -43,6 +43,12 @@ public protocol FeedbackSystem: Sendable {
     var schemaVersion: Int { get }
     /// One migration per version step, from 1 up to `schemaVersion` (none by default). See `SchemaMigration`.
     var migrations: [SchemaMigration] { get }
+    /// How much of a session's history the journal keeps, written as `--history-retention` is (`forever`,
+    /// `events:N`, `age:30d`, `snapshots:N`); nil (the default) leaves it to the server's setting.
+    var historyRetention: String? { get }
+    /// JSON Pointers (RFC 6901) into the state and events whose values the inspection routes replace with
+    /// `"[redacted]"` before any byte leaves the server (`/user/email`); none by default.
+    var redactedPointers: [String] { get }
 }
 
 extension FeedbackSystem {

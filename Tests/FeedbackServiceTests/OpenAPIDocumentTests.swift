@@ -59,11 +59,14 @@ struct OpenAPIDocumentTests {
         // Deletes last, so the other operations still find the session.
         for operation in operations.sorted(by: { $0.first != "DELETE" && $1.first == "DELETE" })
         where operation.count == 2 {
-            let (method, path) = (
+            var (method, path) = (
                 operation[0],
                 operation[1].replacingOccurrences(of: "{id}", with: id)
                     .replacingOccurrences(of: "{name}", with: "counter")
             )
+            // The inspection routes' own parameters: the initial state's revision.
+            path = path.replacingOccurrences(of: "{rev}", with: "0")
+            if method == "GET", path.hasSuffix("/diff") { path += "?from=0&to=0" }
             var arguments = ["-X", method]
             // A healthy session has no stopped feedbacks to resume and no quarantine to release: 409, served.
             let containment = path.hasSuffix("/resume") || path.hasSuffix("/release")

@@ -271,7 +271,7 @@ extension Setting {
             authKeys, authSecret, authTokenTTL, authCacheSize, logFormat, logAccess, logAccessLevel,
             logAccessBufferBytes,
             logAccessFlush, clock, clockStart, clockSettle,
-        ] + versions
+        ] + versions + inspection
 }
 
 extension Setting {

@@ -31,8 +31,12 @@ struct CommitPlan {
             appends.append([run[0].append])
             return
         }
-        // fh_event's parameters are session, owner, rev, origin, event, crc, version, at, state_sum: one array of each.
-        let columns = (0..<9).map { column in Self.array(run.map { $0.parameters[column] }) }
+        // fh_event's parameters are session, owner, rev, origin, event, crc, version, at, state_sum, feedback: one
+        // array of each.
+        let width = run.map(\.parameters.count).max() ?? 0
+        let columns = (0..<width).map { column in
+            Self.array(run.map { column < $0.parameters.count ? $0.parameters[column] : nil })
+        }
         statements.append(.init(name: "events", parameters: columns))
         appends.append(run.map(\.append))
     }

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 /// Each record as the prepared statement that writes it, under the owner token it carries (see `PostgresSchema`).
 ///
 /// Concurrency: called on the journal's queue, which owns `answerCounts`.
@@ -7,12 +10,19 @@ extension PostgresJournal {
         switch record {
         case .created(let creation):
             answerCounts[creation.id] = nil  // a creation forgets the id's answers
+            if !configuration.systemRetention.isEmpty {
+                state.withLock { $0.systems[creation.id] = creation.system }
+            }
+            // The initial state is the first kept snapshot when snapshots are kept (as in SQLite's journal).
+            let kept =
+                configuration.retention(of: creation.system).keepsSnapshots
+                ? String(RecordChecksum.snapshot(creation.id, 0, creation.state, version: creation.version)) : nil
             return .init(
                 name: "create",
                 parameters: [
                     creation.id, creation.system, String(Int64(bitPattern: creation.epoch)), creation.state,
                     String(creation.createdAt), String(RecordChecksum.creation(creation, generation: 0)), token,
-                    String(replica), String(creation.version),
+                    String(replica), String(creation.version), kept,
                 ]
             )
         case .event(let id, let revision, let event, let origin, let stamp):
@@ -22,15 +32,24 @@ extension PostgresJournal {
                 parameters: [
                     id, token, String(revision), String(origin.rawValue), event, String(crc), String(stamp.version),
                     stamp.time.map(String.init), stamp.stateChecksum.map { String(Int64(bitPattern: $0)) },
+                    stamp.feedback,
                 ]
             )
         case .snapshot(let id, let revision, let state, let version):
             let crc = RecordChecksum.snapshot(id, revision, state, version: version)
+            let system = configuration.systemRetention.isEmpty ? nil : self.state.withLock { $0.systems[id] }
+            let (mode, amount): (String, Int64) =
+                switch configuration.retention(of: system) {
+                case .forever: ("forever", 0)
+                case .events(let count): ("events", Int64(count))
+                case .age(let milliseconds): ("age", milliseconds)
+                case .snapshots(let count): ("snapshots", Int64(count))
+                }
             return .init(
                 name: "snapshot",
                 parameters: [
-                    id, token, String(revision), state, String(crc), String(version),
-                    String(max(configuration.historySnapshots, 0)),
+                    id, token, String(revision), state, String(crc), String(version), mode, String(amount),
+                    String(Int64(Date().timeIntervalSince1970 * 1000)),
                 ]
             )
         case .removed(let id):

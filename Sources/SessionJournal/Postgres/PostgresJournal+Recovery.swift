@@ -42,6 +42,7 @@ extension PostgresJournal {
         }
         state.withLock { state in
             for (id, token) in taken { state.owners[id] = token }
+            for session in sessions { state.systems[session.creation.id] = session.creation.system }
         }
         for problem in problems { logger.warning("journal: \(problem)") }
         return sessions
@@ -56,7 +57,7 @@ extension PostgresJournal {
 
     /// Columns of "take": id, system, epoch, state, created, crc, version; of "read.snapshot": rev, state, crc,
     /// version.
-    private static func session(
+    static func session(
         _ row: [String?],
         snapshot: [String?]?,
         problems: inout [String]
@@ -89,7 +90,7 @@ extension PostgresJournal {
 
     /// Columns: rev, origin, event, crc, version, at, state_sum: the event, when it follows on and passes its
     /// checksum (`RecoveredSession.follow`).
-    private static func append(_ row: [String?], to session: inout RecoveredSession) {
+    static func append(_ row: [String?], to session: inout RecoveredSession) {
         guard let revision = UInt64(row[0] ?? "") else { return }
         let id = session.creation.id
         session.follow(revision) {
@@ -98,7 +99,8 @@ extension PostgresJournal {
             let stamp = EventStamp(
                 version: Int(row[4] ?? "") ?? 1,
                 time: row[5].flatMap { Int64($0) },
-                stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) }
+                stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) },
+                feedback: row.count > 7 ? row[7] : nil
             )
             guard let eventOrigin = EventOrigin(rawValue: origin),
                 RecordChecksum.event(id, revision, origin, event, stamp) == Int64(row[3] ?? "")
@@ -193,25 +195,23 @@ extension PostgresJournal: SessionHistoryReading {
                 }
                 snapshots.append(KeptSnapshot(revision: revision, version: version, state: state))
             }
-            if session.baseRevision > snapshots[snapshots.count - 1].revision {
-                snapshots.append(
-                    KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
-                )
-            }
+            var history = SessionHistory(
+                creation: session.creation,
+                snapshots: snapshots,
+                events: [],
+                problems: problems
+            )
+            history.adoptLatest(
+                KeptSnapshot(revision: session.baseRevision, version: session.baseVersion, state: session.baseState)
+            )
             // Every kept event after the oldest kept snapshot (`append` follows on from the base revision).
             var withEvents = session
-            withEvents.baseRevision = snapshots.count > 1 ? snapshots[1].revision : 0
+            withEvents.baseRevision = history.snapshots.count > 1 ? history.snapshots[1].revision : 0
             withEvents.events = []
             for event in outcomes[base + 2].rows { Self.append(event, to: &withEvents) }
-            if let damage = withEvents.damage { problems.append("session \(session.creation.id): \(damage)") }
-            histories.append(
-                SessionHistory(
-                    creation: session.creation,
-                    snapshots: snapshots,
-                    events: withEvents.events,
-                    problems: problems
-                )
-            )
+            if let damage = withEvents.damage { history.problems.append("session \(session.creation.id): \(damage)") }
+            history.events = withEvents.events
+            histories.append(history)
         }
         return histories
     }

@@ -61,6 +61,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         var healthHandler: (@Sendable (JournalHealth) -> Void)?
         /// The sessions this journal owns, by id, and their tokens.
         var owners: [String: Int64] = [:]
+        /// The systems of the sessions this journal took or created, for a system's own history retention.
+        var systems: [String: String] = [:]
         var statistics = JournalStatistics()
     }
 

@@ -15,9 +15,10 @@
 ///   cleared by a re-creation, stamped for rows without one), for `session.retention`: `fh_retire` deletes a session
 ///   only while no live replica holds it, it left before the cutoff and no deadline is pending, under the row's lock,
 ///   so a replica taking it at the same moment either wins (and the session stays) or finds it gone (404).
-/// - `fh_history`: the newest `JournalConfiguration.historySnapshots` snapshots of each session, kept for
-///   `feedback-host verify` and the export route; a snapshot then deletes only the events up to the oldest kept one,
-///   so the events between kept snapshots stay (as the SQLite journal's `history`).
+/// - `fh_history`: the kept snapshots of each session (its history retention, `JournalConfiguration.retention(of:)`;
+///   the creation's state as revision 0 among them), with the time each was written (`at`), kept for the inspection
+///   routes, `feedback-host verify` and the export route; a snapshot then deletes only the events up to the oldest
+///   kept one, so the events between kept snapshots stay (as the SQLite journal's `history`).
 /// - `fh_snapshots`, `fh_answers` (keyed answers, the newest `answersPerSession` of each session), `fh_deadlines`
 ///   (indexed by time), `fh_meta` (the fingerprint key, the schema version).
 /// - `fh_tokens`: each session's token generation (`JournalRecord.tokens`, `--auth jwt`'s revocations; no row for 0),
@@ -33,19 +34,23 @@
 /// the commit, so a takeover (an `UPDATE` of the row) waits for every append that passed the check, and an append
 /// checked after a takeover sees the new owner. Creation (`fh_create`) takes the row whoever owned it.
 enum PostgresSchema {
-    static let version = "1"
+    /// Version 2 (issue 32) adds `fh_events.feedback`, `fh_history.at` and the functions that write them; a version 1
+    /// database gets them when opened (`schema.sql` adds what is missing) and is marked version 2.
+    static let version = "2"
 
     /// Creates what is missing (`Schema/schema.sql`, under an advisory lock so that replicas starting together do not
-    /// race) and records the schema version when there is none, in one transaction.
+    /// race) and records the schema version when there is none, or moves version 1 on, in one transaction.
     static let create =
-        embedded("schema.sql") + "\nINSERT INTO fh_meta VALUES('schema.version', '\(version)') ON CONFLICT DO NOTHING;"
+        embedded("schema.sql")
+        + "\nINSERT INTO fh_meta VALUES('schema.version', '\(version)') ON CONFLICT (name) DO UPDATE "
+        + "SET value = EXCLUDED.value WHERE fh_meta.value = '1';"
 
     /// The prepared statements by name: the record writers return whether the caller owned the session.
     static let statements: [(name: String, sql: String)] = [
-        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
-        ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
-        ("events", "SELECT fh_events($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
-        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6, $7)"),
+        ("create", "SELECT fh_create($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"),
+        ("event", "SELECT fh_event($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"),
+        ("events", "SELECT fh_events($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)"),
+        ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
         ("tokens", "SELECT fh_tokens($1, $2, $3, $4)"),
@@ -73,13 +78,38 @@ enum PostgresSchema {
         // from the session's first entry took 10 ms for one with 4,000, which a takeover of busy sessions pays each).
         (
             "read.events",
-            "SELECT rev, origin, event, crc, version, at, state_sum FROM fh_events WHERE session = $1 AND rev > "
+            "SELECT rev, origin, event, crc, version, at, state_sum, feedback FROM fh_events WHERE session = $1 AND rev > "
                 + "coalesce((SELECT cut FROM fh_snapshots WHERE session = $1), -9223372036854775808) ORDER BY rev"
         ),
         (
             "read.answers",
             "SELECT session, key, fingerprint, epoch, rev, state, crc FROM fh_answers WHERE session = $1 ORDER BY seq"
         ),
+        // Part of one session's history (issue 32): its events with revisions in ($2, $3], the newest kept snapshot at
+        // or before $2, the kept ones in ($2, $3], the oldest kept revision, and the newest revision.
+        (
+            "read.events.range",
+            "SELECT rev, origin, event, crc, version, at, state_sum, feedback FROM fh_events WHERE session = $1 "
+                + "AND rev > $2 AND rev <= $3 ORDER BY rev"
+        ),
+        (
+            "read.history.near",
+            "SELECT rev, version, state, crc FROM fh_history WHERE session = $1 AND rev <= $2 ORDER BY rev DESC LIMIT 1"
+        ),
+        (
+            "read.history.between",
+            "SELECT rev, version, state, crc FROM fh_history WHERE session = $1 AND rev > $2 AND rev <= $3 ORDER BY rev"
+        ),
+        ("read.history.oldest", "SELECT min(rev) FROM fh_history WHERE session = $1"),
+        ("read.head", "SELECT max(rev) FROM fh_events WHERE session = $1"),
+        (
+            "list",
+            "SELECT s.id, s.system, s.created, coalesce(s.left_at, 0), coalesce(n.rev, 0) FROM fh_sessions s "
+                + "LEFT JOIN fh_snapshots n ON n.session = s.id WHERE ($3::text IS NULL OR s.system = $3) "
+                + "AND (coalesce(s.left_at, 0) < $1 OR (coalesce(s.left_at, 0) = $1 AND s.id > $2)) "
+                + "ORDER BY coalesce(s.left_at, 0) DESC, s.id LIMIT $4"
+        ),
+        ("counts", "SELECT system, count(*) FROM fh_sessions GROUP BY system ORDER BY system"),
         ("ids", "SELECT id FROM fh_sessions ORDER BY id"),
         ("count", "SELECT count(*) FROM fh_sessions"),
         (

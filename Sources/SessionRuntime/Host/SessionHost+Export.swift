@@ -9,18 +9,13 @@ extension SessionHost {
     /// after, every kept event to the last journaled one. A session that could not be restored is exported too
     /// (that is when a fixture helps most). 409 without a journal, 404 for an unknown session.
     package func exportFixture(of id: SessionID) throws(APIError) -> SessionFixture {
-        guard let persistence else {
-            guard store[id] != nil else { throw Self.notFound(id) }
-            throw APIError(
-                .exportUnavailable,
-                "this server keeps no journal (data.dir is none), and a fixture is made from the journal; run it "
-                    + "with --data-dir to export sessions"
-            )
-        }
-        if let fenced = persistence.fenceProblem(id) { throw fenced }
+        let journal = try journalOfHistory(
+            id,
+            "a fixture is made from the journal; run it with --data-dir to export sessions"
+        )
         let history: SessionHistory?
         do {
-            history = try persistence.journal.history(of: id.description)
+            history = try journal.history(of: id.description)
         } catch {
             throw SessionPersistence.notRead(error)
         }

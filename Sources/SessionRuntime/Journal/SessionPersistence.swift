@@ -258,6 +258,9 @@ public final class SessionPersistence: Sendable {
         return true
     }
 
+    /// The sessions that could not be restored.
+    package var brokenIDs: [SessionID] { broken.withLock { Array($0.keys) } }
+
     /// The number of sessions that could not be restored.
     public var brokenCount: Int { broken.withLock { $0.count } }
 }

@@ -82,8 +82,13 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         pendingDeadline = deadline(state)
     }
 
+    /// The names of the loop's feedbacks by position (`Loop.feedbackName(at:)`); set by `attach` before the first
+    /// step, read only in `record`.
+    private var feedbackName: (Int) -> String = { "feedback \($0 + 1)" }
+
     /// Observes `loop` until it stops.
     package func attach(to loop: Loop<System.State, System.Event>) {
+        feedbackName = { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" }
         loop.observe { step in self.record(step) }
     }
 
@@ -105,8 +110,11 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         } catch {
             preconditionFailure("an event of system \(System.self) failed to encode: \(error)")
         }
+        // A feedback's event says which feedback it is (a loop with an effect budget tags them); another event is a
+        // client's when its type is one of the system's client events.
+        let feedback = step.feedback.map(feedbackName)
         let origin: EventOrigin =
-            Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
+            feedback == nil && Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
         let text = String(decoding: bytes, as: UTF8.self)
         // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
         // which a build's reducer gives another state. Inside a POST's batch it is computed at the batch's end, where
@@ -116,7 +124,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         let stamp = EventStamp(
             version: version,
             time: wallClock.now().millisecondsSince1970,
-            stateChecksum: checksummed && !deferred ? StateChecksum.of(System.encodeState(step.state)) : nil
+            stateChecksum: checksummed && !deferred ? StateChecksum.of(System.encodeState(step.state)) : nil,
+            feedback: feedback
         )
         var records: [JournalRecord] = [
             .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp)

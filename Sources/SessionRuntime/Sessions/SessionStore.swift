@@ -14,6 +14,9 @@ package final class SessionStore: Sendable {
 
     package var count: Int { sessions.withLock { $0.count } }
 
+    /// Every session in memory (the list of sessions' active ones).
+    package var all: [any HostedSession] { sessions.withLock { Array($0.values) } }
+
     package subscript(id: SessionID) -> (any HostedSession)? {
         sessions.withLock { $0[id] }
     }

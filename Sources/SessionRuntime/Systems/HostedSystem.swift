@@ -30,6 +30,12 @@ public struct HostedSystem: Sendable {
     let verify: @Sendable (SessionHistory) -> SessionVerdict
     /// The system's schema version in this build.
     public let schemaVersion: Int
+    /// The history the journal keeps of its sessions, as the system declares it (nil: the server's setting).
+    package let historyRetention: HistoryRetention?
+    /// The JSON Pointers the inspection routes redact in its states and events.
+    package let redactions: [JSONPointer]
+    /// Recomputes states from a journaled history (the inspection routes).
+    let inspect: @Sendable (SessionHistory, ClosedRange<UInt64>) -> Result<[InspectedState], InspectionFailure>
 
     /// Wraps a system.
     ///
@@ -52,6 +58,9 @@ public struct HostedSystem: Sendable {
         name = system.name
         schemaVersion = system.schemaVersion
         verify = { history in SessionReplay.verify(history, of: system) }
+        inspect = { history, revisions in SessionInspection.states(history, revisions, of: system) }
+        historyRetention = system.historyRetention.flatMap(HistoryRetention.init(parsing:))
+        redactions = system.redactedPointers.compactMap { try? JSONPointer($0) }
         let examples = system.exampleEvents.compactMap { try? JSONValue(encoding: $0) }
         let initial = (try? JSONValue(encoding: system.initialState)) ?? .null
         // The schemas the macros derived (@FeedbackSchema on the state, @FeedbackEvent on the events), if any.

@@ -25,6 +25,10 @@ ALTER TABLE fh_snapshots ADD COLUMN IF NOT EXISTS cut bigint;
 CREATE TABLE IF NOT EXISTS fh_history(
     session text NOT NULL, rev bigint NOT NULL, version bigint NOT NULL, state text NOT NULL,
     crc bigint NOT NULL, PRIMARY KEY (session, rev));
+-- Schema version 2 (issue 32): the feedback whose effect produced an event (NULL for a client's, and on older rows),
+-- and when a kept snapshot was written (ms since 1970; NULL on older rows, which count as old) for an age retention.
+ALTER TABLE fh_events ADD COLUMN IF NOT EXISTS feedback text;
+ALTER TABLE fh_history ADD COLUMN IF NOT EXISTS at bigint;
 CREATE TABLE IF NOT EXISTS fh_answers(
     seq bigserial PRIMARY KEY, session text NOT NULL, key text NOT NULL, fingerprint bigint NOT NULL,
     epoch bigint NOT NULL, rev bigint NOT NULL, state text NOT NULL, crc bigint NOT NULL);
@@ -72,6 +76,21 @@ BEGIN
     RETURN true;
 END $$;
 
+-- fh_create that also keeps the initial state as the session's first kept snapshot (revision 0, checksum
+-- p_history_crc) when its history retention keeps snapshots (schema version 2), as SQLite's journal does.
+CREATE OR REPLACE FUNCTION fh_create(
+    p_id text, p_system text, p_epoch bigint, p_state text, p_created double precision, p_crc bigint,
+    p_owner bigint, p_holder bigint, p_version bigint, p_history_crc bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM fh_create(p_id, p_system, p_epoch, p_state, p_created, p_crc, p_owner, p_holder, p_version);
+    IF p_history_crc IS NOT NULL THEN
+        INSERT INTO fh_history(session, rev, version, state, crc, at)
+            VALUES(p_id, 0, p_version, p_state, p_history_crc, (extract(epoch FROM now()) * 1000)::bigint);
+    END IF;
+    RETURN true;
+END $$;
+
 CREATE OR REPLACE FUNCTION fh_event(
     p_session text, p_owner bigint, p_rev bigint, p_origin integer, p_event text, p_crc bigint,
     p_version bigint, p_at bigint, p_state_sum bigint) RETURNS boolean
@@ -80,6 +99,17 @@ BEGIN
     IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
     INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum)
         VALUES(p_session, p_rev, p_origin, p_event, p_crc, p_version, p_at, p_state_sum);
+    RETURN true;
+END $$;
+
+CREATE OR REPLACE FUNCTION fh_event(
+    p_session text, p_owner bigint, p_rev bigint, p_origin integer, p_event text, p_crc bigint,
+    p_version bigint, p_at bigint, p_state_sum bigint, p_feedback text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+    INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum, feedback)
+        VALUES(p_session, p_rev, p_origin, p_event, p_crc, p_version, p_at, p_state_sum, p_feedback);
     RETURN true;
 END $$;
 
@@ -109,6 +139,77 @@ BEGIN
         FROM unnest(p_sessions, p_owners) WITH ORDINALITY AS u(s, o, i)
         WHERE NOT (u.s || ':' || coalesce(u.o::text, '') = ANY(held));
     RETURN refused;
+END $$;
+
+-- fh_events with each event's feedback (schema version 2).
+CREATE OR REPLACE FUNCTION fh_events(
+    p_sessions text[], p_owners bigint[], p_revs bigint[], p_origins integer[], p_events text[],
+    p_crcs bigint[], p_versions bigint[], p_ats bigint[], p_state_sums bigint[], p_feedbacks text[])
+    RETURNS integer[]
+LANGUAGE plpgsql AS $$
+DECLARE
+    held text[];
+    refused integer[];
+BEGIN
+    SELECT coalesce(array_agg(h.id || ':' || h.owner), '{}') INTO held FROM (
+        SELECT f.id, f.owner FROM fh_sessions f
+        JOIN (SELECT DISTINCT u.s, u.o FROM unnest(p_sessions, p_owners) AS u(s, o)) w
+            ON f.id = w.s AND f.owner = w.o
+        ORDER BY f.id FOR SHARE OF f) h;
+    INSERT INTO fh_events(session, rev, origin, event, crc, version, at, state_sum, feedback)
+        SELECT u.s, u.r, u.og, u.e, u.c, u.v, u.a, u.ss, u.fb
+        FROM unnest(p_sessions, p_owners, p_revs, p_origins, p_events, p_crcs, p_versions, p_ats,
+            p_state_sums, p_feedbacks) AS u(s, o, r, og, e, c, v, a, ss, fb)
+        WHERE u.s || ':' || u.o = ANY(held);
+    SELECT coalesce(array_agg(u.i::integer ORDER BY u.i), '{}') INTO refused
+        FROM unnest(p_sessions, p_owners) WITH ORDINALITY AS u(s, o, i)
+        WHERE NOT (u.s || ':' || coalesce(u.o::text, '') = ANY(held));
+    RETURN refused;
+END $$;
+
+-- The latest snapshot, kept in fh_history under a retention (schema version 2): p_mode 'snapshots' keeps the newest
+-- p_amount (0: none, only the latest), 'events' the kept snapshots from the newest at or before p_rev - p_amount,
+-- 'age' those from the newest written at or before p_now - p_amount (ms), 'forever' all. Then only the events up to
+-- the oldest kept one are deleted, from the last cut on (see below).
+CREATE OR REPLACE FUNCTION fh_snapshot(
+    p_session text, p_owner bigint, p_rev bigint, p_state text, p_crc bigint, p_version bigint,
+    p_mode text, p_amount bigint, p_now bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_cut bigint;
+    v_upto bigint;
+    v_drop bigint;
+BEGIN
+    IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+    SELECT cut INTO v_cut FROM fh_snapshots WHERE session = p_session;
+    v_upto := p_rev;
+    IF p_mode <> 'snapshots' OR p_amount > 0 THEN
+        INSERT INTO fh_history(session, rev, version, state, crc, at)
+            VALUES(p_session, p_rev, p_version, p_state, p_crc, p_now)
+            ON CONFLICT (session, rev) DO UPDATE SET version = EXCLUDED.version, state = EXCLUDED.state,
+                crc = EXCLUDED.crc, at = EXCLUDED.at;
+        v_drop := NULL;
+        IF p_mode = 'snapshots' THEN
+            SELECT rev + 1 INTO v_drop FROM fh_history WHERE session = p_session
+                ORDER BY rev DESC OFFSET p_amount LIMIT 1;
+        ELSIF p_mode = 'events' THEN
+            SELECT max(rev) INTO v_drop FROM fh_history WHERE session = p_session AND rev <= p_rev - p_amount;
+        ELSIF p_mode = 'age' THEN
+            SELECT max(rev) INTO v_drop FROM fh_history WHERE session = p_session
+                AND coalesce(at, 0) <= p_now - p_amount;
+        END IF;
+        IF v_drop IS NOT NULL THEN
+            DELETE FROM fh_history WHERE session = p_session AND rev < v_drop;
+        END IF;
+        SELECT min(rev) INTO v_upto FROM fh_history WHERE session = p_session;
+    END IF;
+    INSERT INTO fh_snapshots(session, rev, state, crc, version, cut)
+        VALUES(p_session, p_rev, p_state, p_crc, p_version, v_upto)
+        ON CONFLICT (session) DO UPDATE SET rev = EXCLUDED.rev, state = EXCLUDED.state, crc = EXCLUDED.crc,
+            version = EXCLUDED.version, cut = EXCLUDED.cut;
+    DELETE FROM fh_events WHERE session = p_session AND rev <= v_upto
+        AND rev > coalesce(v_cut, -9223372036854775808);
+    RETURN true;
 END $$;
 
 -- The latest snapshot; with p_keep > 0 also kept in fh_history (its newest p_keep), and only the events up to

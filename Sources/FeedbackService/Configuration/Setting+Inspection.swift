@@ -1,0 +1,27 @@
+import SessionJournal
+
+/// The settings of inspection (issue 32): how much history the journal keeps, and whether the inspection routes
+/// answer at all.
+extension Setting {
+    static let historyRetention = Setting(
+        "history.retention",
+        .text,
+        default: "",
+        "history kept per session for inspection, verify and export: forever, events:N, age:D (D such as 30d, 12h, "
+            + "90m, 45s) or snapshots:N; a system's own declaration comes first; empty: journal.history.snapshots",
+        check: { value in
+            value.isEmpty || HistoryRetention(parsing: value) != nil
+                ? nil : "forever, events:N, age:D (a number and ms, s, m, h or d) or snapshots:N"
+        }
+    )
+    static let inspector = Setting(
+        "inspector",
+        .choice(["auto", "on", "off"]),
+        default: "auto",
+        "the inspection routes (history, states, diffs, the list of sessions): auto is on at a loopback --host and off "
+            + "elsewhere; they need the inspect scope with --auth jwt"
+    )
+
+    /// The settings above.
+    static let inspection: [Setting] = [historyRetention, inspector]
+}

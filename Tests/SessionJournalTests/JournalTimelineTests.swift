@@ -1,0 +1,129 @@
+import Foundation
+import PostgresFixture
+import Testing
+
+@testable import SessionJournal
+
+/// Issue 32's journal: one session's history read by range (through SQLite's `timeline` index, whether the background
+/// step indexed it yet or not; PostgreSQL's (session, rev) key), each effect event's feedback, and history retention.
+@Suite(.timeLimit(.minutes(2))) struct JournalTimelineTests {
+    /// Two interleaved sessions of 250 events, snapshots every 100, every third event an effect's with its feedback.
+    private static func write(_ journal: any SessionJournaling, _ ids: [String]) throws {
+        try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        for revision in UInt64(1)...250 {
+            var records: [JournalRecord] = []
+            for id in ids {
+                let effect = revision % 3 == 0
+                let stamp = EventStamp(version: 1, time: 1_000 + Int64(revision), feedback: effect ? "ticker" : nil)
+                records.append(
+                    .event(
+                        sessionID: id,
+                        revision: revision,
+                        event: #"{"type":"add","n":\#(revision)}"#,
+                        origin: effect ? .effect : .client,
+                        stamp: stamp
+                    )
+                )
+                if revision % 100 == 0 {
+                    records.append(.snapshot(sessionID: id, revision: revision, state: #"{"at":\#(revision)}"#))
+                }
+            }
+            try journal.appendAndWait(records)
+        }
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aRangeOfOneSessionReadsTheSameBeforeAndAfterIndexing(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(
+            JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(.forever, systems: [:])
+        )
+        defer { journal.close() }
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        try Self.write(journal, [a, b])
+        func check() throws {
+            let range = try #require(try journal.history(of: a, from: 150, through: 180))
+            #expect(range.problems.isEmpty)
+            #expect(range.keptFrom == 0)
+            #expect(range.head == 250)
+            #expect(range.snapshots.map(\.revision) == [100])
+            #expect(range.events.map(\.revision) == Array(101...180))
+            #expect(range.events.first { $0.revision == 102 }?.stamp.feedback == "ticker")
+            #expect(range.events.first { $0.revision == 102 }?.origin == .effect)
+            #expect(range.events.first { $0.revision == 101 }?.stamp.feedback == nil)
+            let start = try #require(try journal.history(of: b, from: 0, through: 3))
+            #expect(start.snapshots.map(\.revision) == [0])
+            #expect(start.events.map(\.revision) == [1, 2, 3])
+            let crossing = try #require(try journal.history(of: b, from: 199, through: 201))
+            #expect(crossing.snapshots.map(\.revision) == [100, 200])
+            #expect(crossing.events.map(\.revision) == Array(101...201))
+        }
+        try check()
+        _ = try journal.compact()  // indexes the whole log (SQLite)
+        try check()
+        #expect(try journal.history(of: "nobody-here-at-all-xx", from: 0, through: 1) == nil)
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func retentionByEventsKeepsAtLeastThatManyAndCompactionRespectsIt(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(
+            JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(.events(50), systems: [:])
+        )
+        defer { journal.close() }
+        let id = JournalFixtures.id(3)
+        try Self.write(journal, [id])
+        _ = try journal.compact()
+        // At the snapshot at 200 the last 50 events reach back to 150: the snapshot at 100 is the one kept before it.
+        let bounds = try #require(try journal.history(of: id, from: 0, through: 0))
+        #expect(bounds.keptFrom == 100)
+        #expect(bounds.snapshots.isEmpty)  // revision 0 is no longer kept
+        let kept = try #require(try journal.history(of: id, from: 100, through: 250))
+        #expect(kept.snapshots.map(\.revision) == [100, 200])
+        #expect(kept.events.map(\.revision) == Array(101...250))
+        #expect(kept.problems.isEmpty)
+    }
+
+    /// Issue 32, item 5: the latest snapshot (what an activation loads) changed with its record checksum recomputed is
+    /// no longer hidden behind the kept snapshot at its revision: the whole history (what `verify` replays) says so.
+    @Test(arguments: JournalBackend.allCases)
+    func aLatestSnapshotThatDiffersFromTheKeptOneIsAProblem(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open(JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(2))
+        defer { journal.close() }
+        let id = JournalFixtures.id(4)
+        try Self.write(journal, [id])
+        #expect(try journal.history(of: id)?.problems == [])
+        let state = #"{"at":1200}"#
+        let crc = RecordChecksum.snapshot(id, 200, state, version: 1)
+        try place.tamper(
+            journal,
+            sqlite: "UPDATE snapshots SET state = '\(state)', crc = \(crc) WHERE session = '\(id)'",
+            postgres: "UPDATE fh_snapshots SET state = '\(state)', crc = \(crc) WHERE session = '\(id)'"
+        )
+        let history = try #require(try journal.history(of: id))
+        #expect(
+            history.problems == ["the latest snapshot at revision 200 differs from the kept snapshot at that revision"]
+        )
+        var seen: [String] = []
+        try journal.readHistories(batchSize: 10) { batch in seen += batch.flatMap(\.problems) }
+        #expect(seen == history.problems)
+    }
+
+    @Test func aVersionOneDatabaseOpensAsVersionTwo() throws {
+        let place = try JournalPlace(.postgres)
+        defer { place.remove() }
+        try place.open().close()
+        _ = try PostgresServer.shared().psql(place.url!, "UPDATE fh_meta SET value = '1' WHERE name = 'schema.version'")
+        let journal = try place.open()
+        journal.close()
+        let version = try PostgresServer.shared().psql(
+            place.url!,
+            "SELECT value FROM fh_meta WHERE name = 'schema.version'"
+        )
+        #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+    }
+}
