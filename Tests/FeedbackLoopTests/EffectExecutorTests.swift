@@ -40,13 +40,17 @@ struct EffectExecutorTests {
     @Test func anEffectsCodeAfterItsFirstSuspensionRunsOnTheLoopsEffectExecutor() async {
         let marking = Marking()
         let after = Recorder<Bool>()
+        // A suspension for certain: the gate opens only after `send` returned, so the effect waits for it (a short
+        // sleep may be over before the task finished suspending, and then the task goes on where it was).
+        let (gate, opener) = AsyncStream.makeStream(of: Void.self)
         let feedback = Feedback<TestState, TestEvent>.react(request: \.request) { request in
-            try await Task.sleep(for: .milliseconds(1))
+            for await _ in gate { break }
             after.append(marking.isCurrent)
             return .loaded(request)
         }
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback], effectExecutor: marking)
         loop.send(.setRequest(4))
+        opener.yield()
         let state = await firstState(of: loop) { $0.loaded == [4] }
         #expect(state?.loaded == [4])
         #expect(after.all == [true])
@@ -57,16 +61,18 @@ struct EffectExecutorTests {
     @Test func aCustomFeedbacksLaterJobsRunOnTheLoopsEffectExecutor() async {
         let marking = Marking()
         let after = Recorder<Bool>()
+        let (gate, opener) = AsyncStream.makeStream(of: Void.self)
         let feedback = Feedback<TestState, TestEvent>.custom { states in
             states.compactMap { state -> TestEvent? in
                 guard let request = state.request, !state.loaded.contains(request) else { return nil }
-                try? await Task.sleep(for: .milliseconds(1))
+                for await _ in gate { break }
                 after.append(marking.isCurrent)
                 return .loaded(request)
             }
         }
         let loop = Loop(initial: TestState(), reduce: reduceTest, feedbacks: [feedback], effectExecutor: marking)
         loop.send(.setRequest(7))
+        opener.yield()
         let state = await firstState(of: loop) { $0.loaded.contains(7) }
         #expect(state?.loaded.first == 7)
         #expect(after.all.first == true)
