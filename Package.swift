@@ -23,6 +23,7 @@ let package = Package(
         .library(name: "Systems", targets: ["Systems"]),
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
+        .library(name: "FeedbackHostTesting", targets: ["FeedbackHostTesting"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -104,6 +105,11 @@ let package = Package(
         .target(
             name: "FeedbackTesting",
             dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
+            swiftSettings: strict
+        ),
+        // Integration tests against a local instance: starts the feedback-host binary (docs/CLIENT.md).
+        .target(
+            name: "FeedbackHostTesting",
             swiftSettings: strict
         ),
         .target(
@@ -268,6 +274,11 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "JWTKit", package: "jwt-kit"),
             ],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackHostClientTests",
+            dependencies: ["FeedbackHostTesting"],
             swiftSettings: strict
         ),
         .testTarget(
