@@ -143,7 +143,7 @@ import Testing
         defer { reopened.close() }
         #expect(
             try reopened.withStore { store throws(JournalError) in try store.connection.integer("PRAGMA user_version") }
-                == 8
+                == JournalSchema.version
         )
         let session = try #require(try reopened.recover().sessions.first)
         #expect(session.events.map(\.revision) == [1])
