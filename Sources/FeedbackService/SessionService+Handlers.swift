@@ -80,11 +80,37 @@ extension SessionService {
     func postEvents(_ request: Request, completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void) {
         let session: any HostedSession
         let events: [JSONValue]
+        let stamp: ClientStamp?
         do throws(APIError) {
             session = try self.session(for: request)
-            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+            stamp = try ClientStamp.parse(
+                client: request.headers["client-id"],
+                sequence: request.headers["client-sequence"]
+            )
+            if stamp != nil, request.headers["idempotency-key"] != nil {
+                throw APIError(
+                    .invalidRequest,
+                    "send Client-ID and Client-Sequence or Idempotency-Key, not both: a numbered post is already "
+                        + "applied at most once"
+                )
+            }
         } catch {
             return completion(.failure(error))
+        }
+        do throws(APIError) {
+            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+        } catch {
+            guard let stamp else { return completion(.failure(error)) }
+            return host.refuseSequenced(error, to: session, stamp: stamp, completion: completion)
+        }
+        if let stamp {
+            return host.postSequenced(
+                events,
+                to: session,
+                ifMatch: request.headers["if-match"],
+                stamp: stamp,
+                completion: completion
+            )
         }
         host.post(
             events,

@@ -41,6 +41,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sessionQuarantined = "session-quarantined"
         case feedbacksRunning = "feedbacks-running"
         case notQuarantined = "not-quarantined"
+        case sequenceGap = "sequence-gap"
+        case sequenceSuperseded = "sequence-superseded"
+        case sequenceInFlight = "sequence-in-flight"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -52,6 +55,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .sessionQuarantined, .feedbacksRunning, .notQuarantined: 409
+            case .sequenceGap, .sequenceSuperseded, .sequenceInFlight: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -103,6 +107,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sessionQuarantined: "Session quarantined"
             case .feedbacksRunning: "Feedbacks already running"
             case .notQuarantined: "Session not quarantined"
+            case .sequenceGap: "Client sequence has a gap"
+            case .sequenceSuperseded: "Client sequence already answered"
+            case .sequenceInFlight: "Client post still in progress"
             }
         }
     }

@@ -122,7 +122,8 @@ package enum SessionRestorer {
             recorder: recorder,
             account: account,
             encodedState: encodedState,
-            tokenGeneration: recovered.tokenGeneration
+            tokenGeneration: recovered.tokenGeneration,
+            clients: recovered.clients
         )
     }
 

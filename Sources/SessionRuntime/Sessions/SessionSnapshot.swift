@@ -6,10 +6,19 @@ public struct SessionSnapshot: Sendable, Equatable {
     public let cursor: Cursor
     /// The state as compact JSON.
     public let state: [UInt8]
+    /// `{"client": last sequence, …}`: the numbered posts of each client this revision includes (issue 34); nil when
+    /// no client numbered its posts.
+    public let clients: [UInt8]?
 
-    package init(cursor: Cursor, state: [UInt8]) {
+    package init(cursor: Cursor, state: [UInt8], clients: [UInt8]? = nil) {
         self.cursor = cursor
         self.state = state
+        self.clients = clients
+    }
+
+    /// The same snapshot with `clients`.
+    package func with(clients: [UInt8]?) -> SessionSnapshot {
+        SessionSnapshot(cursor: cursor, state: state, clients: clients)
     }
 
     /// The revision.
@@ -27,6 +36,10 @@ public struct SessionSnapshot: Sendable, Equatable {
         }
         out.append(contentsOf: #""rev":\#(cursor.rev),"cursor":"\#(cursor)","state":"#.utf8)
         out.append(contentsOf: state)
+        if let clients {
+            out.append(contentsOf: #","clients":"#.utf8)
+            out.append(contentsOf: clients)
+        }
         out.append(UInt8(ascii: "}"))
         return out
     }
