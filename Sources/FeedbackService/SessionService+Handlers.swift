@@ -52,7 +52,10 @@ extension SessionService {
             chosenByClient: chosenByClient
         )
         let snapshot = session.snapshot()
-        var response = Response.json(snapshot.body(id: session.id, system: name), status: created ? 201 : 200)
+        var response = Response.json(
+            snapshot.body(id: session.id, system: name, schema: session.schemaHash),
+            status: created ? 201 : 200
+        )
         response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         return (response, session)
@@ -64,7 +67,9 @@ extension SessionService {
         if let tags = request.headers["if-none-match"], snapshot.cursor.matches(entityTags: tags) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", snapshot.cursor.entityTag)]))
         }
-        var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
+        var response = Response.json(
+            snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
+        )
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         response.headers.add(name: "Cache-Control", value: "no-cache")
         return response

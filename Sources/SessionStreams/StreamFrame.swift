@@ -1,3 +1,4 @@
+import FeedbackJSON
 import HTTPServer
 package import SessionRuntime
 
@@ -21,12 +22,22 @@ package enum StreamFrame {
     static let heartbeat: [UInt8] = Array(":\n\n".utf8)
 
     /// `event: snapshot` with `{"rev":R,"<member>":<json>}`; `member` is `state` or `select`.
-    static func snapshot(cursor: Cursor, member: String, json: [UInt8], clients: [UInt8]? = nil) -> [UInt8] {
+    static func snapshot(
+        cursor: Cursor,
+        member: String,
+        json: [UInt8],
+        clients: [UInt8]? = nil,
+        schema: String? = nil
+    ) -> [UInt8] {
         var data: [UInt8] = []
         data.reserveCapacity(json.count + 40 + (clients?.count ?? 0))
         data.append(contentsOf: #"{"rev":\#(cursor.rev),"\#(member)":"#.utf8)
         data.append(contentsOf: json)
         appendClients(clients, to: &data)
+        if let schema {
+            data.append(contentsOf: #","schema":"#.utf8)
+            JSONString.escape(schema, into: &data)
+        }
         data.append(UInt8(ascii: "}"))
         return event("snapshot", id: cursor, data: data)
     }

@@ -59,7 +59,7 @@ package final class StreamHub: @unchecked Sendable {
         self.epoch = epoch
         self.registry = registry
         queue = DispatchQueue(label: "feedbackhost.stream-hub", qos: .userInitiated)
-        whole = StreamView(epoch: epoch, select: [])
+        whole = StreamView(epoch: epoch, select: [], schema: session.schemaHash)
     }
 
     // MARK: - New states (any thread)

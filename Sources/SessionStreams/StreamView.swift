@@ -29,9 +29,13 @@ package final class StreamView {
     private var snapshotFrame: [UInt8]?
     private var patchFrames: [UInt64: [UInt8]] = [:]
 
-    package init(epoch: UInt64, select: [JSONPointer]) {
+    /// The system's schema hash (`FeedbackSystem.schemaHash`), carried by `snapshot` events.
+    let schema: String?
+
+    package init(epoch: UInt64, select: [JSONPointer], schema: String? = nil) {
         self.epoch = epoch
         self.select = select
+        self.schema = schema
     }
 
     /// The key views are shared under: subscribers with the same selection read the same view.
@@ -70,7 +74,8 @@ package final class StreamView {
             cursor: Cursor(epoch: epoch, rev: last.rev),
             member: select.isEmpty ? "state" : "select",
             json: last.json,
-            clients: last.clients
+            clients: last.clients,
+            schema: schema
         )
         snapshotFrame = frame
         return frame

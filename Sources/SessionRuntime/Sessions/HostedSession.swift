@@ -10,6 +10,8 @@ public protocol HostedSession: AnyObject, Sendable {
     var id: SessionID { get }
     /// The name of the session's system.
     var systemName: String { get }
+    /// The hash of the system's name and schema version (`FeedbackSystem.schemaHash`), carried by snapshots.
+    var schemaHash: String { get }
     /// The current state, encoded.
     func snapshot() -> SessionSnapshot
     /// Applies client events, all or none: each is checked against the system before any is sent to the

@@ -25,7 +25,7 @@ public struct SessionSnapshot: Sendable, Equatable {
     public var rev: UInt64 { cursor.rev }
 
     /// `{"rev":…,"cursor":"…","state":…}`, optionally preceded by the session's id and system.
-    public func body(id: SessionID? = nil, system: String? = nil) -> [UInt8] {
+    public func body(id: SessionID? = nil, system: String? = nil, schema: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(state.count + 96)
         out.append(UInt8(ascii: "{"))
@@ -39,6 +39,10 @@ public struct SessionSnapshot: Sendable, Equatable {
         if let clients {
             out.append(contentsOf: #","clients":"#.utf8)
             out.append(contentsOf: clients)
+        }
+        if let schema {
+            out.append(contentsOf: #","schema":"#.utf8)
+            JSONString.escape(schema, into: &out)
         }
         out.append(UInt8(ascii: "}"))
         return out

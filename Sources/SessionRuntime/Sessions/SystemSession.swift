@@ -55,6 +55,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     var systemName: String { system.name }
 
+    var schemaHash: String { system.schemaHash }
+
     init(
         id: SessionID,
         system: System,
