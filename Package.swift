@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .library(name: "FeedbackHostTesting", targets: ["FeedbackHostTesting"]),
+        .library(name: "FeedbackHostClient", targets: ["FeedbackHostClient"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -107,9 +108,16 @@ let package = Package(
             dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
             swiftSettings: strict
         ),
+        // What an app links: a typed store over the HTTP API that predicts with the system's reducer (docs/CLIENT.md).
+        .target(
+            name: "FeedbackHostClient",
+            dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
+            swiftSettings: strict
+        ),
         // Integration tests against a local instance: starts the feedback-host binary (docs/CLIENT.md).
         .target(
             name: "FeedbackHostTesting",
+            dependencies: ["FeedbackHostClient", "SystemKit"],
             swiftSettings: strict
         ),
         .target(
@@ -278,7 +286,7 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackHostClientTests",
-            dependencies: ["FeedbackHostTesting"],
+            dependencies: ["FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON"],
             swiftSettings: strict
         ),
         .testTarget(
