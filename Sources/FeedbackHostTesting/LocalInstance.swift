@@ -49,8 +49,9 @@ public final class LocalInstance: Sendable {
         }
     }
 
-    /// Starts `feedback-host --host 127.0.0.1 --port 0 --data-dir DIR --clock manual` plus `arguments` (which may
-    /// override: a later `--clock skip`, `--data-dir none`), and returns once it listens (at most `timeout`).
+    /// Starts `feedback-host --host 127.0.0.1 --port 0 --data-dir DIR --clock manual --stream-drain-ms 0` plus
+    /// `arguments` (a flag given there replaces the instance's own: `--clock skip`, `--data-dir none`), and returns
+    /// once it listens (at most `timeout`).
     public static func start(
         arguments: [String] = [],
         environment: [String: String] = [:],
@@ -190,11 +191,16 @@ extension LocalInstance {
         }
         let process = Process()
         process.executableURL = binary
-        process.arguments =
-            [
-                "--host", "127.0.0.1", "--port", "\(port)",
-                "--data-dir", directory.appendingPathComponent("data").path, "--clock", "manual",
-            ] + arguments
+        // The instance's own choices, each left out when the test's arguments give the flag (a flag given twice
+        // is not "the last wins" for the server).
+        let defaults: [(String, String)] = [
+            ("--host", "127.0.0.1"), ("--port", "\(port)"),
+            ("--data-dir", directory.appendingPathComponent("data").path), ("--clock", "manual"),
+            // A test's stop should not wait for open streams to be closed gradually.
+            ("--stream-drain-ms", "0"),
+        ]
+        let given = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
+        process.arguments = defaults.filter { !given.contains($0.0) }.flatMap { [$0.0, $0.1] } + arguments
         var variables = ProcessInfo.processInfo.environment
         for (name, value) in environment { variables[name] = value }
         process.environment = variables

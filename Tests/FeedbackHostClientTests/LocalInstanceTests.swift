@@ -71,4 +71,11 @@ struct LocalInstanceTests {
         #expect(error?.code == .startFailed)
         #expect(error?.message.contains("no-such-flag") == true)
     }
+
+    @Test func aFlagGivenReplacesTheInstancesOwn() async throws {
+        try await withLocalInstance(arguments: ["--clock", "skip"]) { instance in
+            let clock = try json(try await instance.request("GET", "/v1/clock"))
+            #expect(clock["mode"] as? String == "skip")
+        }
+    }
 }
