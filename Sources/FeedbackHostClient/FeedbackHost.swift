@@ -20,11 +20,14 @@ public struct FeedbackHost: Sendable {
     public var url: URL
     /// A bearer token (`--auth jwt`), nil when the server needs none.
     public var token: String?
+    /// What sends the requests (not the stream): URLSession unless told otherwise.
+    public var transport: any HostTransport
 
-    /// A host at `url`, sending `token` when there is one.
-    public init(url: URL, token: String? = nil) {
+    /// A host at `url`, sending `token` when there is one, through `transport`.
+    public init(url: URL, token: String? = nil, transport: any HostTransport = URLSessionTransport()) {
         self.url = url
         self.token = token
+        self.transport = transport
     }
 
     /// A store following session `session` of `system` (it must be a session of that system).
@@ -77,13 +80,12 @@ public struct FeedbackHost: Sendable {
         if let token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         let data: Data
-        let response: URLResponse
+        let status: Int
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, status) = try await transport.send(request)
         } catch {
             throw HostClientError(status: 0, message: "\(method) \(path): \(error)")
         }
-        let status = (response as? HTTPURLResponse)?.statusCode ?? 0
         guard case .object(let json)? = try? JSONValue(parsing: Array(data)) else { return (status, [:]) }
         return (status, json)
     }

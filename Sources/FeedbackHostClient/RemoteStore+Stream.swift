@@ -73,6 +73,10 @@ extension RemoteStore {
         case "moved":
             failures = 0
             return false
+        case "reauth":
+            // The token expired or was revoked: nothing more is read or posted until `setToken`.
+            connection = .needsToken
+            return false
         case "ended":
             close()
             return false

@@ -83,6 +83,12 @@ public final class RemoteStore<System: FeedbackSystem> {
 
     init(system: System, host: FeedbackHost, session: String, snapshot: [String: JSONValue]) throws {
         self.system = system
+        var host = host
+        // A session created where the server mints tokens (`--auth-create open`) answers them: the store posts and
+        // reads with the session's `post` token unless the host has one of its own.
+        if host.token == nil, case .object(let tokens)? = snapshot["tokens"], case .string(let post)? = tokens["post"] {
+            host.token = post
+        }
         self.host = host
         self.session = session
         clientID = Self.newClientID()

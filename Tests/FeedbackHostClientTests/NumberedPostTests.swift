@@ -43,6 +43,20 @@ struct NumberedPostTests {
         return (json?["state"] as? [String: Any])?["count"] as? Int
     }
 
+    /// Waits (at most 10 s) until the instance passivated a session for being idle.
+    static func waitForPassivation(_ instance: LocalInstance) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline {
+            let metrics = String(decoding: try await instance.request("GET", "/metrics"), as: UTF8.self)
+            let line = metrics.split(separator: "\n").first {
+                $0.hasPrefix("feedbackhost_session_passivations_total") && $0.contains("idle")
+            }
+            if let line, let count = Double(line.split(separator: " ").last ?? ""), count >= 1 { return }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        Issue.record("no session was passivated within 10 s")
+    }
+
     @Test func aRepeatedNumberGetsTheFirstAnswerAndAGapIsAConflict() async throws {
         try await withLocalInstance { instance in
             let id = try await Self.counter(instance)
@@ -94,7 +108,7 @@ struct NumberedPostTests {
             #expect(refused.status == 422)
             #expect(try await Self.post(instance, id, #"{"type":"increment"}"#, sequence: 3).status == 200)
             // Passivated after 200 ms idle: the numbers come back from the journal with the session.
-            try await Task.sleep(for: .seconds(1))
+            try await Self.waitForPassivation(instance)
             let again = try await Self.post(instance, id, #"{"type":"increment"}"#, sequence: 3)
             #expect(again.status == 200)
             #expect(again.json["rev"] as? Int == 2)

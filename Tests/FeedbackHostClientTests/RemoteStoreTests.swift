@@ -4,6 +4,10 @@ import Foundation
 import Systems
 import Testing
 
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
 /// `RemoteStore` against the real binary (a `LocalInstance`).
 @Suite(.serialized, .timeLimit(.minutes(3)))
 @MainActor
@@ -82,6 +86,40 @@ struct RemoteStoreTests {
             print("\(rounds) interleavings in \(ContinuousClock.now - start)")
             #expect(first.mispredictions == 0)
             #expect(second.mispredictions == 0)
+        }
+    }
+
+    /// Sends every request, but loses the answer of the first numbered post: the client sees a dropped connection.
+    final class LosingTransport: HostTransport, @unchecked Sendable {
+        private let lock = NSLock()
+        private var lost = 0
+
+        var answersLost: Int { lock.withLock { lost } }
+
+        func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
+            let answer = try await URLSessionTransport().send(request)
+            let lose = lock.withLock {
+                guard lost == 0, request.value(forHTTPHeaderField: "Client-Sequence") != nil else { return false }
+                lost += 1
+                return true
+            }
+            if lose { throw URLError(.networkConnectionLost) }
+            return answer
+        }
+    }
+
+    @Test func aRetriedPostWhoseAnswerWasLostAppliesOnce() async throws {
+        try await withLocalInstance { instance in
+            let transport = LosingTransport()
+            let host = FeedbackHost(url: instance.url, transport: transport)
+            let store = try await host.createStore(CounterSystem())
+            defer { store.close() }
+            store.send(.add(amount: 5))
+            store.send(.increment)
+            try await Self.expectConverged([store], instance, expected: 6)
+            #expect(transport.answersLost == 1)
+            #expect(store.state.count == 6)
+            #expect(store.mispredictions == 0)
         }
     }
 
