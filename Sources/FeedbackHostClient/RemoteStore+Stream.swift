@@ -20,8 +20,8 @@ extension RemoteStore {
             [URLQueryItem(name: "mode", value: "patch")]
             + (cursor.map { [URLQueryItem(name: "lastEventId", value: $0)] } ?? [])
         guard let url = components?.url else { return }
-        // Heartbeats come every 15 s: a minute without a byte is a dead connection.
-        var request = URLRequest(url: url, timeoutInterval: 60)
+        // Heartbeats come every 15 s: the reader takes 45 s without a byte for a dead connection.
+        var request = URLRequest(url: url)
         if let token = host.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
         let reader = EventStreamReader(request: request)
         self.reader = reader

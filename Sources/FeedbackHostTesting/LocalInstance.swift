@@ -202,6 +202,10 @@ extension LocalInstance {
         let given = Set(arguments.map { $0.split(separator: "=", maxSplits: 1).first.map(String.init) ?? $0 })
         process.arguments = defaults.filter { !given.contains($0.0) }.flatMap { [$0.0, $0.1] } + arguments
         var variables = ProcessInfo.processInfo.environment
+        // The instance's own variables are not the server's: it refuses FEEDBACKHOST_ variables it does not know.
+        for name in ["FEEDBACKHOST_BINARY", "FEEDBACKHOST_SHOW_LOG", "FEEDBACKHOST_KEEP_INSTANCE"] {
+            variables[name] = nil
+        }
         for (name, value) in environment { variables[name] = value }
         process.environment = variables
         process.standardOutput = output

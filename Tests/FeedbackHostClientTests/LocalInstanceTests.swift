@@ -78,4 +78,12 @@ struct LocalInstanceTests {
             #expect(clock["mode"] as? String == "skip")
         }
     }
+
+    @Test func theInstancesOwnVariablesDoNotReachTheServer() async throws {
+        setenv("FEEDBACKHOST_KEEP_INSTANCE", "1", 1)
+        defer { unsetenv("FEEDBACKHOST_KEEP_INSTANCE") }
+        let instance = try await LocalInstance.start()
+        instance.stop()
+        try? FileManager.default.removeItem(at: instance.directory)
+    }
 }
