@@ -49,6 +49,11 @@ struct RemoteStoreTokenTests {
             store.setToken(fresh["post"])
             try await store.settle(atLeast: 2)
             #expect(store.confirmed.state.count == 2)
+            // The stream opens again with the new token (the post may have been answered first).
+            let live = ContinuousClock.now + .seconds(10)
+            while store.connection != .live && ContinuousClock.now < live {
+                try await Task.sleep(for: .milliseconds(10))
+            }
             #expect(store.connection == .live)
         }
     }
