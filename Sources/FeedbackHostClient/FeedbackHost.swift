@@ -30,22 +30,32 @@ public struct FeedbackHost: Sendable {
         self.transport = transport
     }
 
-    /// A store following session `session` of `system` (it must be a session of that system).
+    /// A store following session `session` of `system` (it must be a session of that system). With `queueFile`, the
+    /// store keeps its outbox there and takes back what a store of the same session left in it (docs/CLIENT.md).
     @MainActor
-    public func store<System: FeedbackSystem>(_ system: System, session: String) async throws -> RemoteStore<System> {
+    public func store<System: FeedbackSystem>(
+        _ system: System,
+        session: String,
+        queueFile: URL? = nil
+    ) async throws -> RemoteStore<System> {
         let snapshot = try await call("GET", "/v1/sessions/\(session)")
-        return try RemoteStore(system: system, host: self, session: session, snapshot: snapshot)
+        return try RemoteStore(system: system, host: self, session: session, snapshot: snapshot, queueFile: queueFile)
     }
 
-    /// Creates a session of `system` and returns a store following it.
+    /// Creates a session of `system` and returns a store following it (its outbox in `queueFile` when given).
     @MainActor
-    public func createStore<System: FeedbackSystem>(_ system: System) async throws -> RemoteStore<System> {
+    public func createStore<System: FeedbackSystem>(
+        _ system: System,
+        queueFile: URL? = nil
+    ) async throws
+        -> RemoteStore<System>
+    {
         let body = JSONValue.object(["system": .string(system.name)]).serialized()
         let snapshot = try await call("POST", "/v1/sessions", body: Data(body))
         guard case .string(let id)? = snapshot["id"] else {
             throw HostClientError(status: 0, message: "the create answer has no id")
         }
-        return try RemoteStore(system: system, host: self, session: id, snapshot: snapshot)
+        return try RemoteStore(system: system, host: self, session: id, snapshot: snapshot, queueFile: queueFile)
     }
 
     /// One request; the parsed JSON of a 2xx answer, else a `HostClientError` with the problem's detail.

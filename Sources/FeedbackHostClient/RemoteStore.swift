@@ -80,9 +80,19 @@ public final class RemoteStore<System: FeedbackSystem> {
     @ObservationIgnored var sender: Task<Void, Never>?
     @ObservationIgnored var failures = 0
     @ObservationIgnored var closed = false
+    /// Where the outbox is kept (`RemoteStore+Queue`), nil for memory only.
+    @ObservationIgnored let queueFile: URL?
 
-    init(system: System, host: FeedbackHost, session: String, snapshot: [String: JSONValue]) throws {
+    init(
+        system: System,
+        host: FeedbackHost,
+        session: String,
+        snapshot: [String: JSONValue],
+        queueFile: URL? = nil
+    ) throws {
         self.system = system
+        self.queueFile = queueFile
+        let saved = Self.savedQueue(queueFile, session: session)
         var host = host
         // A session created where the server mints tokens (`--auth-create open`) answers them: the store posts and
         // reads with the session's `post` token unless the host has one of its own.
@@ -91,7 +101,7 @@ public final class RemoteStore<System: FeedbackSystem> {
         }
         self.host = host
         self.session = session
-        clientID = Self.newClientID()
+        clientID = saved?.clientID ?? Self.newClientID()
         guard case .int(let rev)? = snapshot["rev"], let stateJSON = snapshot["state"] else {
             throw HostClientError(status: 0, message: "the session's answer has no rev and state")
         }
@@ -100,6 +110,11 @@ public final class RemoteStore<System: FeedbackSystem> {
         self.state = state
         if case .string(let cursor)? = snapshot["cursor"] { self.cursor = cursor }
         if case .string(let schema)? = snapshot["schema"], schema != system.schemaHash { stopPredicting() }
+        if let saved {
+            restore(saved)
+            predict()
+            pump()
+        }
         openStream()
     }
 
@@ -145,6 +160,7 @@ public final class RemoteStore<System: FeedbackSystem> {
 
     /// `state` from `confirmed` and `pending`.
     func predict() {
+        persist()
         guard predicting else {
             if state != confirmed.state { state = confirmed.state }
             return
