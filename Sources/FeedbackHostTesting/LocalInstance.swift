@@ -65,14 +65,21 @@ public final class LocalInstance: Sendable {
             at: directory.appendingPathComponent("data"),
             withIntermediateDirectories: true
         )
-        let launched = try await launch(
-            binary: binary,
-            directory: directory,
-            port: 0,
-            arguments: arguments,
-            environment: environment,
-            timeout: timeout
-        )
+        let launched: Launched
+        do {
+            launched = try await launch(
+                binary: binary,
+                directory: directory,
+                port: 0,
+                arguments: arguments,
+                environment: environment,
+                timeout: timeout
+            )
+        } catch {
+            // The error carries the log's tail; the directory goes.
+            try? FileManager.default.removeItem(at: directory)
+            throw error
+        }
         return LocalInstance(
             binary: binary,
             directory: directory,

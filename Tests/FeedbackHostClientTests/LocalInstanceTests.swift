@@ -70,6 +70,10 @@ struct LocalInstanceTests {
         }
         #expect(error?.code == .startFailed)
         #expect(error?.message.contains("no-such-flag") == true)
+        // Its private directory is gone with it.
+        let left = try FileManager.default.contentsOfDirectory(atPath: FileManager.default.temporaryDirectory.path)
+            .filter { $0.hasPrefix("feedbackhost-instance-") }
+        #expect(left.allSatisfy { !(error?.message.contains($0) ?? false) })
     }
 
     @Test func aFlagGivenReplacesTheInstancesOwn() async throws {
