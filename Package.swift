@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "Systems", targets: ["Systems"]),
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
+        .library(name: "FeedbackHostTesting", targets: ["FeedbackHostTesting"]),
+        .library(name: "FeedbackHostClient", targets: ["FeedbackHostClient"]),
         .executable(name: "feedback-host", targets: ["feedback-host"]),
     ],
     dependencies: [
@@ -120,6 +122,18 @@ let package = Package(
         .target(
             name: "FeedbackTesting",
             dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
+            swiftSettings: strict
+        ),
+        // What an app links: a typed store over the HTTP API that predicts with the system's reducer (docs/CLIENT.md).
+        .target(
+            name: "FeedbackHostClient",
+            dependencies: ["SystemKit", "FeedbackLoop", "FeedbackJSON"],
+            swiftSettings: strict
+        ),
+        // Integration tests against a local instance: starts the feedback-host binary (docs/CLIENT.md).
+        .target(
+            name: "FeedbackHostTesting",
+            dependencies: ["FeedbackHostClient", "SystemKit"],
             swiftSettings: strict
         ),
         .target(
@@ -298,6 +312,11 @@ let package = Package(
             ],
             // Read by path (#filePath), not bundled: a journal written by an older build.
             exclude: ["Fixtures"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "FeedbackHostClientTests",
+            dependencies: ["FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -40,7 +40,9 @@ extension SessionService {
                     }
                     let session = try host.session(id)
                     let snapshot = session.snapshot()
-                    var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
+                    var response = Response.json(
+                        snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
+                    )
                     response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
                     return response
                 }

@@ -63,7 +63,10 @@ extension SessionService {
             chosenByClient: chosenByClient
         )
         let snapshot = session.snapshot()
-        var response = Response.json(snapshot.body(id: session.id, system: name), status: created ? 201 : 200)
+        var response = Response.json(
+            snapshot.body(id: session.id, system: name, schema: session.schemaHash),
+            status: created ? 201 : 200
+        )
         response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         return (response, session)
@@ -75,7 +78,9 @@ extension SessionService {
         if let tags = request.headers["if-none-match"], snapshot.cursor.matches(entityTags: tags) {
             return Response(status: 304, headers: HTTPHeaders([("ETag", snapshot.cursor.entityTag)]))
         }
-        var response = Response.json(snapshot.body(id: session.id, system: session.systemName))
+        var response = Response.json(
+            snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
+        )
         response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
         response.headers.add(name: "Cache-Control", value: "no-cache")
         return response
@@ -91,11 +96,37 @@ extension SessionService {
     func postEvents(_ request: Request, completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void) {
         let session: any HostedSession
         let events: [JSONValue]
+        let stamp: ClientStamp?
         do throws(APIError) {
             session = try self.session(for: request)
-            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+            stamp = try ClientStamp.parse(
+                client: request.headers["client-id"],
+                sequence: request.headers["client-sequence"]
+            )
+            if stamp != nil, request.headers["idempotency-key"] != nil {
+                throw APIError(
+                    .invalidRequest,
+                    "send Client-ID and Client-Sequence or Idempotency-Key, not both: a numbered post is already "
+                        + "applied at most once"
+                )
+            }
         } catch {
             return completion(.failure(error))
+        }
+        do throws(APIError) {
+            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+        } catch {
+            guard let stamp else { return completion(.failure(error)) }
+            return host.refuseSequenced(error, to: session, stamp: stamp, completion: completion)
+        }
+        if let stamp {
+            return host.postSequenced(
+                events,
+                to: session,
+                ifMatch: request.headers["if-match"],
+                stamp: stamp,
+                completion: completion
+            )
         }
         host.post(
             events,

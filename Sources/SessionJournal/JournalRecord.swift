@@ -58,6 +58,9 @@ public enum JournalRecord: Sendable, Equatable {
     /// removal of the id resets it to 0 (a re-anchored session journals its generation again after its creation).
     /// Written by the session's owner like any of its records (fenced where the journal is shared).
     case tokens(sessionID: String, generation: UInt64)
+    /// A client's numbered post (`ClientSequence`): its last sequence and answer for the session, replacing the
+    /// client's previous one. Append it with the post's events, in one `append`, so both are durable or neither.
+    case sequenced(ClientSequence)
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,

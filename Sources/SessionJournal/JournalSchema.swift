@@ -52,10 +52,15 @@
 ///   an index range of `timeline` joined to the log by `seq`, plus the log's tail after `timeline.through` (the last
 ///   step's worth). A creation or a removal of the id deletes its rows; rows whose event compaction deleted are
 ///   skipped by the join and deleted by `compact()`.
+/// - Version 9 also adds `clients` (issue 34): each client's last numbered post per session (`ClientSequence`:
+///   the sequence, the answer's status and body, its cursor), one row per (session, client) replaced in the transaction
+///   of the post's events; deleted with the session and by its re-creation, compaction deletes the rows of sessions
+///   that are gone. With a CRC-32 like the other rows a client wrote.
 ///
 /// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`), 5 (no versions, no
-/// `history`), 6 (no `tokens`), 7 (no `quarantine`) or 8 (no `feedback`, no `timeline`) gets what it lacks and becomes
-/// version 9 in one transaction when opened; a new file starts at 9 the same way. Any other version is refused.
+/// `history`), 6 (no `tokens`), 7 (no `quarantine`) or 8 (no `feedback`, no `timeline`, no `clients`) gets what it
+/// lacks and becomes version 9 in one transaction when opened; a new file starts at 9 the same way. Any other version
+/// is refused.
 enum JournalSchema {
     static let version: Int64 = 9
     /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 8 are migrated.
@@ -109,6 +114,10 @@ enum JournalSchema {
         CREATE INDEX IF NOT EXISTS quarantine_by_time ON quarantine(at);
         CREATE TABLE IF NOT EXISTS timeline(
             session TEXT NOT NULL, rev INTEGER NOT NULL, seq INTEGER NOT NULL, PRIMARY KEY(session, rev)) WITHOUT ROWID;
+        CREATE TABLE IF NOT EXISTS clients(
+            session TEXT NOT NULL, client TEXT NOT NULL, seq INTEGER NOT NULL, epoch INTEGER NOT NULL,
+            rev INTEGER NOT NULL, status INTEGER NOT NULL, answer TEXT NOT NULL, crc INTEGER NOT NULL,
+            PRIMARY KEY(session, client)) WITHOUT ROWID;
         """
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
@@ -129,7 +138,17 @@ enum JournalSchema {
         ("activity", ["session", "at"], "session"),
         ("tokens", ["session", "generation", "crc"], "session"),
         ("quarantine", ["session", "reason", "at", "replica"], "session"),
+        ("clients", ["session", "client", "seq", "epoch", "rev", "status", "answer", "crc"], "session,client"),
     ]
+
+    static let upsertClient = "INSERT OR REPLACE INTO clients VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+    static let deleteClients = "DELETE FROM clients WHERE session = ?1"
+    /// One session's (?1) clients: session, client, seq, epoch, rev, status, answer, crc.
+    static let readSessionClients =
+        "SELECT session, client, seq, epoch, rev, status, answer, crc FROM clients WHERE session = ?1"
+    /// Every client row, by session.
+    static let readClients =
+        "SELECT session, client, seq, epoch, rev, status, answer, crc FROM clients ORDER BY session, client"
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
     static let insertEvent = """
@@ -226,6 +245,7 @@ enum JournalSchema {
         DELETE FROM activity WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM tokens WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM quarantine WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM clients WHERE session NOT IN (SELECT id FROM sessions);
         """
 
     static let upsertTokens = "INSERT OR REPLACE INTO tokens(session, generation, crc) VALUES(?1, ?2, ?3)"

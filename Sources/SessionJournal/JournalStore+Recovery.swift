@@ -47,6 +47,7 @@ extension JournalStore {
             Self.append(from: readEvents, to: &sessions[position])
         }
         try recoverAnswers(into: &sessions, index: index, problems: &problems)
+        try recoverClients(into: &sessions, index: index, problems: &problems)
         try recoverTokens(into: &sessions)
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
@@ -95,6 +96,7 @@ extension JournalStore {
                 }
             }
             try recoverAnswers(of: &session, problems: &problems)
+            try recoverClients(of: &session, problems: &problems)
             try Self.recoverTokens(of: &session, with: readTokens)
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)

@@ -38,6 +38,8 @@ final class JournalStore {
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
+    private let upsertClient: SQLiteStatement
+    private let deleteClients: SQLiteStatement
     /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
     let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
@@ -109,6 +111,8 @@ final class JournalStore {
         upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
         deleteTokens = try connection.prepare(JournalSchema.deleteTokens)
         deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
+        upsertClient = try connection.prepare(JournalSchema.upsertClient)
+        deleteClients = try connection.prepare(JournalSchema.deleteClients)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -199,6 +203,8 @@ final class JournalStore {
             try deleteTokens.run()
             deleteQuarantine.bind(1, creation.id)
             try deleteQuarantine.run()
+            deleteClients.bind(1, creation.id)
+            try deleteClients.run()
         case .event(let id, let revision, let event, let origin, let stamp):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -239,6 +245,8 @@ final class JournalStore {
             try deleteTokens.run()
             deleteQuarantine.bind(1, id)
             try deleteQuarantine.run()
+            deleteClients.bind(1, id)
+            try deleteClients.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -264,6 +272,16 @@ final class JournalStore {
             upsertTokens.bind(2, Int64(bitPattern: generation))
             upsertTokens.bind(3, RecordChecksum.tokens(id, generation))
             try upsertTokens.run()
+        case .sequenced(let record):
+            upsertClient.bind(1, record.sessionID)
+            upsertClient.bind(2, record.client)
+            upsertClient.bind(3, Int64(bitPattern: record.sequence))
+            upsertClient.bind(4, Int64(bitPattern: record.epoch))
+            upsertClient.bind(5, Int64(bitPattern: record.revision))
+            upsertClient.bind(6, Int64(record.status))
+            upsertClient.bind(7, record.answer)
+            upsertClient.bind(8, RecordChecksum.sequence(record))
+            try upsertClient.run()
         case .answered(let answer):
             insertAnswer.bind(1, answer.sessionID)
             insertAnswer.bind(2, answer.key)
@@ -411,7 +429,7 @@ final class JournalStore {
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, systemOf,
-            upsertTokens, deleteTokens, deleteQuarantine,
+            upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
         ] {
             statement.finalize()
         }

@@ -39,6 +39,8 @@ public struct RecoveredSession: Sendable, Equatable {
     public var answers: [KeyedAnswer]
     /// The session's token generation (`JournalRecord.tokens`): 0 when it was never revoked.
     public var tokenGeneration: UInt64
+    /// Each client's last numbered post (`JournalRecord.sequenced`), none past `revision`.
+    public var clients: [ClientSequence] = []
 
     /// Creates a recovered session.
     public init(

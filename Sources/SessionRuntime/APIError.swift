@@ -45,6 +45,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case revisionNotFound = "revision-not-found"
         case revisionGone = "revision-not-kept"
         case historyMismatch = "history-mismatch"
+        case sequenceGap = "sequence-gap"
+        case sequenceSuperseded = "sequence-superseded"
+        case sequenceInFlight = "sequence-in-flight"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -58,6 +61,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .sessionQuarantined, .feedbacksRunning, .notQuarantined: 409
+            case .sequenceGap, .sequenceSuperseded, .sequenceInFlight: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -113,6 +117,9 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .revisionNotFound: "No such revision yet"
             case .revisionGone: "Revision no longer kept"
             case .historyMismatch: "The journal and the replay disagree"
+            case .sequenceGap: "Client sequence has a gap"
+            case .sequenceSuperseded: "Client sequence already answered"
+            case .sequenceInFlight: "Client post still in progress"
             }
         }
     }

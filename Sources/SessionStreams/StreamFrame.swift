@@ -1,3 +1,4 @@
+import FeedbackJSON
 import HTTPServer
 package import SessionRuntime
 
@@ -21,21 +22,33 @@ package enum StreamFrame {
     static let heartbeat: [UInt8] = Array(":\n\n".utf8)
 
     /// `event: snapshot` with `{"rev":R,"<member>":<json>}`; `member` is `state` or `select`.
-    static func snapshot(cursor: Cursor, member: String, json: [UInt8]) -> [UInt8] {
+    static func snapshot(
+        cursor: Cursor,
+        member: String,
+        json: [UInt8],
+        clients: [UInt8]? = nil,
+        schema: String? = nil
+    ) -> [UInt8] {
         var data: [UInt8] = []
-        data.reserveCapacity(json.count + 40)
+        data.reserveCapacity(json.count + 40 + (clients?.count ?? 0))
         data.append(contentsOf: #"{"rev":\#(cursor.rev),"\#(member)":"#.utf8)
         data.append(contentsOf: json)
+        appendClients(clients, to: &data)
+        if let schema {
+            data.append(contentsOf: #","schema":"#.utf8)
+            JSONString.escape(schema, into: &data)
+        }
         data.append(UInt8(ascii: "}"))
         return event("snapshot", id: cursor, data: data)
     }
 
     /// `event: patch` with `{"base":B,"rev":R,"ops":[…]}`.
-    static func patch(cursor: Cursor, base: UInt64, ops: [UInt8]) -> [UInt8] {
+    static func patch(cursor: Cursor, base: UInt64, ops: [UInt8], clients: [UInt8]? = nil) -> [UInt8] {
         var data: [UInt8] = []
-        data.reserveCapacity(ops.count + 48)
+        data.reserveCapacity(ops.count + 48 + (clients?.count ?? 0))
         data.append(contentsOf: #"{"base":\#(base),"rev":\#(cursor.rev),"ops":"#.utf8)
         data.append(contentsOf: ops)
+        appendClients(clients, to: &data)
         data.append(UInt8(ascii: "}"))
         return event("patch", id: cursor, data: data)
     }
@@ -43,6 +56,14 @@ package enum StreamFrame {
     /// The last event of a stream whose session ended here: `event: ended` with `{"reason":…}` for good (deleted,
     /// expired), or `event: moved` when it left this replica. No id, so a client's `Last-Event-ID` stays the last
     /// state's.
+    /// `,"clients":{…}`: the last numbered post of each client the frame's revision includes. It depends on the
+    /// revision alone, so the frame stays one for every subscriber of the view.
+    private static func appendClients(_ clients: [UInt8]?, to data: inout [UInt8]) {
+        guard let clients else { return }
+        data.append(contentsOf: #","clients":"#.utf8)
+        data.append(contentsOf: clients)
+    }
+
     package static func ended(_ reason: EndReason) -> [UInt8] {
         switch reason {
         case .deleted, .expired: event("ended", id: nil, data: Array(#"{"reason":"\#(reason.rawValue)"}"#.utf8))

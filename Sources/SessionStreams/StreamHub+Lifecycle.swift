@@ -113,7 +113,7 @@ extension StreamHub {
         guard !select.isEmpty else { return whole }
         let key = StreamView.key(select)
         if let view = selections[key] { return view }
-        let view = StreamView(epoch: epoch, select: select)
+        let view = StreamView(epoch: epoch, select: select, schema: whole.schema)
         view.seed(from: whole)
         selections[key] = view
         return view

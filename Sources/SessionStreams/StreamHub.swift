@@ -20,7 +20,7 @@ import Synchronization
 /// (streams counted against the session's limit) is atomic, so the handler admits on the shard queue.
 package final class StreamHub: @unchecked Sendable {
     struct Incoming {
-        var states: [(rev: UInt64, json: [UInt8])] = []
+        var states: [(rev: UInt64, json: [UInt8], clients: [UInt8]?)] = []
         var scheduled = false
     }
 
@@ -59,16 +59,16 @@ package final class StreamHub: @unchecked Sendable {
         self.epoch = epoch
         self.registry = registry
         queue = DispatchQueue(label: "feedbackhost.stream-hub", qos: .userInitiated)
-        whole = StreamView(epoch: epoch, select: [])
+        whole = StreamView(epoch: epoch, select: [], schema: session.schemaHash)
     }
 
     // MARK: - New states (any thread)
 
     /// Takes a new state of the session; called by the loop's observer, in revision order.
-    func publish(rev: UInt64, json: [UInt8]) {
+    func publish(rev: UInt64, json: [UInt8], clients: [UInt8]? = nil) {
         let schedule = incoming.withLock { incoming -> Bool in
             if incoming.states.count >= Self.incomingLimit { incoming.states.removeFirst() }
-            incoming.states.append((rev, json))
+            incoming.states.append((rev, json, clients))
             if incoming.scheduled { return false }
             incoming.scheduled = true
             return true
@@ -85,7 +85,7 @@ package final class StreamHub: @unchecked Sendable {
             }
             return incoming.states
         }
-        for state in states { apply(rev: state.rev, json: state.json) }
+        for state in states { apply(rev: state.rev, json: state.json, clients: state.clients) }
     }
 
     /// Starts following the session (on the queue): observes its loop, then takes its current state at once, so
@@ -97,10 +97,12 @@ package final class StreamHub: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard observation == nil, !lifecycle.isEnded, let session else { return }
         observation = session.observeSnapshots { [weak self] snapshot in
-            self?.publish(rev: snapshot.rev, json: snapshot.state)
+            self?.publish(rev: snapshot.rev, json: snapshot.state, clients: snapshot.clients)
         }
         registry.metrics.following.increment()
-        if let current = session.journaledSnapshot() { apply(rev: current.rev, json: current.state) }
+        if let current = session.journaledSnapshot() {
+            apply(rev: current.rev, json: current.state, clients: current.clients)
+        }
         startHeartbeats()
     }
 
@@ -131,7 +133,7 @@ package final class StreamHub: @unchecked Sendable {
         }
     }
 
-    private func apply(rev: UInt64, json: [UInt8]) {
+    private func apply(rev: UInt64, json: [UInt8], clients: [UInt8]?) {
         guard !lifecycle.isEnded, whole.latestRev.map({ rev > $0 }) ?? true else { return }
         var parsed: JSONValue?
         let value = { () -> JSONValue in
@@ -140,8 +142,10 @@ package final class StreamHub: @unchecked Sendable {
             parsed = value
             return value
         }
-        var changed = whole.offer(rev: rev, state: json, value: value)
-        for view in selections.values where view.offer(rev: rev, state: json, value: value) { changed = true }
+        var changed = whole.offer(rev: rev, state: json, clients: clients, value: value)
+        for view in selections.values where view.offer(rev: rev, state: json, clients: clients, value: value) {
+            changed = true
+        }
         // Subscribers of a view that did not change already have its latest value: their state machines say so.
         guard changed, !subscribers.isEmpty else { return }
         bringUpToDate(subscribers)

@@ -11,6 +11,8 @@ package final class StreamView {
         let rev: UInt64
         /// The value as compact JSON: the state, or the `{"/pointer": value, …}` object of a selection.
         let json: [UInt8]
+        /// `{"client": last sequence, …}` of the numbered posts the revision includes (issue 34), framed as is.
+        var clients: [UInt8]? = nil
         /// The parsed value, made when first needed for a diff.
         var value: JSONValue?
     }
@@ -27,9 +29,13 @@ package final class StreamView {
     private var snapshotFrame: [UInt8]?
     private var patchFrames: [UInt64: [UInt8]] = [:]
 
-    package init(epoch: UInt64, select: [JSONPointer]) {
+    /// The system's schema hash (`FeedbackSystem.schemaHash`), carried by `snapshot` events.
+    let schema: String?
+
+    package init(epoch: UInt64, select: [JSONPointer], schema: String? = nil) {
         self.epoch = epoch
         self.select = select
+        self.schema = schema
     }
 
     /// The key views are shared under: subscribers with the same selection read the same view.
@@ -44,14 +50,14 @@ package final class StreamView {
     package var previousRev: UInt64? { entries.count >= 2 ? entries[entries.count - 2].rev : nil }
 
     /// Takes a new state of the session; returns whether the view's value changed (a selection may not).
-    package func offer(rev: UInt64, state json: [UInt8], value: () -> JSONValue) -> Bool {
+    package func offer(rev: UInt64, state json: [UInt8], clients: [UInt8]? = nil, value: () -> JSONValue) -> Bool {
         let entry: Entry
         if select.isEmpty {
-            entry = Entry(rev: rev, json: json, value: nil)
+            entry = Entry(rev: rev, json: json, clients: clients, value: nil)
         } else {
             let selection = Self.selection(select, of: value())
             if let last = entries.last, last.value == selection { return false }
-            entry = Entry(rev: rev, json: selection.serialized(), value: selection)
+            entry = Entry(rev: rev, json: selection.serialized(), clients: clients, value: selection)
         }
         if entries.count == Self.capacity { entries.removeFirst() }
         entries.append(entry)
@@ -67,7 +73,9 @@ package final class StreamView {
         let frame = StreamFrame.snapshot(
             cursor: Cursor(epoch: epoch, rev: last.rev),
             member: select.isEmpty ? "state" : "select",
-            json: last.json
+            json: last.json,
+            clients: last.clients,
+            schema: schema
         )
         snapshotFrame = frame
         return frame
@@ -85,7 +93,12 @@ package final class StreamView {
             return nil
         }
         let ops = JSONPatch.diff(from: value(at: index), to: value(at: last)).json.serialized()
-        let frame = StreamFrame.patch(cursor: Cursor(epoch: epoch, rev: entries[last].rev), base: base, ops: ops)
+        let frame = StreamFrame.patch(
+            cursor: Cursor(epoch: epoch, rev: entries[last].rev),
+            base: base,
+            ops: ops,
+            clients: entries[last].clients
+        )
         patchFrames[base] = frame
         return frame
     }

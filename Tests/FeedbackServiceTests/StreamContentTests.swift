@@ -1,6 +1,7 @@
 import FeedbackJSON
 import FeedbackService
 import Foundation
+import SystemKit
 import Testing
 import Upstream
 
@@ -88,17 +89,21 @@ struct StreamContentTests {
         let reader = try server.reader("/v1/sessions/\(id)/stream?select=/text&select=/items/0")
         let patches = try server.reader("/v1/sessions/\(id)/stream?mode=patch&select=/text")
         let first = try await reader.nextEvent()
-        #expect(first.data == #"{"rev":0,"select":{"/items/0":null,"/text":""}}"#)
-        #expect(try await patches.nextEvent().data == #"{"rev":0,"select":{"/text":""}}"#)
+        // A snapshot event carries the system's schema hash (issue 34).
+        let schema = #","schema":"\#(NotesSystem().schemaHash)""#
+        #expect(first.data == #"{"rev":0,"select":{"/items/0":null,"/text":""}"# + schema + "}")
+        #expect(try await patches.nextEvent().data == #"{"rev":0,"select":{"/text":""}"# + schema + "}")
         try await server.api.post(id, #"{"type":"pad","bytes":3}"#)
         try await server.api.post(id, #"{"type":"set","text":"hi"}"#)
         let changed = try await reader.nextEvent()
-        #expect(changed.data == #"{"rev":2,"select":{"/items/0":null,"/text":"hi"}}"#)
+        #expect(changed.data == #"{"rev":2,"select":{"/items/0":null,"/text":"hi"}"# + schema + "}")
         #expect(changed.id.hasSuffix("-2"))
         let patch = try await patches.nextEvent()
         #expect(patch.data == #"{"base":0,"rev":2,"ops":[{"op":"replace","path":"/~1text","value":"hi"}]}"#)
         try await server.api.post(id, #"{"type":"append","item":"first"}"#)
-        #expect(try await reader.nextEvent().data == #"{"rev":3,"select":{"/items/0":"first","/text":"hi"}}"#)
+        #expect(
+            try await reader.nextEvent().data == #"{"rev":3,"select":{"/items/0":"first","/text":"hi"}"# + schema + "}"
+        )
         try await server.api.post(id, #"{"type":"set","text":"bye"}"#)
         #expect(try await patches.nextEvent().data.hasPrefix(#"{"base":2,"rev":4,"#))
         let bad = try await server.api.send("GET", "/v1/sessions/\(id)/stream?select=text")

@@ -1,5 +1,7 @@
 import FeedbackService
 import Foundation
+import SystemKit
+import Systems
 import Testing
 import Upstream
 
@@ -104,7 +106,8 @@ struct StreamLifecycleTests {
         #expect(revisions == Array((revisions.first ?? 0)...2))
         #expect(
             text.hasSuffix(
-                "data: {\"rev\":2,\"state\":{\"count\":42}}\n\nevent: ended\ndata: {\"reason\":\"deleted\"}\n\n"
+                "data: {\"rev\":2,\"state\":{\"count\":42},\"schema\":\"\(CounterSystem().schemaHash)\"}\n\nevent: ended\n"
+                    + "data: {\"reason\":\"deleted\"}\n\n"
             )
         )
         await running.stop()

@@ -120,10 +120,20 @@ def before_call(context, case, kwargs):
             if "If-Match" in headers and _system_of_session(parameters["id"]) is not None:
                 headers["If-Match"] = _etag(parameters["id"])
             # Keys are per session and remembered: a key drawn twice with another body is a 422. Make each unique.
+            global _keys
             if "Idempotency-Key" in headers:
-                global _keys
                 _keys += 1
                 headers["Idempotency-Key"] = f"{str(headers['Idempotency-Key'])[:200]}-{_keys}"
+            # Numbered posts: Client-ID and Client-Sequence go together and not with an Idempotency-Key (the
+            # document says so in words, it cannot in a schema); a client id is made unique like a key, so that a
+            # number is never the replay of another case's answer.
+            numbered = [name for name in ("Client-ID", "Client-Sequence") if name in headers]
+            if len(numbered) == 1:
+                del headers[numbered[0]]
+            elif numbered:
+                headers.pop("Idempotency-Key", None)
+                _keys += 1
+                headers["Client-ID"] = f"{str(headers['Client-ID'])[:40]}-{_keys}"
     elif operation == "putSession" and stateful:
         # A PUT to a session the run deleted would make it again (201), which the checks would take for a
         # deleted session still there.

@@ -21,6 +21,7 @@ public struct CORSPolicy: Sendable, Equatable {
         allowedMethods: [String] = ["GET", "POST", "PUT", "DELETE"],
         allowedHeaders: Set<String> = [
             "content-type", "idempotency-key", "if-match", "if-none-match", "last-event-id", "authorization",
+            "client-id", "client-sequence",
         ],
         exposedHeaders: [String] = ["ETag", "Location", "Retry-After", "WWW-Authenticate"],
         maxAge: Int = 600

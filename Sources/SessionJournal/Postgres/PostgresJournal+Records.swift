@@ -73,6 +73,15 @@ extension PostgresJournal {
             )
         case .deadline(let id, let at):
             return .init(name: "deadline", parameters: [id, token, at.map(String.init)])
+        case .sequenced(let record):
+            return .init(
+                name: "client",
+                parameters: [
+                    record.sessionID, token, record.client, String(Int64(bitPattern: record.sequence)),
+                    String(Int64(bitPattern: record.epoch)), String(record.revision), String(record.status),
+                    record.answer, String(RecordChecksum.sequence(record)),
+                ]
+            )
         case .tokens(let id, let generation):
             return .init(
                 name: "tokens",
@@ -96,6 +105,7 @@ extension PostgresJournal {
             .settled(let id, _), .tokens(let id, _):
             id
         case .answered(let answer): answer.sessionID
+        case .sequenced(let record): record.sessionID
         }
     }
 }

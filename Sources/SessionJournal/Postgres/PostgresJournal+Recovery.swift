@@ -16,13 +16,14 @@ extension PostgresJournal {
             statements.append(.init(name: "read.events", parameters: [id]))
             statements.append(.init(name: "read.answers", parameters: [id]))
             statements.append(.init(name: "read.tokens", parameters: [id]))
+            statements.append(.init(name: "read.clients", parameters: [id]))
         }
         let outcomes = try query(statements)
         var sessions: [RecoveredSession] = []
         var problems: [String] = []
         var taken: [(String, Int64)] = []
         for (index, (id, token)) in zip(ordered, tokens).enumerated() {
-            let base = index * 5
+            let base = index * 6
             guard let row = outcomes[base].rows.first else { continue }
             taken.append((id, token))
             guard var session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
@@ -37,6 +38,7 @@ extension PostgresJournal {
                     Int64(row[0] ?? "").map { (UInt64(bitPattern: $0), Int64(row[1] ?? "")) }
                 }
             )
+            recoverClients(outcomes[base + 5].rows, into: &session, problems: &problems)
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }
@@ -214,5 +216,30 @@ extension PostgresJournal: SessionHistoryReading {
             histories.append(history)
         }
         return histories
+    }
+
+    /// Columns: session, client, seq, epoch, rev, status, answer, crc.
+    private func recoverClients(_ rows: [[String?]], into session: inout RecoveredSession, problems: inout [String]) {
+        var failed = 0
+        for row in rows {
+            let record = ClientSequence(
+                sessionID: row[0] ?? "",
+                client: row[1] ?? "",
+                sequence: UInt64(bitPattern: Int64(row[2] ?? "") ?? 0),
+                epoch: UInt64(bitPattern: Int64(row[3] ?? "") ?? 0),
+                revision: UInt64(row[4] ?? "") ?? 0,
+                status: Int(row[5] ?? "") ?? 0,
+                answer: row[6] ?? ""
+            )
+            guard RecordChecksum.sequence(record) == Int64(row[7] ?? "") else {
+                failed += 1
+                continue
+            }
+            guard record.revision <= session.revision else { continue }
+            session.clients.append(record)
+        }
+        if failed > 0 {
+            problems.append("session \(session.creation.id): \(failed) client sequences fail their checksum; dropped")
+        }
     }
 }

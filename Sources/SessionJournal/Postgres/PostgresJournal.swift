@@ -256,6 +256,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
                 return owners[id]
             case .answered(let answer):
                 return owners[answer.sessionID]
+            case .sequenced(let record):
+                return owners[record.sessionID]
             }
         }
     }

@@ -28,6 +28,9 @@
 ///   found it (`fh_quarantine`, not fenced: the replica that crashed owned the session), which also lets the session go
 ///   so that a replica holding it is fenced and reads it back; deleted by a release, with the session and by its
 ///   re-creation (`fh_forget`). Added to a running database by `CREATE TABLE IF NOT EXISTS`, at schema version 1.
+/// - `fh_clients` (issue 34): each client's last numbered post per session (`ClientSequence`), replaced by `fh_client`
+///   (fenced) in the transaction of the post's events, read in the transaction that takes the session, deleted with
+///   the session and by its re-creation (`fh_forget`). Added by `CREATE TABLE IF NOT EXISTS` as well.
 ///
 /// Every write of a session goes through a function that first checks, with `FOR SHARE` on the session's row, that
 /// the caller's token is the owner, and writes nothing (returns false) when it is not: the share lock is held until
@@ -53,6 +56,12 @@ enum PostgresSchema {
         ("snapshot", "SELECT fh_snapshot($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
+        ("client", "SELECT fh_client($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        (
+            "read.clients",
+            "SELECT session, client, seq, epoch, rev, status, answer, crc FROM fh_clients WHERE session = $1"
+        ),
+        ("compact.clients", "DELETE FROM fh_clients WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         ("tokens", "SELECT fh_tokens($1, $2, $3, $4)"),
         ("tokens.adopt", "SELECT fh_adopt_tokens($1, $2, $3)"),
         ("owns", "SELECT fh_owns($1, $2)"),
@@ -170,7 +179,7 @@ enum PostgresSchema {
             "bytes",
             "SELECT sum(pg_total_relation_size(c))::bigint FROM unnest(ARRAY['fh_sessions', 'fh_events', "
                 + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta', 'fh_tokens', "
-                + "'fh_quarantine']::regclass[]) c"
+                + "'fh_quarantine', 'fh_clients']::regclass[]) c"
         ),
     ]
 

@@ -323,11 +323,13 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     package func batchEnded(
         completed: Bool,
         answer: KeyedAnswer? = nil,
+        sequenced: ClientSequence? = nil,
         last: (revision: UInt64, encoded: [UInt8])? = nil
     ) {
         held.withLock { held in
             held.openBatches -= 1
             if let answer { held.records.append(.answered(answer)) }
+            if let sequenced { held.records.append(.sequenced(sequenced)) }
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
             Self.stampHeld(&held, last: last)
             append(held.records, &held)

@@ -104,7 +104,7 @@ package enum SessionRestorer {
                         state: text,
                         version: versions.current
                     ),
-                ] + recovered.answers.map { .answered($0) }
+                ] + recovered.answers.map { .answered($0) } + recovered.clients.map { .sequenced($0) }
                     // The creation resets the token generation: the one read back is journaled again after it.
                     + (recovered.tokenGeneration > 0
                         ? [.tokens(sessionID: creation.id, generation: recovered.tokenGeneration)] : [])
@@ -122,7 +122,8 @@ package enum SessionRestorer {
             recorder: recorder,
             account: account,
             encodedState: encodedState,
-            tokenGeneration: recovered.tokenGeneration
+            tokenGeneration: recovered.tokenGeneration,
+            clients: recovered.clients
         )
     }
 

@@ -10,6 +10,8 @@ public protocol HostedSession: AnyObject, Sendable {
     var id: SessionID { get }
     /// The name of the session's system.
     var systemName: String { get }
+    /// The hash of the system's name and schema version (`FeedbackSystem.schemaHash`), carried by snapshots.
+    var schemaHash: String { get }
     /// The current state, encoded.
     func snapshot() -> SessionSnapshot
     /// Applies client events, all or none: each is checked against the system before any is sent to the
@@ -24,6 +26,21 @@ public protocol HostedSession: AnyObject, Sendable {
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     )
+    /// Applies a client's numbered post (issue 34) and answers at the reduce; the answer's record (`.sequenced`) is
+    /// journaled with the events. The caller decided with `withClientLedger` that the number is the next one.
+    func postSequenced(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        stamp: ClientStamp,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    )
+
+    /// Journals a permanent refusal of the numbered post `stamp`: the number is used up.
+    func journalRefusal(_ stamp: ClientStamp, _ refusal: APIError)
+
+    /// Runs `body` on the session's client ledger under its lock.
+    func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T
+
     /// Calls `notify` once everything the session journaled so far is durable (nil; at once without a journal), or
     /// with the problem to answer when the journal could not write some of it: the wait of every write's answer.
     func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void)

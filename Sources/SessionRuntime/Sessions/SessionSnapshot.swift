@@ -6,17 +6,26 @@ public struct SessionSnapshot: Sendable, Equatable {
     public let cursor: Cursor
     /// The state as compact JSON.
     public let state: [UInt8]
+    /// `{"client": last sequence, …}`: the numbered posts of each client this revision includes (issue 34); nil when
+    /// no client numbered its posts.
+    public let clients: [UInt8]?
 
-    package init(cursor: Cursor, state: [UInt8]) {
+    package init(cursor: Cursor, state: [UInt8], clients: [UInt8]? = nil) {
         self.cursor = cursor
         self.state = state
+        self.clients = clients
+    }
+
+    /// The same snapshot with `clients`.
+    package func with(clients: [UInt8]?) -> SessionSnapshot {
+        SessionSnapshot(cursor: cursor, state: state, clients: clients)
     }
 
     /// The revision.
     public var rev: UInt64 { cursor.rev }
 
     /// `{"rev":…,"cursor":"…","state":…}`, optionally preceded by the session's id and system.
-    public func body(id: SessionID? = nil, system: String? = nil) -> [UInt8] {
+    public func body(id: SessionID? = nil, system: String? = nil, schema: String? = nil) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(state.count + 96)
         out.append(UInt8(ascii: "{"))
@@ -27,6 +36,14 @@ public struct SessionSnapshot: Sendable, Equatable {
         }
         out.append(contentsOf: #""rev":\#(cursor.rev),"cursor":"\#(cursor)","state":"#.utf8)
         out.append(contentsOf: state)
+        if let clients {
+            out.append(contentsOf: #","clients":"#.utf8)
+            out.append(contentsOf: clients)
+        }
+        if let schema {
+            out.append(contentsOf: #","schema":"#.utf8)
+            JSONString.escape(schema, into: &out)
+        }
         out.append(UInt8(ascii: "}"))
         return out
     }

@@ -9,6 +9,10 @@ extension SystemSession {
     /// brought, and where the answer goes. `finish` gives it.
     struct PostAnswer: Sendable {
         var claim: IdempotencyClaim?
+        /// A client's numbered post (issue 34): its revision is marked for the streams.
+        var stamp: ClientStamp? = nil
+        /// Whether the post's revision was marked when its batch was queued (on the state it was tried on).
+        var marked = false
         var durable: Bool
         var count = 0
         var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -40,17 +44,39 @@ extension SystemSession {
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     func submit(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
+        guard post.stamp != nil, ifMatch == nil else { return submitOnce(events, ifMatch: ifMatch, post: post) }
+        // A numbered post lands on the state it was tried on, so that its revision is known (and marked for the
+        // streams) before any observer sees it: tried again while others' events got in first, a few times.
+        for _ in 0..<Self.sequencedAttempts {
+            switch submitOnce(events, ifMatch: "", post: post) {
+            case .stale: continue
+            case let other: return other
+            }
+        }
+        return submitOnce(events, ifMatch: nil, post: post)
+    }
+
+    /// How often a numbered post is tried on a newer state before it is queued behind the others (marked late).
+    static var sequencedAttempts: Int { 16 }
+
+    /// `ifMatch` "" (a numbered post's attempt): conditional on the current revision, stale when it moved.
+    private func submitOnce(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
         let untried: Loop<System.State, System.Event>.Completion = { [self] in finish($0, nil, post) }
         if account == nil && ifMatch == nil {
             _ = submission(loop, events, nil, nil, {}, untried)
             return .queued
         }
         let step = loop.currentStep
-        if let tags = ifMatch, !Cursor(epoch: epoch, rev: step.revision).matches(entityTags: tags) {
+        if let tags = ifMatch, !tags.isEmpty, !Cursor(epoch: epoch, rev: step.revision).matches(entityTags: tags) {
             return .stale(tags)
         }
+        let revision = step.revision &+ UInt64(events.count)
+        var marking = post
+        marking.marked = post.stamp != nil
+        let marked = marking
         guard let account else {
-            let queued = submission(loop, events, nil, step.revision, {}, untried)
+            let accepted = { [self] in if let stamp = post.stamp { _ = mark(stamp, at: revision) } }
+            let queued = submission(loop, events, nil, step.revision, accepted, { [self] in finish($0, nil, marked) })
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
@@ -86,8 +112,11 @@ extension SystemSession {
         case .success(let before): previous = before
         }
         // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
-        let accepted = { _ = self.cache(trial.snapshot, weight: trial.weight) }
-        if submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, post) }) {
+        let accepted = { [self] in
+            let marks = post.stamp.map { mark($0, at: revision) }
+            _ = cache(marks.map { trial.snapshot.with(clients: $0) } ?? trial.snapshot, weight: trial.weight)
+        }
+        if submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, marked) }) {
             return .queued
         }
         guard let tags = ifMatch else {

@@ -30,6 +30,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             weigh: { $0.state.count }
         )
     )
+    /// Each client's numbered posts (issue 34).
+    private let clientLedger = Mutex(ClientLedger())
     let recorder: SessionRecorder<System>?
     package let containment: SessionGuard?
     /// Times the admission trial's reduces, which are the batch's reduces when it is queued behind its state.
@@ -53,6 +55,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     var systemName: String { system.name }
 
+    var schemaHash: String { system.schemaHash }
+
     init(
         id: SessionID,
         system: System,
@@ -65,8 +69,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         recorder: SessionRecorder<System>? = nil,
         account: SessionAccount? = nil,
         encodedState: [UInt8]? = nil,
-        tokenGeneration: UInt64 = 0
+        tokenGeneration: UInt64 = 0,
+        clients: [ClientSequence] = []
     ) {
+        if !clients.isEmpty { clientLedger.withLock { $0.restore(clients, revision: revision) } }
         tokens = TokenGeneration(tokenGeneration)
         self.inboxCapacity = inboxCapacity
         self.id = id
@@ -76,12 +82,15 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.account = account
         logger = environment.system.logger
         // The starting state's encoding, when the caller made one, is the first cached snapshot.
-        encoded = Mutex(encodedState.map { SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0) })
+        let marks = clientLedger.withLock { $0.marks(at: revision) }
+        encoded = Mutex(
+            encodedState.map { SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0, clients: marks) }
+        )
         // The feedbacks see the starting state inside `makeLoop`: a trap there is the activation's.
-        let marks = environment.containment?.marks ?? .disabled
-        marks.enter(session: id.description, kind: .activation, detail: "revision \(revision)")
+        let crashMarks = environment.containment?.marks ?? .disabled
+        crashMarks.enter(session: id.description, kind: .activation, detail: "revision \(revision)")
         let loop = environment.makeLoop(of: system, from: state, revision: revision)
-        marks.leave()
+        crashMarks.leave()
         self.loop = loop
         containment = environment.containment
         reduceTimer = environment.reduceTimer
@@ -105,7 +114,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     private func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
         if let cached = encoded.withLock({ $0 }), cached.rev == rev { return cached }
-        return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state)))
+        let marks = clientLedger.withLock { $0.marks(at: rev) }
+        return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state), clients: marks))
     }
 
     /// Caches `snapshot` unless a later revision is cached, and counts the cached state, of `weight` when known, in
@@ -149,6 +159,40 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
         route(events, ifMatch: ifMatch, PostAnswer(claim: nil, durable: true, completion: completion))
+    }
+
+    func postSequenced(
+        _ events: [JSONValue],
+        ifMatch: String?,
+        stamp: ClientStamp,
+        completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    ) {
+        route(events, ifMatch: ifMatch, PostAnswer(claim: nil, stamp: stamp, durable: false, completion: completion))
+    }
+
+    func journalRefusal(_ stamp: ClientStamp, _ refusal: APIError) {
+        let step = loop.currentStep
+        let record = ClientLedger.record(
+            stamp,
+            .refused(refusal),
+            session: id.description,
+            epoch: epoch,
+            revision: step.revision
+        )
+        recorder?.journal([.sequenced(record)])
+    }
+
+    func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T {
+        clientLedger.withLock { body(&$0) }
+    }
+
+    /// Notes that revision `rev` includes the numbered post `stamp` (under the loop's lock when the batch is queued on
+    /// the state it was tried on, so before any stream frames the revision).
+    func mark(_ stamp: ClientStamp, at rev: UInt64) -> [UInt8]? {
+        clientLedger.withLock { ledger in
+            ledger.mark(stamp, at: rev)
+            return ledger.marks(at: rev)
+        }
     }
 
     private func route(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
@@ -219,23 +263,37 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             if passivated.load(ordering: .acquiring) { return post.completion(.failure(Self.passivatedProblem(id))) }
             return post.completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
         }
-        let snapshot: SessionSnapshot
+        var snapshot: SessionSnapshot
         if let trial, trial.snapshot.rev == step.revision {
             snapshot = cache(trial.snapshot, weight: trial.weight)
         } else {
+            if let stamp = post.stamp, !post.marked { _ = mark(stamp, at: step.revision) }
             snapshot = self.snapshot(of: step.state, rev: step.revision)
+        }
+        var sequenced: ClientSequence?
+        if let stamp = post.stamp {
+            // The answer shows the marks of its own revision, this post's among them.
+            if snapshot.clients == nil || !post.marked { snapshot = snapshot.with(clients: marks(at: step.revision)) }
+            sequenced = ClientLedger.record(
+                stamp,
+                .applied(snapshot),
+                session: id.description,
+                epoch: epoch,
+                revision: step.revision
+            )
         }
         // The snapshot is this step's state encoded: the recorder's checksum of that revision is taken from it.
         recorder?.batchEnded(
             completed: true,
             answer: post.claim.map { keyedAnswer($0, snapshot) },
+            sequenced: sequenced,
             last: (step.revision, snapshot.state)
         )
         guard post.durable else { return post.completion(.success(snapshot)) }
         eventsApplied?.increment(by: post.count)
         guard let recorder else { return post.completion(.success(snapshot)) }
         let completion = post.completion
-        recorder.whenJournaled { [id] error in
+        recorder.whenJournaled { [id, snapshot] error in
             completion(error.map { .failure(Self.notJournaledProblem($0, id)) } ?? .success(snapshot))
         }
     }
@@ -249,6 +307,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             revision: snapshot.rev,
             state: String(decoding: snapshot.state, as: UTF8.self)
         )
+    }
+
+    private func marks(at rev: UInt64) -> [UInt8]? {
+        clientLedger.withLock { $0.marks(at: rev) }
     }
 
     func journaledSnapshot() -> SessionSnapshot? {

@@ -42,6 +42,11 @@ CREATE TABLE IF NOT EXISTS fh_tokens(session text PRIMARY KEY, generation bigint
 CREATE TABLE IF NOT EXISTS fh_quarantine(
     session text PRIMARY KEY, reason text NOT NULL, at bigint NOT NULL, replica text);
 CREATE INDEX IF NOT EXISTS fh_quarantine_by_time ON fh_quarantine(at);
+-- Each client's last numbered post per session (issue 34): its sequence and the answer it got, replaced in the
+-- transaction of the post's events (fh_client), read in the one that takes the session, deleted with the session.
+CREATE TABLE IF NOT EXISTS fh_clients(
+    session text NOT NULL, client text NOT NULL, seq bigint NOT NULL, epoch bigint NOT NULL, rev bigint NOT NULL,
+    status integer NOT NULL, answer text NOT NULL, crc bigint NOT NULL, PRIMARY KEY (session, client));
 
 CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -59,6 +64,7 @@ LANGUAGE sql AS $$
     DELETE FROM fh_deadlines WHERE session = p_session;
     DELETE FROM fh_tokens WHERE session = p_session;
     DELETE FROM fh_quarantine WHERE session = p_session;
+    DELETE FROM fh_clients WHERE session = p_session;
 $$;
 
 CREATE OR REPLACE FUNCTION fh_create(
@@ -262,6 +268,18 @@ BEGIN
         DELETE FROM fh_answers WHERE session = p_session AND seq <= (
             SELECT seq FROM fh_answers WHERE session = p_session ORDER BY seq DESC OFFSET p_keep LIMIT 1);
     END IF;
+    RETURN true;
+END $$;
+
+CREATE OR REPLACE FUNCTION fh_client(
+    p_session text, p_owner bigint, p_client text, p_seq bigint, p_epoch bigint, p_rev bigint, p_status integer,
+    p_answer text, p_crc bigint) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+    INSERT INTO fh_clients VALUES(p_session, p_client, p_seq, p_epoch, p_rev, p_status, p_answer, p_crc)
+        ON CONFLICT (session, client) DO UPDATE SET seq = EXCLUDED.seq, epoch = EXCLUDED.epoch, rev = EXCLUDED.rev,
+            status = EXCLUDED.status, answer = EXCLUDED.answer, crc = EXCLUDED.crc;
     RETURN true;
 END $$;
 

@@ -1,0 +1,119 @@
+import FeedbackJSON
+import Foundation
+import SystemKit
+
+/// The outbox: the pending events go out one post at a time, in order, each with its number; a lost answer is
+/// retried with the same number (the server answers it again instead of applying it twice).
+extension RemoteStore {
+    /// Starts the sender when there is something to send and it is not running.
+    func pump() {
+        guard sender == nil, !closed, connection != .needsToken, pending.contains(where: { $0.sequence > acknowledged })
+        else { return }
+        sender = Task { [weak self] in
+            await self?.sendAll()
+            self?.sender = nil
+            self?.pump()
+        }
+    }
+
+    private func sendAll() async {
+        while !closed, connection != .needsToken, let item = pending.first(where: { $0.sequence > acknowledged }) {
+            let body: Data
+            do {
+                body = Data(try System.encodeEvent(item.event))
+            } catch {
+                lastRefusal = HostClientError(status: 0, message: "the event does not encode: \(error)")
+                pending.removeAll { $0.sequence == item.sequence }
+                renumber(from: item.sequence)
+                predict()
+                continue
+            }
+            let outcome: (Int, [String: JSONValue])
+            do {
+                outcome = try await host.send(
+                    "POST",
+                    "/v1/sessions/\(session)/events",
+                    body: body,
+                    headers: ["Client-ID": clientID, "Client-Sequence": String(item.sequence)]
+                )
+            } catch {
+                // No answer: it may have been applied. The same number again gets its first answer.
+                await waitOffline()
+                continue
+            }
+            if closed { return }
+            handle(answer: outcome.1, status: outcome.0, for: item)
+            if case .offline = connection { await waitOffline() }
+        }
+    }
+
+    private func handle(answer json: [String: JSONValue], status: Int, for item: Pending) {
+        switch status {
+        case 200:
+            failures = 0
+            if connection != .live, streamRev != nil { connection = .live }
+            guard case .int(let rev)? = json["rev"], let stateJSON = json["state"],
+                let newState = try? stateJSON.decode(System.State.self)
+            else { return }
+            confirm(newState, rev: UInt64(rev), included: Self.included(json, clientID) ?? item.sequence)
+        case 401, 403:
+            connection = .needsToken
+        case 409:
+            if case .int(let expected)? = json["expectedSequence"] {
+                let expected = UInt64(expected)
+                if expected > item.sequence {
+                    // The server has the numbers before `expected`: they were taken.
+                    acknowledged = max(acknowledged, expected - 1)
+                    pending.removeAll { $0.sequence < expected }
+                } else {
+                    // The server knows fewer numbers than this store sent (its record was lost): number again.
+                    acknowledged = expected - 1
+                    renumber(from: expected)
+                }
+                predict()
+            } else if case .int = json["last"] {
+                // Answered before and superseded: it was applied.
+                acknowledged = max(acknowledged, item.sequence)
+                pending.removeAll { $0.sequence <= item.sequence }
+                predict()
+            } else {
+                connection = .offline(retryingIn: .milliseconds(100))
+            }
+        case 400, 412, 413, 415, 422:
+            // Refused for good: the number is used up; this event goes, the others stay.
+            lastRefusal = FeedbackHost.problem(status, json)
+            acknowledged = max(acknowledged, item.sequence)
+            pending.removeAll { $0.sequence == item.sequence }
+            predict()
+        default:
+            connection = .offline(retryingIn: backoff())
+        }
+    }
+
+    /// Gives the pending events after a dropped one numbers from `first` on, so the server sees no gap.
+    private func renumber(from first: UInt64) {
+        var number = first
+        for index in pending.indices where pending[index].sequence >= first {
+            pending[index].sequence = number
+            number += 1
+        }
+        nextSequence = number
+    }
+
+    private func waitOffline() async {
+        let delay: Duration
+        if case .offline(let retrying) = connection {
+            delay = retrying
+        } else {
+            delay = backoff()
+            connection = .offline(retryingIn: delay)
+        }
+        try? await Task.sleep(for: delay)
+    }
+
+    /// This client's number in an answer's or event's `clients`.
+    static func included(_ json: [String: JSONValue], _ client: String) -> UInt64? {
+        guard case .object(let clients)? = json["clients"], case .int(let number)? = clients[client] else { return nil }
+        return UInt64(number)
+    }
+}

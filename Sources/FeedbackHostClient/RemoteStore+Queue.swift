@@ -1,0 +1,59 @@
+import FeedbackJSON
+import Foundation
+import SystemKit
+
+/// The outbox kept in a file (optional): the store's client id, its numbers and the events not yet confirmed, written
+/// after every change, so that an app that quits while offline sends them after its next start, each exactly once
+/// (same client id, same numbers: the server answers a number it already took again instead of applying it twice).
+extension RemoteStore {
+    struct SavedQueue: Codable {
+        struct Item: Codable {
+            var sequence: UInt64
+            var event: String
+        }
+
+        var session: String
+        var clientID: String
+        var acknowledged: UInt64
+        var nextSequence: UInt64
+        var pending: [Item]
+    }
+
+    /// The queue saved in `file` for `session`, if there is one.
+    static func savedQueue(_ file: URL?, session: String) -> SavedQueue? {
+        guard let file, let data = try? Data(contentsOf: file),
+            let saved = try? JSONDecoder().decode(SavedQueue.self, from: data), saved.session == session
+        else { return nil }
+        return saved
+    }
+
+    /// Takes the saved queue's events back (those that do not decode with this build's system are dropped).
+    func restore(_ saved: SavedQueue) {
+        acknowledged = saved.acknowledged
+        nextSequence = saved.nextSequence
+        pending = saved.pending.compactMap { item in
+            guard let value = try? JSONValue(parsing: Array(item.event.utf8)),
+                let event = try? value.decode(System.Event.self)
+            else { return nil }
+            return Pending(sequence: item.sequence, event: event)
+        }
+    }
+
+    /// Writes the queue to the file (atomically), when the store has one.
+    func persist() {
+        guard let queueFile else { return }
+        let saved = SavedQueue(
+            session: session,
+            clientID: clientID,
+            acknowledged: acknowledged,
+            nextSequence: nextSequence,
+            pending: pending.compactMap { item in
+                (try? System.encodeEvent(item.event)).map {
+                    SavedQueue.Item(sequence: item.sequence, event: String(decoding: $0, as: UTF8.self))
+                }
+            }
+        )
+        guard let data = try? JSONEncoder().encode(saved) else { return }
+        try? data.write(to: queueFile, options: .atomic)
+    }
+}
