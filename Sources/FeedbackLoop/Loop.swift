@@ -410,7 +410,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var outside: State?
         let marked = marker != nil
         while true {
-            let state = withCore { core, flags -> State? in
+            var state = withCore { core, flags -> State? in
                 if core.stopped {
                     let observers = core.observers
                     core.observers = []
@@ -508,24 +508,12 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                 flags = 0
                 return nil
             }
-            if let state, let event {
-                notify(
-                    state,
-                    event,
-                    revision,
-                    observers,
-                    completion,
-                    reacting: reacting,
-                    marked: marked,
-                    feedback: feedback
-                )
-                if !observers.isEmpty { observers = [] }
-                if completion != nil { completion = nil }
-                continue
-            }
-            if var state = outside, let event {
+            if state == nil, var offloaded = outside, let event {
                 outside = nil
-                reduceOutside(&state, event, &revision, &observers)
+                reduceOutside(&offloaded, event, &revision, &observers)
+                state = offloaded
+            }
+            if let state, let event {
                 notify(
                     state,
                     event,
