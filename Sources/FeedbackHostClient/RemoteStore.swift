@@ -63,12 +63,14 @@ public final class RemoteStore<System: FeedbackSystem> {
     public internal(set) var predicting = true
     /// The last refusal of one of this store's events (a 4xx): that event was dropped, the others stay.
     public internal(set) var lastRefusal: HostClientError?
-    /// This store's `Client-ID`.
-    public let clientID: String
+    /// This store's `Client-ID`: a new one when the server forgot the old (409 `client-unknown`).
+    public internal(set) var clientID: String
 
     @ObservationIgnored let system: System
     @ObservationIgnored var host: FeedbackHost
     @ObservationIgnored var nextSequence: UInt64 = 1
+    /// The number of a post sent without an answer (it may have been applied), until that number is answered.
+    @ObservationIgnored var unanswered: UInt64?
     /// The highest number the server confirmed it included (answers and stream events' `clients`).
     @ObservationIgnored var acknowledged: UInt64 = 0
     /// The stream's own last value (patches apply to it), which may lag `confirmed` (a post's answer came first).
@@ -200,7 +202,7 @@ public final class RemoteStore<System: FeedbackSystem> {
         return .milliseconds(Int.random(in: (ceiling / 2)...ceiling))
     }
 
-    private static func newClientID() -> String {
+    static func newClientID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         return String((0..<22).map { _ in alphabet[Int.random(in: 0..<64)] })
     }

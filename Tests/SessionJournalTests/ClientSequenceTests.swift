@@ -70,6 +70,33 @@ import Testing
         #expect(recovery.first?.clients == [])
     }
 
+    @Test(arguments: JournalBackend.allCases)
+    func aForgottenClientsRowGoesAndTheOthersStay(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let journal = try place.open()
+        try journal.appendAndWait([.created(JournalFixtures.creation(a)), .created(JournalFixtures.creation(b))])
+        try journal.appendAndWait([
+            JournalFixtures.event(a, 1), .sequenced(Self.sequence(a, "phone", 1, revision: 1)),
+            JournalFixtures.event(a, 2), .sequenced(Self.sequence(a, "tablet", 1, revision: 2)),
+            JournalFixtures.event(b, 1), .sequenced(Self.sequence(b, "phone", 1, revision: 1)),
+        ])
+        try journal.appendAndWait([.clientForgotten(sessionID: a, client: "phone")])
+        // Forgotten, then back at number 1: the new row stays.
+        try journal.appendAndWait([.clientForgotten(sessionID: a, client: "tablet")])
+        try journal.appendAndWait([JournalFixtures.event(a, 3), .sequenced(Self.sequence(a, "tablet", 1, revision: 3))])
+        journal.close()
+
+        let reopened = try place.open()
+        defer { reopened.close() }
+        _ = try reopened.start()
+        let recovery = try reopened.recover()
+        #expect(recovery.problems.isEmpty)
+        #expect(recovery.sessions[0].clients == [Self.sequence(a, "tablet", 1, revision: 3)])
+        #expect(recovery.sessions[1].clients == [Self.sequence(b, "phone", 1, revision: 1)])
+    }
+
     /// Schema version 9: a version 8 file (no `clients`) gets the table when opened and keeps its sessions.
     @Test func aVersionEightFileGetsTheClientsTable() throws {
         let directory = TemporaryDirectory()
