@@ -316,7 +316,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackHostClientTests",
-            dependencies: ["FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON"],
+            dependencies: [
+                "FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON",
+                // A test signs its own short-lived tokens (HS256), as a deployment's backend does.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -46,7 +46,9 @@ extension RemoteStore {
             if closed { return }
             handle(answer: outcome.1, status: outcome.0, for: item)
             // An answer that looked at the number: the post before it without an answer is settled either way.
-            if unanswered == item.sequence, [200, 400, 409, 412, 413, 415, 422].contains(outcome.0) { unanswered = nil }
+            if unanswered == item.sequence, [200, 400, 409, 412, 413, 415, 422].contains(outcome.0) {
+                unanswered = nil
+            }
             if case .offline = connection { await waitOffline() }
         }
     }

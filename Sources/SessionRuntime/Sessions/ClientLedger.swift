@@ -94,7 +94,9 @@ public struct ClientLedger: Sendable {
     /// left. Only when a new client comes to a full ledger.
     private mutating func forgetLeastRecent(keeping capacity: Int, sparing spared: String) {
         guard entries.count > capacity else { return }
-        let idle = entries.filter { $0.value.inFlight == nil && $0.key != spared }.sorted { $0.value.used < $1.value.used }
+        let idle = entries.filter { $0.value.inFlight == nil && $0.key != spared }.sorted {
+            $0.value.used < $1.value.used
+        }
         for (client, _) in idle.prefix(entries.count - capacity) {
             entries[client] = nil
             applied[client] = nil
