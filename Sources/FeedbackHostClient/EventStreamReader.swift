@@ -16,7 +16,8 @@ import FoundationNetworking
 /// about 250,000 context switches a second, idle or not). A request on a connection taken from the session's cache
 /// has no such source. docs/BENCHMARKS.md, "A store following a busy session", has the figures.
 ///
-/// Concurrency: URLSession calls the delegate on the session's serial delegate queue; the parser is touched only
+/// Concurrency: URLSession calls the delegate on the session's serial delegate queue (over a serial Dispatch queue
+/// of the reader's own); the parser is touched only
 /// there (behind a `Mutex` all the same, for the type's `Sendable`). `events` is an `AsyncStream`: its consumer (the
 /// store, on the main actor) takes them in the order they arrived.
 final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
@@ -58,6 +59,9 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
         configuration.timeoutIntervalForRequest = idleLimit.seconds
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
+        // Operations run on a serial Dispatch queue: on Linux an OperationQueue of its own costs each piece of the
+        // response an extra thread hand-off.
+        queue.underlyingQueue = DispatchQueue(label: "feedbackhost.client.stream")
         let urlSession = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         session.withLock { $0 = urlSession }
         #if canImport(FoundationNetworking)
@@ -66,10 +70,10 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
             warming.withLock { $0 = task }
             task.resume()
         } else {
-            sendStreamRequest(on: urlSession)
+            sendStreamRequest()
         }
         #else
-        sendStreamRequest(on: urlSession)
+        sendStreamRequest()
         #endif
         watchdog.withLock { timer in
             timer.schedule(deadline: .now() + .seconds(5), repeating: .seconds(5))
@@ -81,10 +85,22 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
         }
     }
 
-    private func sendStreamRequest(on urlSession: URLSession) {
-        guard let request = pending.withLock({ $0.take() }) else { return }
-        lastBytes.withLock { $0 = ContinuousClock.now }
-        urlSession.dataTask(with: request).resume()
+    /// Sends the stream's request, unless the reader was cancelled (then `events` ends).
+    private func sendStreamRequest() {
+        // Under the session's lock, so that `cancel` does not invalidate the session between the check and the task.
+        let sent = session.withLock { session -> Bool in
+            guard let session, let request = pending.withLock({ $0.take() }) else { return false }
+            lastBytes.withLock { $0 = ContinuousClock.now }
+            session.dataTask(with: request).resume()
+            return true
+        }
+        if !sent { finish("cancelled") }
+    }
+
+    private func finish(_ error: String?) {
+        watchdog.withLock { $0.cancel() }
+        continuation.yield(.closed(error))
+        continuation.finish()
     }
 
     /// The last `retry:` the server sent, in milliseconds.
@@ -124,11 +140,9 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
         if isWarmUp(task) {
             // Whatever it answered (even nothing), the stream goes next; on the same connection when it is still open.
             warming.withLock { $0 = nil }
-            return sendStreamRequest(on: session)
+            return sendStreamRequest()
         }
-        watchdog.withLock { $0.cancel() }
-        continuation.yield(.closed(error.map { "\($0)" }))
-        continuation.finish()
+        finish(error.map { "\($0)" })
         session.finishTasksAndInvalidate()
     }
 }

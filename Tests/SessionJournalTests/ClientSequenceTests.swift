@@ -23,6 +23,17 @@ import Testing
         )
     }
 
+    /// Starts a reopened journal and reads every session back, expecting no problem.
+    private static func recoverAfterStart(
+        _ journal: any SessionJournaling,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JournalRecovery {
+        _ = try journal.start()
+        let recovery = try journal.recover()
+        #expect(recovery.problems.isEmpty, sourceLocation: sourceLocation)
+        return recovery
+    }
+
     @Test(arguments: JournalBackend.allCases)
     func theLastSequenceOfEachClientIsReadBackWithItsSession(_ backend: JournalBackend) throws {
         let place = try JournalPlace(backend)
@@ -38,9 +49,7 @@ import Testing
 
         let reopened = try place.open()
         defer { reopened.close() }
-        _ = try reopened.start()
-        let recovery = try reopened.recover()
-        #expect(recovery.problems.isEmpty)
+        let recovery = try Self.recoverAfterStart(reopened)
         let clients = recovery.sessions[0].clients.sorted { $0.client < $1.client }
         #expect(
             clients == [
@@ -90,9 +99,7 @@ import Testing
 
         let reopened = try place.open()
         defer { reopened.close() }
-        _ = try reopened.start()
-        let recovery = try reopened.recover()
-        #expect(recovery.problems.isEmpty)
+        let recovery = try Self.recoverAfterStart(reopened)
         #expect(recovery.sessions[0].clients == [Self.sequence(a, "tablet", 1, revision: 3)])
         #expect(recovery.sessions[1].clients == [Self.sequence(b, "phone", 1, revision: 1)])
     }
