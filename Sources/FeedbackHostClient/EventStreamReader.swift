@@ -42,6 +42,8 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
     /// When the last bytes came (the server sends a comment every 15 s on a stream with nothing else to say).
     private let lastBytes = Mutex(ContinuousClock.now)
     private let watchdog: Mutex<any DispatchSourceTimer>
+    /// Where the delegate runs (the operation queue holds it unowned).
+    private let delivery = DispatchQueue(label: "feedbackhost.client.stream")
 
     /// Opens `request`'s stream, after a request to `warmUp` on Linux (any answer will do; see the type's comment);
     /// one that sends no byte for `idleLimit` is cancelled (its `events` end).
@@ -61,7 +63,7 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
         queue.maxConcurrentOperationCount = 1
         // Operations run on a serial Dispatch queue: on Linux an OperationQueue of its own costs each piece of the
         // response an extra thread hand-off.
-        queue.underlyingQueue = DispatchQueue(label: "feedbackhost.client.stream")
+        queue.underlyingQueue = delivery
         let urlSession = URLSession(configuration: configuration, delegate: self, delegateQueue: queue)
         session.withLock { $0 = urlSession }
         #if canImport(FoundationNetworking)
