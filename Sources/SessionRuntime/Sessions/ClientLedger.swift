@@ -93,14 +93,15 @@ public struct ClientLedger: Sendable {
     /// Forgets the least recently active clients (none with a post in flight, nor `spared`) until `capacity` are
     /// left. Only when a new client comes to a full ledger.
     private mutating func forgetLeastRecent(keeping capacity: Int, sparing spared: String) {
-        guard entries.count > capacity else { return }
-        let idle = entries.filter { $0.value.inFlight == nil && $0.key != spared }.sorted {
-            $0.value.used < $1.value.used
-        }
-        for (client, _) in idle.prefix(entries.count - capacity) {
-            entries[client] = nil
-            applied[client] = nil
-            forgotten.append(client)
+        // One at a time: a full ledger forgets one client per new one (a lowered setting, more once).
+        while entries.count > capacity {
+            guard
+                let oldest = entries.lazy.filter({ $0.value.inFlight == nil && $0.key != spared })
+                    .min(by: { $0.value.used < $1.value.used })?.key
+            else { return }
+            entries[oldest] = nil
+            applied[oldest] = nil
+            forgotten.append(oldest)
         }
     }
 
