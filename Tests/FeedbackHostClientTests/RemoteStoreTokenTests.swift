@@ -58,7 +58,7 @@ struct RemoteStoreTokenTests {
         }
     }
 
-    /// A backend's short token (valid 2 to 3 s) expires while the store posts an event every 20 ms: the stream's
+    /// A backend's short token (valid 4 to 5 s) expires while the store posts an event every 20 ms: the stream's
     /// `reauth` or a post's 401 sets `needsToken`, the events sent meanwhile wait in `pending` (predicted), and a new
     /// token sends them: the server's count is the number sent, none lost, none twice.
     @Test func anExpiredTokenGetsNeedsTokenAndANewOneResumesWithoutLosingOrDoublingEvents() async throws {
@@ -70,7 +70,7 @@ struct RemoteStoreTokenTests {
         try await withLocalInstance(arguments: arguments) { instance in
             let created = try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
             let id = try #require((try JSONSerialization.jsonObject(with: created) as? [String: Any])?["id"] as? String)
-            let short = backend.token(session: id, scope: "post", expiry: Date().addingTimeInterval(3))
+            let short = backend.token(session: id, scope: "post", expiry: Date().addingTimeInterval(5))
             let store = try await FeedbackHost(url: instance.url, token: short).store(CounterSystem(), session: id)
             defer { store.close() }
 
