@@ -12,7 +12,8 @@ let strict: [SwiftSetting] = [
 
 let package = Package(
     name: "FeedbackHost",
-    platforms: [.macOS(.v15)],
+    // The client library (FeedbackHostClient) is for apps: Mutex and Observation set the Apple minimums.
+    platforms: [.macOS(.v15), .iOS(.v18), .tvOS(.v18), .watchOS(.v11), .visionOS(.v2)],
     products: [
         .library(name: "FeedbackLoop", targets: ["FeedbackLoop"]),
         .library(name: "FeedbackJSON", targets: ["FeedbackJSON"]),
@@ -316,7 +317,11 @@ let package = Package(
         ),
         .testTarget(
             name: "FeedbackHostClientTests",
-            dependencies: ["FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON"],
+            dependencies: [
+                "FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON",
+                // A test signs its own short-lived tokens (HS256), as a deployment's backend does.
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -38,11 +38,17 @@ extension RemoteStore {
                 )
             } catch {
                 // No answer: it may have been applied. The same number again gets its first answer.
+                unanswered = item.sequence
+                persist()
                 await waitOffline()
                 continue
             }
             if closed { return }
             handle(answer: outcome.1, status: outcome.0, for: item)
+            // An answer that looked at the number: the post before it without an answer is settled either way.
+            if unanswered == item.sequence, [200, 400, 409, 412, 413, 415, 422].contains(outcome.0) {
+                unanswered = nil
+            }
             if case .offline = connection { await waitOffline() }
         }
     }
@@ -58,6 +64,8 @@ extension RemoteStore {
             confirm(newState, rev: UInt64(rev), included: Self.included(json, clientID) ?? item.sequence)
         case 401, 403:
             connection = .needsToken
+        case 409 where FeedbackHost.problem(status, json).code == "client-unknown":
+            startAsNewClient(refusing: item, json)
         case 409:
             if case .int(let expected)? = json["expectedSequence"] {
                 let expected = UInt64(expected)
@@ -88,6 +96,27 @@ extension RemoteStore {
         default:
             connection = .offline(retryingIn: backoff())
         }
+    }
+
+    /// The server does not know this store's client (it forgot it: it remembers the clients that posted most
+    /// recently). The store goes on as a new client, numbering from 1 (the old id's numbers in stream events that are
+    /// still on their way no longer count). An event sent before without an answer may have been applied: it is
+    /// dropped rather than risked twice, and `lastRefusal` says so.
+    private func startAsNewClient(refusing item: Pending, _ json: [String: JSONValue]) {
+        if unanswered == item.sequence {
+            pending.removeAll { $0.sequence == item.sequence }
+            lastRefusal = HostClientError(
+                status: 409,
+                code: "client-unknown",
+                message: "the server forgot this store's client (\(clientID)) while its post \(item.sequence) had no "
+                    + "answer: that event may or may not have been applied, and is not sent again"
+            )
+        }
+        unanswered = nil
+        clientID = Self.newClientID()
+        acknowledged = 0
+        renumber(from: 1)
+        predict()
     }
 
     /// Gives the pending events after a dropped one numbers from `first` on, so the server sees no gap.

@@ -17,6 +17,8 @@ extension RemoteStore {
         var acknowledged: UInt64
         var nextSequence: UInt64
         var pending: [Item]
+        /// A post sent without an answer (`RemoteStore.unanswered`); absent in files of earlier versions.
+        var unanswered: UInt64?
     }
 
     /// The queue saved in `file` for `session`, if there is one.
@@ -31,6 +33,7 @@ extension RemoteStore {
     func restore(_ saved: SavedQueue) {
         acknowledged = saved.acknowledged
         nextSequence = saved.nextSequence
+        unanswered = saved.unanswered
         pending = saved.pending.compactMap { item in
             guard let value = try? JSONValue(parsing: Array(item.event.utf8)),
                 let event = try? value.decode(System.Event.self)
@@ -51,7 +54,8 @@ extension RemoteStore {
                 (try? System.encodeEvent(item.event)).map {
                     SavedQueue.Item(sequence: item.sequence, event: String(decoding: $0, as: UTF8.self))
                 }
-            }
+            },
+            unanswered: unanswered
         )
         guard let data = try? JSONEncoder().encode(saved) else { return }
         try? data.write(to: queueFile, options: .atomic)

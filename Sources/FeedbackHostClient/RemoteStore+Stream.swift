@@ -23,7 +23,8 @@ extension RemoteStore {
         // Heartbeats come every 15 s: the reader takes 45 s without a byte for a dead connection.
         var request = URLRequest(url: url)
         if let token = host.token { request.setValue("Bearer \(token)", forHTTPHeaderField: "Authorization") }
-        let reader = EventStreamReader(request: request)
+        // On Linux the stream must not be its connection's first request (EventStreamReader): /healthz goes first.
+        let reader = EventStreamReader(request: request, warmUp: host.url.appendingPathComponent("/healthz"))
         self.reader = reader
         streamTask = Task { [weak self] in
             for await happening in reader.events {
@@ -46,12 +47,18 @@ extension RemoteStore {
             return status == 200
         case .closed:
             return false
-        case .event(let event):
-            return take(event)
+        case .events(let events):
+            // The stream's value follows every event; the confirmed state (decoded, reconciled, observed) only the
+            // last of those that arrived together.
+            var last: [String: JSONValue]?
+            defer { if let last { confirmStreamState(last) } }
+            for event in events where !take(event, last: &last) { return false }
+            return true
         }
     }
 
-    private func take(_ event: ServerSentEvent) -> Bool {
+    /// Applies one event to the stream's value (`last` is then its JSON); false ends this connection.
+    private func take(_ event: ServerSentEvent, last: inout [String: JSONValue]?) -> Bool {
         guard let parsed = try? JSONValue(parsing: Array(event.data.utf8)), case .object(let json) = parsed else {
             return true
         }
@@ -59,7 +66,8 @@ extension RemoteStore {
         case "snapshot":
             guard case .int(let rev)? = json["rev"], let stateJSON = json["state"] else { return true }
             if case .string(let schema)? = json["schema"], schema != system.schemaHash, predicting { stopPredicting() }
-            accept(stateJSON, rev: UInt64(rev), json: json, id: event.id)
+            follow(stateJSON, rev: UInt64(rev), id: event.id)
+            last = json
         case "patch":
             guard case .int(let base)? = json["base"], case .int(let rev)? = json["rev"], let ops = json["ops"],
                 let current = streamJSON, UInt64(base) == streamRev,
@@ -69,7 +77,8 @@ extension RemoteStore {
                 cursor = nil
                 return false
             }
-            accept(next, rev: UInt64(rev), json: json, id: event.id)
+            follow(next, rev: UInt64(rev), id: event.id)
+            last = json
         case "moved":
             failures = 0
             return false
@@ -86,13 +95,19 @@ extension RemoteStore {
         return true
     }
 
-    private func accept(_ stateJSON: JSONValue, rev: UInt64, json: [String: JSONValue], id: String?) {
+    private func follow(_ stateJSON: JSONValue, rev: UInt64, id: String?) {
         streamJSON = stateJSON
         streamRev = rev
         if let id { cursor = id }
+    }
+
+    /// The stream's value as the confirmed state; `json` is the last event's (its `clients`).
+    private func confirmStreamState(_ json: [String: JSONValue]) {
         failures = 0
-        if connection != .live { connection = .live }
-        guard let newState = try? stateJSON.decode(System.State.self) else { return }
+        if connection != .live && connection != .needsToken && !closed { connection = .live }
+        guard let stateJSON = streamJSON, let rev = streamRev,
+            let newState = try? stateJSON.decode(System.State.self)
+        else { return }
         confirm(newState, rev: rev, included: Self.included(json, clientID))
         pump()
     }

@@ -1,6 +1,6 @@
 import FeedbackJSON
 import Foundation
-public import Observation
+import Observation
 public import SystemKit
 
 /// A session of `System` as a screen sees it: the server's confirmed state, the events sent and not yet confirmed,
@@ -13,10 +13,11 @@ public import SystemKit
 /// reducer predicted for the same events, or the server's schema hash differs from this build's, `mispredictions`
 /// counts it and prediction stops (`state` is then `confirmed.state`).
 ///
-/// Concurrency: `@MainActor`; `@Observable`, so SwiftUI and `Observations` see its changes. Network work runs in
+/// Concurrency: `@MainActor`; `Observable` (through its own `ObservationRegistrar`, as `@Observable` would, but with
+/// key paths made once per store: a generic class's key path literal is built again at every use, about a fifth of
+/// a followed stream's CPU on Linux), so SwiftUI and `Observations` see its changes. Network work runs in
 /// tasks the store owns; `close()` ends them.
 @MainActor
-@Observable
 public final class RemoteStore<System: FeedbackSystem> {
     /// The server's latest state and its revision.
     public struct Confirmed: Equatable, Sendable {
@@ -46,42 +47,32 @@ public final class RemoteStore<System: FeedbackSystem> {
         case needsToken
     }
 
-    /// The predicted state: `confirmed.state` with `pending` reduced on it (or `confirmed.state` once prediction
-    /// stopped).
-    public internal(set) var state: System.State
-    /// The server's latest.
-    public internal(set) var confirmed: Confirmed
     /// The session's id.
     public let session: String
-    /// Events sent and not yet confirmed, oldest first.
-    public internal(set) var pending: [Pending] = []
-    /// How the store reaches the server.
-    public internal(set) var connection: Connection = .connecting
-    /// Predictions the confirmed state contradicted (and a schema hash that differs); prediction stops at the first.
-    public internal(set) var mispredictions = 0
-    /// Whether `state` is predicted (false after a misprediction).
-    public internal(set) var predicting = true
-    /// The last refusal of one of this store's events (a 4xx): that event was dropped, the others stay.
-    public internal(set) var lastRefusal: HostClientError?
-    /// This store's `Client-ID`.
-    public let clientID: String
+    /// What observers see (`state`, `confirmed`, `pending`, …: RemoteStore+Observation.swift), each read and change
+    /// told to `registrar` with a key path made once (`keys`).
+    var observed: Observed
+    let registrar = ObservationRegistrar()
+    let keys = Keys()
 
-    @ObservationIgnored let system: System
-    @ObservationIgnored var host: FeedbackHost
-    @ObservationIgnored var nextSequence: UInt64 = 1
+    let system: System
+    var host: FeedbackHost
+    var nextSequence: UInt64 = 1
+    /// The number of a post sent without an answer (it may have been applied), until that number is answered.
+    var unanswered: UInt64?
     /// The highest number the server confirmed it included (answers and stream events' `clients`).
-    @ObservationIgnored var acknowledged: UInt64 = 0
+    var acknowledged: UInt64 = 0
     /// The stream's own last value (patches apply to it), which may lag `confirmed` (a post's answer came first).
-    @ObservationIgnored var streamJSON: JSONValue?
-    @ObservationIgnored var streamRev: UInt64?
-    @ObservationIgnored var cursor: String?
-    @ObservationIgnored var reader: EventStreamReader?
-    @ObservationIgnored var streamTask: Task<Void, Never>?
-    @ObservationIgnored var sender: Task<Void, Never>?
-    @ObservationIgnored var failures = 0
-    @ObservationIgnored var closed = false
+    var streamJSON: JSONValue?
+    var streamRev: UInt64?
+    var cursor: String?
+    var reader: EventStreamReader?
+    var streamTask: Task<Void, Never>?
+    var sender: Task<Void, Never>?
+    var failures = 0
+    var closed = false
     /// Where the outbox is kept (`RemoteStore+Queue`), nil for memory only.
-    @ObservationIgnored let queueFile: URL?
+    let queueFile: URL?
 
     init(
         system: System,
@@ -101,13 +92,15 @@ public final class RemoteStore<System: FeedbackSystem> {
         }
         self.host = host
         self.session = session
-        clientID = saved?.clientID ?? Self.newClientID()
         guard case .int(let rev)? = snapshot["rev"], let stateJSON = snapshot["state"] else {
             throw HostClientError(status: 0, message: "the session's answer has no rev and state")
         }
         let state = try stateJSON.decode(System.State.self)
-        confirmed = Confirmed(state: state, rev: UInt64(rev))
-        self.state = state
+        observed = Observed(
+            state: state,
+            confirmed: Confirmed(state: state, rev: UInt64(rev)),
+            clientID: saved?.clientID ?? Self.newClientID()
+        )
         if case .string(let cursor)? = snapshot["cursor"] { self.cursor = cursor }
         if case .string(let schema)? = snapshot["schema"], schema != system.schemaHash { stopPredicting() }
         if let saved {
@@ -200,7 +193,7 @@ public final class RemoteStore<System: FeedbackSystem> {
         return .milliseconds(Int.random(in: (ceiling / 2)...ceiling))
     }
 
-    private static func newClientID() -> String {
+    static func newClientID() -> String {
         let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
         return String((0..<22).map { _ in alphabet[Int.random(in: 0..<64)] })
     }

@@ -144,6 +144,7 @@ public final class ServiceApplication: Sendable {
         )
         configuration.auth = authConfiguration(reader, logger: logger)
         configuration.inspector = inspectorOn(reader)
+        configuration.clientsPerSession = reader.int(.sessionClientsMax)
         let upstream = CurlFetcher(logger: logger, metricsFactory: metricsFactory)
         let manualClock = makeClock(reader, logger: logger)
         let clock: any Clock<Duration> = manualClock?.clock ?? ContinuousClock()

@@ -37,6 +37,9 @@ public struct ServiceConfiguration: Sendable {
     public var auth: AuthConfiguration?
     /// Whether the inspection routes answer (`--inspector`; issue 32).
     public var inspector = false
+    /// Clients whose numbered posts each session remembers (`session.clients.max`); a new one past it makes the
+    /// session forget the least recently active, whose next numbered post past 1 is then 409 `client-unknown`.
+    public var clientsPerSession = 256
 
     /// Creates a configuration.
     public init(
@@ -71,7 +74,7 @@ public struct ServiceConfiguration: Sendable {
 extension ServiceConfiguration {
     /// What the session runtime reads of it.
     var limits: SessionLimits {
-        SessionLimits(
+        var limits = SessionLimits(
             maxActiveSessions: maxActiveSessions,
             maxSessionBytes: maxSessionBytes,
             maxStateBytes: maxStateBytes,
@@ -81,5 +84,7 @@ extension ServiceConfiguration {
             activationRate: activationRate,
             retention: retention
         )
+        limits.clientsPerSession = clientsPerSession
+        return limits
     }
 }

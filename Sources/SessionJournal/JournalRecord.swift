@@ -61,6 +61,9 @@ public enum JournalRecord: Sendable, Equatable {
     /// A client's numbered post (`ClientSequence`): its last sequence and answer for the session, replacing the
     /// client's previous one. Append it with the post's events, in one `append`, so both are durable or neither.
     case sequenced(ClientSequence)
+    /// The session forgot a client (it remembers the most recently active ones, `session.clients.max`): its
+    /// `ClientSequence` row goes.
+    case clientForgotten(sessionID: String, client: String)
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,

@@ -143,6 +143,7 @@ enum JournalSchema {
 
     static let upsertClient = "INSERT OR REPLACE INTO clients VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
     static let deleteClients = "DELETE FROM clients WHERE session = ?1"
+    static let deleteClient = "DELETE FROM clients WHERE session = ?1 AND client = ?2"
     /// One session's (?1) clients: session, client, seq, epoch, rev, status, answer, crc.
     static let readSessionClients =
         "SELECT session, client, seq, epoch, rev, status, answer, crc FROM clients WHERE session = ?1"

@@ -40,6 +40,7 @@ final class JournalStore {
     private let deleteQuarantine: SQLiteStatement
     private let upsertClient: SQLiteStatement
     private let deleteClients: SQLiteStatement
+    private let deleteClient: SQLiteStatement
     /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
     let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
@@ -113,6 +114,7 @@ final class JournalStore {
         deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
         upsertClient = try connection.prepare(JournalSchema.upsertClient)
         deleteClients = try connection.prepare(JournalSchema.deleteClients)
+        deleteClient = try connection.prepare(JournalSchema.deleteClient)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -282,6 +284,10 @@ final class JournalStore {
             upsertClient.bind(7, record.answer)
             upsertClient.bind(8, RecordChecksum.sequence(record))
             try upsertClient.run()
+        case .clientForgotten(let id, let client):
+            deleteClient.bind(1, id)
+            deleteClient.bind(2, client)
+            try deleteClient.run()
         case .answered(let answer):
             insertAnswer.bind(1, answer.sessionID)
             insertAnswer.bind(2, answer.key)
@@ -430,6 +436,7 @@ final class JournalStore {
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, systemOf,
             upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
+            deleteClient,
         ] {
             statement.finalize()
         }

@@ -48,6 +48,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
         case sequenceGap = "sequence-gap"
         case sequenceSuperseded = "sequence-superseded"
         case sequenceInFlight = "sequence-in-flight"
+        case clientUnknown = "client-unknown"
 
         /// The HTTP status for this code.
         public var status: Int {
@@ -61,7 +62,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .methodNotAllowed: 405
             case .idempotencyInFlight, .sessionExists, .exportUnavailable: 409
             case .sessionQuarantined, .feedbacksRunning, .notQuarantined: 409
-            case .sequenceGap, .sequenceSuperseded, .sequenceInFlight: 409
+            case .sequenceGap, .sequenceSuperseded, .sequenceInFlight, .clientUnknown: 409
             case .preconditionFailed: 412
             case .bodyTooLarge: 413
             case .unsupportedMediaType: 415
@@ -120,6 +121,7 @@ public struct APIError: Error, Sendable, Equatable, CustomStringConvertible {
             case .sequenceGap: "Client sequence has a gap"
             case .sequenceSuperseded: "Client sequence already answered"
             case .sequenceInFlight: "Client post still in progress"
+            case .clientUnknown: "Client not known to the session"
             }
         }
     }

@@ -19,6 +19,9 @@ package struct SessionLimits: Sendable {
     package var activationRate: Int
     /// A passive session unused for this long is deleted from the journal; nil keeps it forever.
     package var retention: Duration?
+    /// Clients whose numbered posts each session remembers (`session.clients.max`); past it, the least recently
+    /// active is forgotten.
+    package var clientsPerSession = 256
     /// How a misbehaving system is contained: its feedbacks' budget, slow reduces.
     package var containment: ContainmentPolicy = .standard
 

@@ -117,6 +117,39 @@ struct NumberedPostTests {
         }
     }
 
+    /// `--session-clients-max 2`: a third client makes the session forget the least recently active one, whose next
+    /// number past 1 is 409 `client-unknown` (and stays so after a restart: its journal row went), while 1 starts it
+    /// afresh; the others keep their numbers.
+    @Test func aSessionForgetsItsLeastRecentClientAndTheJournalToo() async throws {
+        try await withLocalInstance(arguments: ["--session-clients-max", "2"]) { instance in
+            let id = try await Self.counter(instance)
+            let increment = #"{"type":"increment"}"#
+            #expect(try await Self.post(instance, id, increment, client: "a", sequence: 1).status == 200)
+            #expect(try await Self.post(instance, id, increment, client: "b", sequence: 1).status == 200)
+            #expect(try await Self.post(instance, id, increment, client: "a", sequence: 2).status == 200)
+            let third = try await Self.post(instance, id, increment, client: "c", sequence: 1)
+            #expect(third.status == 200)
+            #expect(third.json["clients"] as? [String: Int] == ["a": 2, "c": 1])
+
+            let forgotten = try await Self.post(instance, id, increment, client: "b", sequence: 2)
+            #expect(forgotten.status == 409)
+            #expect((forgotten.json["type"] as? String)?.hasSuffix("client-unknown") == true)
+            #expect(forgotten.json["expectedSequence"] as? Int == 1)
+            #expect((forgotten.json["detail"] as? String)?.contains("session.clients.max") == true)
+
+            try await instance.restart()
+            #expect(try await Self.post(instance, id, increment, client: "b", sequence: 2).status == 409)
+            #expect(try await Self.post(instance, id, increment, client: "a", sequence: 2).json["rev"] as? Int == 3)
+            #expect(try await Self.post(instance, id, increment, client: "a", sequence: 3).status == 200)
+            // b starts afresh: c (its last post older than a's) is forgotten now.
+            let fresh = try await Self.post(instance, id, increment, client: "b", sequence: 1)
+            #expect(fresh.status == 200)
+            #expect(fresh.json["clients"] as? [String: Int] == ["a": 3, "b": 1])
+            #expect(try await Self.post(instance, id, increment, client: "c", sequence: 2).status == 409)
+            #expect(try await Self.count(instance, id) == 6)
+        }
+    }
+
     @Test func streamFramesSayWhichNumberedPostsTheyInclude() async throws {
         try await withLocalInstance { instance in
             let id = try await Self.counter(instance)

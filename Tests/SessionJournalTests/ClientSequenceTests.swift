@@ -23,6 +23,17 @@ import Testing
         )
     }
 
+    /// Starts a reopened journal and reads every session back, expecting no problem.
+    private static func recoverAfterStart(
+        _ journal: any SessionJournaling,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> JournalRecovery {
+        _ = try journal.start()
+        let recovery = try journal.recover()
+        #expect(recovery.problems.isEmpty, sourceLocation: sourceLocation)
+        return recovery
+    }
+
     @Test(arguments: JournalBackend.allCases)
     func theLastSequenceOfEachClientIsReadBackWithItsSession(_ backend: JournalBackend) throws {
         let place = try JournalPlace(backend)
@@ -38,9 +49,7 @@ import Testing
 
         let reopened = try place.open()
         defer { reopened.close() }
-        _ = try reopened.start()
-        let recovery = try reopened.recover()
-        #expect(recovery.problems.isEmpty)
+        let recovery = try Self.recoverAfterStart(reopened)
         let clients = recovery.sessions[0].clients.sorted { $0.client < $1.client }
         #expect(
             clients == [
@@ -68,6 +77,31 @@ import Testing
         let recovery = try journal.recover(only: [a, b])
         #expect(recovery.map(\.creation.id) == [b])
         #expect(recovery.first?.clients == [])
+    }
+
+    @Test(arguments: JournalBackend.allCases)
+    func aForgottenClientsRowGoesAndTheOthersStay(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let (a, b) = (JournalFixtures.id(1), JournalFixtures.id(2))
+        let journal = try place.open()
+        try journal.appendAndWait([.created(JournalFixtures.creation(a)), .created(JournalFixtures.creation(b))])
+        try journal.appendAndWait([
+            JournalFixtures.event(a, 1), .sequenced(Self.sequence(a, "phone", 1, revision: 1)),
+            JournalFixtures.event(a, 2), .sequenced(Self.sequence(a, "tablet", 1, revision: 2)),
+            JournalFixtures.event(b, 1), .sequenced(Self.sequence(b, "phone", 1, revision: 1)),
+        ])
+        try journal.appendAndWait([.clientForgotten(sessionID: a, client: "phone")])
+        // Forgotten, then back at number 1: the new row stays.
+        try journal.appendAndWait([.clientForgotten(sessionID: a, client: "tablet")])
+        try journal.appendAndWait([JournalFixtures.event(a, 3), .sequenced(Self.sequence(a, "tablet", 1, revision: 3))])
+        journal.close()
+
+        let reopened = try place.open()
+        defer { reopened.close() }
+        let recovery = try Self.recoverAfterStart(reopened)
+        #expect(recovery.sessions[0].clients == [Self.sequence(a, "tablet", 1, revision: 3)])
+        #expect(recovery.sessions[1].clients == [Self.sequence(b, "phone", 1, revision: 1)])
     }
 
     /// Schema version 9: a version 8 file (no `clients`) gets the table when opened and keeps its sessions.

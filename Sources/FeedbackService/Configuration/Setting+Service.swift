@@ -76,6 +76,13 @@ extension Setting {
         default: "1000",
         "client events a session holds before they are reduced; past it a POST gets 429"
     )
+    static let sessionClientsMax = Setting(
+        "session.clients.max",
+        .integer(1...1_000_000),
+        default: "256",
+        "clients whose numbered posts (Client-ID) a session remembers; a new one past it forgets the least recently "
+            + "active, whose next post past 1 is then 409 client-unknown"
+    )
     static let sessionIdle = Setting(
         "session.idle.ms",
         .integer(1...Int.max),
@@ -261,7 +268,8 @@ extension Setting {
         [
             host, port, maxConnections, httpBodyTimeout, httpBodyMinRate, httpBodyGrace, httpDescriptorReserve,
             maxActiveSessions,
-            sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionIdle,
+            sessionsMaxBytes, sessionStateMaxBytes, maxEventBodyBytes, maxEventsPerBatch, inboxSize, sessionClientsMax,
+            sessionIdle,
             sessionWakeRate, sessionActivationRate, sessionRetention,
             corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
             streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,

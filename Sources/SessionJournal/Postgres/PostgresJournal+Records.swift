@@ -82,6 +82,8 @@ extension PostgresJournal {
                     record.answer, String(RecordChecksum.sequence(record)),
                 ]
             )
+        case .clientForgotten(let id, let client):
+            return .init(name: "client.forget", parameters: [id, token, client])
         case .tokens(let id, let generation):
             return .init(
                 name: "tokens",
@@ -102,7 +104,7 @@ extension PostgresJournal {
         switch record {
         case .created(let creation): creation.id
         case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
-            .settled(let id, _), .tokens(let id, _):
+            .settled(let id, _), .tokens(let id, _), .clientForgotten(let id, _):
             id
         case .answered(let answer): answer.sessionID
         case .sequenced(let record): record.sessionID

@@ -30,7 +30,8 @@
 ///   re-creation (`fh_forget`). Added to a running database by `CREATE TABLE IF NOT EXISTS`, at schema version 1.
 /// - `fh_clients` (issue 34): each client's last numbered post per session (`ClientSequence`), replaced by `fh_client`
 ///   (fenced) in the transaction of the post's events, read in the transaction that takes the session, deleted with
-///   the session and by its re-creation (`fh_forget`). Added by `CREATE TABLE IF NOT EXISTS` as well.
+///   the session and by its re-creation (`fh_forget`), and one client's by `fh_forget_client` (fenced) when the
+///   session forgets it (`session.clients.max`). Added by `CREATE TABLE IF NOT EXISTS` as well.
 ///
 /// Every write of a session goes through a function that first checks, with `FOR SHARE` on the session's row, that
 /// the caller's token is the owner, and writes nothing (returns false) when it is not: the share lock is held until
@@ -57,6 +58,7 @@ enum PostgresSchema {
         ("answer", "SELECT fh_answer($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
         ("deadline", "SELECT fh_deadline($1, $2, $3)"),
         ("client", "SELECT fh_client($1, $2, $3, $4, $5, $6, $7, $8, $9)"),
+        ("client.forget", "SELECT fh_forget_client($1, $2, $3)"),
         (
             "read.clients",
             "SELECT session, client, seq, epoch, rev, status, answer, crc FROM fh_clients WHERE session = $1"

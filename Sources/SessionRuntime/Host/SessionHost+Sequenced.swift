@@ -26,7 +26,7 @@ extension SessionHost {
         if let refusal = persistence?.writeRefusal() { return completion(.failure(refusal)) }
         let count = events.count
         let eventsApplied = metrics.eventsApplied
-        switch session.withClientLedger({ $0.begin(stamp) }) {
+        switch session.beginSequenced(stamp, remembering: limits.clientsPerSession) {
         case .replay(.applied(let snapshot)):
             session.answerOnceJournaled(.success(snapshot), completion)
         case .replay(.refused(let refusal)):
@@ -54,6 +54,8 @@ extension SessionHost {
                     )
                 )
             )
+        case .unknown:
+            completion(.failure(Self.unknownClient(stamp, remembering: limits.clientsPerSession)))
         case .superseded(let last):
             completion(
                 .failure(
@@ -95,7 +97,7 @@ extension SessionHost {
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
         guard Self.isPermanent(error) else { return completion(.failure(error)) }
-        switch session.withClientLedger({ $0.begin(stamp) }) {
+        switch session.beginSequenced(stamp, remembering: limits.clientsPerSession) {
         case .proceed:
             let refusal = Self.refused(error, stamp)
             session.withClientLedger { $0.complete(stamp, .refused(refusal)) }
@@ -105,6 +107,19 @@ extension SessionHost {
             // Not the next number: what the number itself says (replay, gap, ...) is the answer.
             postSequenced([], to: session, ifMatch: nil, stamp: stamp, completion: completion)
         }
+    }
+
+    /// A number past 1 from a client the session does not remember: whether its earlier posts were applied cannot be
+    /// told, so it is not guessed. The client reads the state and starts again at 1.
+    static func unknownClient(_ stamp: ClientStamp, remembering capacity: Int) -> APIError {
+        APIError(
+            .clientUnknown,
+            "client \(stamp.client) sent post \(stamp.sequence), but this session does not know the client: it never "
+                + "posted here, or it was forgotten (a session remembers the \(capacity) clients that posted most "
+                + "recently, session.clients.max). Whether its posts before \(stamp.sequence) were applied cannot be "
+                + "told from here: GET the session's state, then send again from Client-Sequence 1",
+            extra: extra(stamp).merging(["expectedSequence": .int(1)]) { $1 }
+        )
     }
 
     private static func extra(_ stamp: ClientStamp) -> [String: JSONValue] {

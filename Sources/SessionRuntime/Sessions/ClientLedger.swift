@@ -5,6 +5,11 @@ public import SessionJournal
 /// a repeated number gets the same answer again, a number past the next one is a gap, and a permanent refusal still
 /// counts; and, for the streams, which client's posts each revision includes (`marks(at:)`).
 ///
+/// Bounded: a new client admitted when `remembering` clients are known (`session.clients.max`, which the host passes
+/// to `begin`) makes the ledger forget the least recently active ones (by their last new number; a client with a post in flight is never forgotten). A client the ledger
+/// does not know may start at number 1; a later number from it is `.unknown` (it was forgotten, or never posted
+/// here), which the API answers with 409 `client-unknown` (docs/API.md, "Numbered posts").
+///
 /// Not thread-safe: the session that owns it guards it with its own lock.
 public struct ClientLedger: Sendable {
     /// What a client's post was answered.
@@ -27,15 +32,23 @@ public struct ClientLedger: Sendable {
         case gap(expected: UInt64)
         /// A number before the last one: it was answered, and only the last answer is kept.
         case superseded(last: UInt64)
+        /// A number past 1 from a client the ledger does not know (forgotten, or never seen).
+        case unknown
     }
 
     private struct Entry: Sendable {
         var last: UInt64 = 0
         var answer: Answer?
         var inFlight: UInt64?
+        /// When the client last began a new number (the ledger's `clock`): the least recent is forgotten first.
+        var used: UInt64 = 0
     }
 
     private var entries: [String: Entry] = [:]
+    /// Counts the new numbers begun: each entry's `used`.
+    private var clock: UInt64 = 0
+    /// Clients forgotten and not yet taken by `takeForgotten()` (for the journal).
+    private var forgotten: [String] = []
     /// The last applied number of each client, and its encoding at the revisions it changed (newest last).
     private var applied: [String: UInt64] = [:]
     private var marks: [(rev: UInt64, encoded: [UInt8])] = []
@@ -48,24 +61,56 @@ public struct ClientLedger: Sendable {
     /// The number of clients known.
     public var count: Int { entries.count }
 
-    /// Decides what the post `stamp` does; on `.proceed` the number is in flight.
-    public mutating func begin(_ stamp: ClientStamp) -> Decision {
-        var entry = entries[stamp.client] ?? Entry()
+    /// Decides what the post `stamp` does; on `.proceed` the number is in flight. A new client past `remembering`
+    /// known ones makes the ledger forget the least recently active (`takeForgotten()` says which).
+    public mutating func begin(_ stamp: ClientStamp, remembering capacity: Int) -> Decision {
+        guard var entry = entries[stamp.client] else {
+            guard stamp.sequence == 1 else { return .unknown }
+            clock += 1
+            entries[stamp.client] = Entry(inFlight: 1, used: clock)
+            forgetLeastRecent(keeping: max(capacity, 1), sparing: stamp.client)
+            return .proceed
+        }
         if let flying = entry.inFlight {
             return stamp.sequence == flying ? .inFlight : .gap(expected: flying + 1)
         }
         if stamp.sequence == entry.last, let answer = entry.answer { return .replay(answer) }
         if stamp.sequence <= entry.last { return .superseded(last: entry.last) }
         guard stamp.sequence == entry.last + 1 else { return .gap(expected: entry.last + 1) }
+        clock += 1
         entry.inFlight = stamp.sequence
+        entry.used = clock
         entries[stamp.client] = entry
         return .proceed
+    }
+
+    /// The clients forgotten since the last call, whose journal rows must go (`JournalRecord.clientForgotten`).
+    public mutating func takeForgotten() -> [String] {
+        defer { forgotten = [] }
+        return forgotten
+    }
+
+    /// Forgets the least recently active clients (none with a post in flight, nor `spared`) until `capacity` are
+    /// left. Only when a new client comes to a full ledger.
+    private mutating func forgetLeastRecent(keeping capacity: Int, sparing spared: String) {
+        // One at a time: a full ledger forgets one client per new one (a lowered setting, more once).
+        while entries.count > capacity {
+            guard
+                let oldest = entries.lazy.filter({ $0.value.inFlight == nil && $0.key != spared })
+                    .min(by: { $0.value.used < $1.value.used })?.key
+            else { return }
+            entries[oldest] = nil
+            applied[oldest] = nil
+            forgotten.append(oldest)
+        }
     }
 
     /// Records the answer of the number `begin` let proceed.
     public mutating func complete(_ stamp: ClientStamp, _ answer: Answer) {
         guard var entry = entries[stamp.client], entry.inFlight == stamp.sequence else { return }
-        entry = Entry(last: stamp.sequence, answer: answer, inFlight: nil)
+        entry.last = stamp.sequence
+        entry.answer = answer
+        entry.inFlight = nil
         entries[stamp.client] = entry
     }
 
@@ -94,7 +139,9 @@ public struct ClientLedger: Sendable {
 
     /// Takes what the journal kept (`RecoveredSession.clients`) for a session restored at `revision`.
     public mutating func restore(_ records: [ClientSequence], revision: UInt64) {
-        for record in records {
+        // Recency by revision: a ledger kept with more clients than are remembered now (the setting was lowered)
+        // forgets the least recent when the next new client comes.
+        for record in records.sorted(by: { ($0.revision, $0.sequence) < ($1.revision, $1.sequence) }) {
             let answer: Answer
             if record.status == 200 {
                 answer = .applied(
@@ -107,7 +154,8 @@ public struct ClientLedger: Sendable {
             } else {
                 answer = .refused(Self.refusal(from: record.answer))
             }
-            entries[record.client] = Entry(last: record.sequence, answer: answer, inFlight: nil)
+            clock += 1
+            entries[record.client] = Entry(last: record.sequence, answer: answer, inFlight: nil, used: clock)
         }
         if !applied.isEmpty { marks = [(revision, Self.encode(applied))] }
     }

@@ -38,6 +38,10 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Journals a permanent refusal of the numbered post `stamp`: the number is used up.
     func journalRefusal(_ stamp: ClientStamp, _ refusal: APIError)
 
+    /// Decides what the numbered post `stamp` does (`ClientLedger.begin`), and journals the clients the ledger forgot
+    /// to make room for a new one, under the ledger's lock (so a forgotten client's next post is journaled after).
+    func beginSequenced(_ stamp: ClientStamp, remembering capacity: Int) -> ClientLedger.Decision
+
     /// Runs `body` on the session's client ledger under its lock.
     func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T
 

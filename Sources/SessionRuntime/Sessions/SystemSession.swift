@@ -182,6 +182,17 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         recorder?.journal([.sequenced(record)])
     }
 
+    func beginSequenced(_ stamp: ClientStamp, remembering capacity: Int) -> ClientLedger.Decision {
+        clientLedger.withLock { ledger in
+            let decision = ledger.begin(stamp, remembering: capacity)
+            let forgotten = ledger.takeForgotten()
+            if !forgotten.isEmpty {
+                recorder?.journal(forgotten.map { .clientForgotten(sessionID: id.description, client: $0) })
+            }
+            return decision
+        }
+    }
+
     func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T {
         clientLedger.withLock { body(&$0) }
     }

@@ -283,6 +283,15 @@ BEGIN
     RETURN true;
 END $$;
 
+-- The session forgot a client (it remembers the most recently active ones): its row goes.
+CREATE OR REPLACE FUNCTION fh_forget_client(p_session text, p_owner bigint, p_client text) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+    DELETE FROM fh_clients WHERE session = p_session AND client = p_client;
+    RETURN true;
+END $$;
+
 CREATE OR REPLACE FUNCTION fh_deadline(p_session text, p_owner bigint, p_at bigint) RETURNS boolean
 LANGUAGE plpgsql AS $$
 BEGIN
