@@ -64,6 +64,12 @@ public enum JournalRecord: Sendable, Equatable {
     /// The session forgot a client (it remembers the most recently active ones, `session.clients.max`): its
     /// `ClientSequence` row goes.
     case clientForgotten(sessionID: String, client: String)
+
+    /// The session's effects are paused (true: a fork's, appended with its creation) or run again (false: resumed).
+    /// A paused session's deadline stays in the index but wakes nothing, and it is read back paused
+    /// (`RecoveredSession.effectsPaused`). A creation or a removal of the id ends the pause. Written by the session's
+    /// owner like any of its records (fenced where the journal is shared).
+    case paused(sessionID: String, Bool)
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,
