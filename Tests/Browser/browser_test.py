@@ -32,13 +32,14 @@ WAIT = 15
 class Server:
     """The binary on 127.0.0.1; `start` reads the port from its first line of output."""
 
-    def __init__(self, binary, log, flags=()):
-        """`flags`: more of the binary's options."""
+    def __init__(self, binary, log, flags=(), data_dir="none"):
+        """`flags`: more of the binary's options; `data_dir`: the journal's folder (none: no journal)."""
         self.binary, self.log, self.flags, self.process, self.port = binary, log, list(flags), None, 0
+        self.data_dir = data_dir
 
     def start(self, port=0):
         self.process = subprocess.Popen(
-            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", "none", *self.flags],
+            [self.binary, "--host", "127.0.0.1", "--port", str(port), "--data-dir", self.data_dir, *self.flags],
             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=self.log)
         line = self.process.stdout.readline().decode().strip()
         prefix = "listening on http://127.0.0.1:"
@@ -265,12 +266,21 @@ def paging(driver, server, screenshots):
     driver.save_screenshot(os.path.join(screenshots, "browser-test.png"))
 
 
+def inspection_refused(message):
+    """The page asking for the inspector (the list, a history) of this server, which keeps no journal: 409."""
+    return "status of 409" in message and ("/v1/sessions?" in message or "/history?" in message)
+
+
 def console_errors(driver):
-    # The one expected error is the 422 of the refused event above.
+    # The expected errors: the 422 of the refused event above, and the inspector's 409s (no journal, no history).
     severe = [entry for entry in driver.get_log("browser")
-              if entry.get("level") == "SEVERE" and "status of 422" not in entry.get("message", "")]
+              if entry.get("level") == "SEVERE" and "status of 422" not in entry.get("message", "")
+              and not inspection_refused(entry.get("message", ""))]
     assert not severe, "console errors: %s" % severe
     check("no other errors in the browser console (CSP violations would show here)")
+    assert not driver.find_element(By.ID, "inspector").is_displayed()
+    assert not driver.find_element(By.ID, "sessions").is_displayed()
+    check("without a journal (no history to inspect) the page hides the inspector and the list of sessions")
 
 
 def restart(driver, server, screenshots):

@@ -1,0 +1,103 @@
+"use strict";
+/** `document.getElementById`, for the inspector's scripts (page.js keeps its own `$`). */
+const byId = (id) => document.getElementById(id);
+
+/** A time in milliseconds since 1970 as the page shows it: the date when not today, the time to the millisecond. */
+function clockTime(ms) {
+  if (typeof ms !== "number") return "";
+  const date = new Date(ms);
+  const time = date.toTimeString().slice(0, 8) + "." + String(date.getMilliseconds()).padStart(3, "0");
+  return date.toDateString() === new Date().toDateString() ? time : date.toISOString().slice(0, 10) + " " + time;
+}
+
+/** Whether an inspection answer says the server has no inspector: off (404 `inspector-off`) or no journal (409). */
+function inspectorUnavailable(error) {
+  const type = (error && error.problem && error.problem.type) || "";
+  return (error.status === 404 && type.endsWith(":inspector-off")) || (error.status === 409 && !type.endsWith(
+    ":session-quarantined"));
+}
+
+/**
+ * The sessions the server holds (`GET /v1/sessions`), filtered by system and status, a page of 50 at a time, with
+ * their counts. A row's link opens the session in the page. Hidden while the server has no inspector or the page
+ * has no token that may list.
+ *
+ * Hooks: `token()` the token to list with (`--auth jwt`), `current()` the id the page shows, `unavailable()` when
+ * the server has no inspector, `forkOf(id)` what a fork made in this tab was forked from.
+ */
+class SessionList {
+  constructor(hooks) {
+    this.hooks = hooks;
+    this.section = byId("sessions");
+    this.cursor = null;
+    this.generation = 0;
+    byId("sessions-system").addEventListener("change", () => this.load());
+    byId("sessions-status").addEventListener("change", () => this.load());
+    byId("sessions-refresh").addEventListener("click", () => this.load());
+    byId("sessions-more").addEventListener("click", () => this.load(true));
+  }
+
+  setSystems(systems) {
+    const select = byId("sessions-system");
+    select.replaceChildren(el("option", { value: "" }, "every system"),
+      ...systems.map((system) => el("option", { value: system.name }, system.name)));
+  }
+
+  /** Loads the first page (or, with `more`, the next one) under the filters chosen. */
+  async load(more) {
+    const generation = ++this.generation;
+    const filters = { system: byId("sessions-system").value, status: byId("sessions-status").value, limit: 50,
+      cursor: more ? this.cursor : undefined };
+    let answer;
+    try {
+      answer = await FeedbackHost.inspect.sessions(filters, this.hooks.token());
+    } catch (error) {
+      if (generation !== this.generation) return;
+      if (inspectorUnavailable(error)) this.hooks.unavailable();
+      if (error.status === 401 || error.status === 403 || inspectorUnavailable(error)) {
+        this.section.hidden = true;
+        return;
+      }
+      byId("sessions-error").textContent = "Cannot list the sessions: " + error.message;
+      byId("sessions-error").hidden = false;
+      return;
+    }
+    if (generation !== this.generation) return;
+    this.section.hidden = false;
+    byId("sessions-error").hidden = true;
+    this.cursor = answer.next;
+    byId("sessions-more").hidden = !answer.next;
+    const rows = answer.sessions.map((session) => this.row(session));
+    if (more) byId("sessions-list").append(...rows);
+    else byId("sessions-list").replaceChildren(...rows);
+    byId("sessions-empty").hidden = byId("sessions-list").children.length > 0;
+    byId("sessions-counts").textContent = this.describe(answer.counts, filters.system);
+    this.mark();
+  }
+
+  describe(counts, system) {
+    if (!counts) return "";
+    const count = system ? (counts.systems || {})[system] : counts.total;
+    if (!count) return system ? "no " + system + " sessions" : "";
+    return count.total + (count.total === 1 ? " session: " : " sessions: ") + count.active + " active, " +
+      count.passive + " passive, " + count.broken + " broken";
+  }
+
+  row(session) {
+    const forkOf = session.forkOf || this.hooks.forkOf(session.id);
+    const link = el("a", { href: "#" + session.id }, el("code", {}, session.id));
+    return el("tr", { "data-id": session.id, "data-status": session.status },
+      el("td", {}, link, forkOf ? el("span", { class: "badge fork" }, "fork of " + forkOf.id.slice(0, 8) + "…@" +
+        forkOf.rev) : null),
+      el("td", {}, session.system),
+      el("td", {}, el("span", { class: "badge status", "data-status": session.status }, session.status)),
+      el("td", { class: "number" }, String(session.rev)),
+      el("td", {}, clockTime(session.lastActivity)));
+  }
+
+  /** Marks the row of the session the page shows. */
+  mark() {
+    const current = this.hooks.current();
+    for (const row of byId("sessions-list").children) row.classList.toggle("current", row.dataset.id === current);
+  }
+}
