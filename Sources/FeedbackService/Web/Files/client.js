@@ -371,8 +371,11 @@
       undefined, undefined, token),
     /** POST …/forks {"rev"}: a new session at that revision, answered as a create plus `forkOf`; effects paused. */
     fork: (id, rev, token, base) => request("POST", sessionPath(base, id) + "/forks", { rev }, undefined, token),
-    /** POST …/effects/resume: a fork's effects start. */
-    resumeEffects: (id, token, base) => request("POST", sessionPath(base, id) + "/effects/resume", {}, undefined,
+    /** POST …/effects/resume (no body): a fork's paused effects (or a runaway's stopped feedbacks) start. */
+    resumeEffects: (id, token, base) => request("POST", sessionPath(base, id) + "/effects/resume", undefined,
+      undefined, token),
+    /** GET …/containment: `{feedbacks: "running" | "stopped" | "paused", …}`. */
+    containment: (id, token, base) => request("GET", sessionPath(base, id) + "/containment", undefined, undefined,
       token),
   };
 

@@ -11,8 +11,8 @@
  * comes from `states/{rev}`, or from the one before it and the entry's patch. Rendering happens at most once per
  * animation frame, however fast the stream goes.
  *
- * Hooks: `token(id)` (`--auth jwt`), `forked(answer)` when a fork was made, `unavailable()` when the server has no
- * inspector.
+ * Hooks: `token(id)` (`--auth jwt`), `forked(answer)` when a fork was made, `unavailable()` when the server's
+ * inspection routes are off. Without a journal (409 `export-unavailable`) the inspector stays hidden.
  */
 class Inspector {
   static get page() { return 100; }
@@ -55,6 +55,7 @@ class Inspector {
 
   /** Starts inspecting session `id` (the page attached it); `snapshot` is its GET answer. */
   async inspect(id, snapshot) {
+    if (this.historyless) return;
     const target = { id, keptFrom: 0, head: snapshot ? snapshot.rev : 0, pages: new Map(), loading: new Set(),
       selected: 0, following: true, live: null, liveOps: new Map(), states: new Map(), wanted: -1, timer: 0,
       retry: 0, shown: "",
@@ -70,6 +71,8 @@ class Inspector {
       this.target = null;
       this.section.hidden = true;
       if (inspectorUnavailable(error)) this.hooks.unavailable();
+      // A server without a journal has no history to show: not asked again.
+      if (problemIs(error, "export-unavailable")) this.historyless = true;
       return;
     }
     if (this.target !== target) return;
@@ -77,7 +80,8 @@ class Inspector {
     target.head = Math.max(target.head, answer.head, target.live ? target.live.rev : 0);
     target.selected = target.head;
     this.section.hidden = false;
-    byId("inspector-resume").hidden = !target.forkOf;
+    byId("inspector-resume").hidden = true;
+    this.checkEffects(target);
     byId("inspector-origin").textContent = target.forkOf
       ? "fork of " + target.forkOf.id + " at rev " + target.forkOf.rev : "";
     byId("diff-from").value = String(target.keptFrom);
@@ -278,9 +282,9 @@ class Inspector {
     } else {
       const event = entry.event || {};
       const rest = Object.keys(event).filter((k) => k !== "type").map((k) => k + ": " + JSON.stringify(event[k]));
-      row.replaceChildren(number,
-        el("span", { class: "badge origin", "data-origin": entry.origin }, entry.origin),
-        entry.feedback ? el("span", { class: "badge feedback" }, entry.feedback) : null,
+      const badges = [el("span", { class: "badge origin", "data-origin": entry.origin }, entry.origin)];
+      if (entry.feedback) badges.push(el("span", { class: "badge feedback" }, entry.feedback));
+      row.replaceChildren(number, ...badges,
         el("span", { class: "event" }, String(event.type || JSON.stringify(event))),
         el("span", { class: "detail muted" }, rest.join(", ")),
         el("span", { class: "time muted" }, clockTime(entry.time)));
@@ -395,6 +399,17 @@ class Inspector {
     const open = el("a", { href: "#" + answer.id, id: "inspector-open-fork" }, "open it");
     this.notice("Forked rev " + forkOf.rev + " into session ", el("code", {}, answer.id),
       " (its effects are paused until resumed): ", open, ".");
+  }
+
+  /** Offers to resume the effects of a session whose feedbacks do not run (a fork's are paused at first). */
+  async checkEffects(target) {
+    let containment;
+    try {
+      containment = await FeedbackHost.inspect.containment(target.id, this.token());
+    } catch (error) {
+      return;
+    }
+    if (this.target === target) byId("inspector-resume").hidden = containment.feedbacks === "running";
   }
 
   async resume() {

@@ -10,17 +10,20 @@ function clockTime(ms) {
   return date.toDateString() === new Date().toDateString() ? time : date.toISOString().slice(0, 10) + " " + time;
 }
 
-/** Whether an inspection answer says the server has no inspector: off (404 `inspector-off`) or no journal (409). */
+/** Whether an answer is of the kind `code` (its problem's type, `urn:feedbackhost:problem:CODE`). */
+function problemIs(error, code) {
+  return !!(error && error.problem && error.problem.type === "urn:feedbackhost:problem:" + code);
+}
+
+/** Whether an inspection answer says the server's inspection routes are off (`--inspector off`). */
 function inspectorUnavailable(error) {
-  const type = (error && error.problem && error.problem.type) || "";
-  return (error.status === 404 && type.endsWith(":inspector-off")) || (error.status === 409 && !type.endsWith(
-    ":session-quarantined"));
+  return error.status === 404 && problemIs(error, "inspector-off");
 }
 
 /**
  * The sessions the server holds (`GET /v1/sessions`), filtered by system and status, a page of 50 at a time, with
- * their counts. A row's link opens the session in the page. Hidden while the server has no inspector or the page
- * has no token that may list.
+ * their counts. A row's link opens the session in the page. Hidden while the server's inspection routes are off or
+ * the page has no token that may list. (Without a journal the list still shows the sessions in memory.)
  *
  * Hooks: `token()` the token to list with (`--auth jwt`), `current()` the id the page shows, `unavailable()` when
  * the server has no inspector, `forkOf(id)` what a fork made in this tab was forked from.
