@@ -40,6 +40,24 @@ const tick = (now) => {
   requestAnimationFrame(tick);
 };
 requestAnimationFrame(tick);
+// The inspector's own work, timed in the page: each update (once a frame at most) and each render of the rows.
+window.benchmark.work = {};
+const timed = (name, owner, method) => {
+  if (typeof owner === "undefined") return;
+  const original = owner.prototype[method];
+  const stats = window.benchmark.work[name] = {calls: 0, totalMs: 0, maxMs: 0};
+  owner.prototype[method] = function (...args) {
+    const start = performance.now();
+    try { return original.apply(this, args); } finally {
+      const ms = performance.now() - start;
+      stats.calls += 1; stats.totalMs += ms; stats.maxMs = Math.max(stats.maxMs, ms);
+    }
+  };
+};
+if (typeof Inspector !== "undefined") {
+  timed("inspector.update", Inspector, "update");
+  timed("timeline.render", VirtualList, "render");
+}
 """
 
 
@@ -92,21 +110,53 @@ def trace_figures(entries):
     for entry in entries:
         message = json.loads(entry["message"])["message"]
         if message.get("method") == "Tracing.dataCollected":
-            events.extend(message["params"].get("value", []))
-        elif "name" in message.get("params", {}) and "ph" in message.get("params", {}):
-            events.append(message["params"])
+            params = message["params"]
+            # ChromeDriver hands the trace over one event a message (or, in some versions, as a list in `value`).
+            events.extend(params["value"] if "value" in params else [params])
+    starts = [e["ts"] for e in events if e.get("name") == "TimeStamp"
+              and e.get("args", {}).get("data", {}).get("message") == "follow-start"]
+    if starts:
+        events = [e for e in events if e.get("ph") == "M" or e.get("ts", 0) >= starts[0]]
     main_threads = {(e["pid"], e["tid"]) for e in events
                     if e.get("ph") == "M" and e.get("name") == "thread_name"
                     and e.get("args", {}).get("name") == "CrRendererMain"}
-    tasks = [e.get("dur", 0) / 1000 for e in events
-             if e.get("name") == "RunTask" and e.get("ph") == "X"
-             and (not main_threads or (e.get("pid"), e.get("tid")) in main_threads)]
-    frames = sorted(e["ts"] for e in events if e.get("name") in ("BeginMainThreadFrame", "BeginFrame"))
-    gaps = [(b - a) / 1000 for a, b in zip(frames, frames[1:])]
-    return {"traceEvents": len(events), "mainThreadTasks": len(tasks),
+    # The page's renderer: the one whose main thread ran the benchmark's frame callback (`tick`).
+    page = {(e["pid"], e["tid"]) for e in events if e.get("name") == "FunctionCall"
+            and e.get("args", {}).get("data", {}).get("functionName") == "tick"}
+    main_threads = (main_threads & page) or main_threads
+    on_main = [e for e in events if e.get("ph") == "X" and (e.get("pid"), e.get("tid")) in main_threads]
+    runs = [e for e in on_main if e.get("name") == "RunTask"]
+    tasks = [e.get("dur", 0) / 1000 for e in runs]
+    # What the longest tasks spent their time in: the events directly inside them, by name.
+    longest = []
+    for task in sorted(runs, key=lambda e: -e.get("dur", 0))[:5]:
+        inside = {}
+        for e in on_main:
+            if e is not task and e["tid"] == task["tid"] and task["ts"] <= e["ts"] < task["ts"] + task["dur"] \
+                    and e.get("name") != "RunTask":
+                data = e.get("args", {}).get("data", {})
+                name = e["name"] + (":" + data["functionName"] if data.get("functionName") else "") + \
+                    (":%d elements" % data["elementCount"] if "elementCount" in data else "")
+                inside[name] = inside.get(name, 0) + e.get("dur", 0) / 1000
+        longest.append({"ms": round(task["dur"] / 1000, 1),
+                        "inside": {k: round(v, 1) for k, v in sorted(inside.items(), key=lambda x: -x[1])[:8]}})
+    # An `AnimationFrame` (begin `b`, end `e`, one id) spans a frame from its first task to its presentation.
+    begun, frames = {}, []
+    for e in events:
+        if e.get("name") != "AnimationFrame" or e.get("ph") not in ("b", "e"):
+            continue
+        key = (e.get("pid"), e.get("id", json.dumps(e.get("id2"))))
+        if e["ph"] == "b":
+            begun[key] = e["ts"]
+        elif key in begun:
+            frames.append((e["ts"] - begun.pop(key)) / 1000)
+    span = (max(e["ts"] for e in runs) - min(e["ts"] for e in runs)) / 1e6 if runs else 0
+    return {"traceEvents": len(events), "fromMark": bool(starts), "rendererMainTasks": len(tasks),
+            "rendererMainBusyPercent": round(100 * sum(tasks) / 1000 / span, 1) if span else None,
             "longestTaskMs": round(max(tasks), 1) if tasks else None,
             "tasksOver50Ms": sum(1 for t in tasks if t > 50), "tasksOver100Ms": sum(1 for t in tasks if t > 100),
-            "frames": len(frames), "longestFrameGapMs": round(max(gaps), 1) if gaps else None}
+            "animationFrames": len(frames), "longestAnimationFrameMs": round(max(frames), 1) if frames else None,
+            "framesOver100Ms": sum(1 for f in frames if f > 100), "longestTasks": longest}
 
 
 def main():
@@ -115,10 +165,11 @@ def main():
     parser.add_argument("--rate", type=int, default=1000, help="events a second")
     parser.add_argument("--batch", type=int, default=10, help="events a post")
     parser.add_argument("--seconds", type=float, default=20)
+    parser.add_argument("--inspector", default="on", help="on, or off for the page without its inspector")
     args = parser.parse_args()
     folder = tempfile.mkdtemp(prefix="feedbackhost-follow-")
     log = open(os.path.join(folder, "server.log"), "wb")
-    server = Server(args.binary, log, data_dir=os.path.join(folder, "data"), flags=["--inspector", "on"])
+    server = Server(args.binary, log, data_dir=os.path.join(folder, "data"), flags=["--inspector", args.inspector])
     driver = None
     try:
         server.start()
@@ -130,9 +181,10 @@ def main():
         driver = chromium(os.path.join(folder, "profile"))
         driver.get(server.base + "/#" + session)
         wait_text(driver, "connection", "live")
-        wait_for(driver, "the inspector", lambda d: d.find_element(By.ID, "inspector").is_displayed())
+        if args.inspector == "on":
+            wait_for(driver, "the inspector", lambda d: d.find_element(By.ID, "inspector").is_displayed())
         driver.execute_script(OBSERVE)
-        driver.get_log("performance")  # what came before the run is not measured
+        driver.execute_script("console.timeStamp('follow-start')")  # what came before is not measured
         posted = {}
         poster = threading.Thread(target=post_at_rate,
                                   args=(server.port, session, args.rate, args.batch, args.seconds, posted))
@@ -140,25 +192,29 @@ def main():
         samples = []
         while poster.is_alive():
             time.sleep(1)
-            shown = driver.execute_script("return Number(document.getElementById('inspector-state-rev').textContent)")
+            shown = driver.execute_script("return Number(document.getElementById(arguments[0]).textContent)",
+                                          "inspector-state-rev" if args.inspector == "on" else "session-rev")
             samples.append({"posted": posted.get("rev", 0), "inspector": shown})
         poster.join()
         final = posted.get("rev")
         if final is None:
             sys.exit("the posting thread failed (see above)")
         wait_for(driver, "the page at the last revision", lambda d: d.find_element(By.ID, "session-rev").text
-                 == str(final) and d.find_element(By.ID, "inspector-state-rev").text == str(final))
+                 == str(final) and (args.inspector != "on"
+                                    or d.find_element(By.ID, "inspector-state-rev").text == str(final)))
         page = driver.execute_script("return window.benchmark")
         rows = len(driver.find_elements(By.CSS_SELECTOR, "#timeline .virtual-row"))
         figures = trace_figures(driver.get_log("performance"))
         lag = [sample["posted"] - sample["inspector"] for sample in samples]
         print(json.dumps({
-            "rate": args.rate, "batch": args.batch, "postedEvents": posted["sent"],
+            "inspector": args.inspector, "rate": args.rate, "batch": args.batch, "postedEvents": posted["sent"],
             "postedPerSecond": round(posted["sent"] / posted["seconds"]), "posterMaxLateMs": posted["maxLateMs"],
             "finalRev": final, "timelineRowsInPage": rows, "samplesEachSecond": samples,
             "maxLagEvents": max(lag) if lag else None,
             "trace": figures,
             "page": {"longTasksMs": page["longTasks"], "frames": page["frames"],
+                     "work": {name: {"calls": w["calls"], "meanMs": round(w["totalMs"] / max(1, w["calls"]), 2),
+                                     "maxMs": round(w["maxMs"], 1)} for name, w in page["work"].items()},
                      "longestFrameGapMs": round(page["maxGap"], 1)},
         }, indent=1))
     finally:

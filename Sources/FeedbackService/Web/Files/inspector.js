@@ -18,30 +18,27 @@ class Inspector {
   static get page() { return 100; }
   static get pagesKept() { return 200; }
   static get statesKept() { return 64; }
+  static get followInterval() { return 100; }
 
   constructor(hooks) {
     this.hooks = hooks;
     this.section = byId("inspector");
     this.target = null;
     this.frame = 0;
-    this.pinnedTop = -1;
+    this.updatedAt = 0;
     this.forks = new Map(); // fork id → {id, rev} it came from, for forks made in this tab
     this.timeline = new VirtualList(byId("timeline"), {
       rowHeight: 26,
       renderRow: (row, index) => this.renderRow(row, index),
       onSelect: (index) => this.select(this.target.keptFrom + index),
       onRange: (first, last) => this.inView(first, last),
+      // A person scrolling away from the end stops following.
+      onUserScroll: () => {
+        if (this.target && this.target.following && !this.timeline.atEnd) this.follow(false);
+      },
     });
     this.tree = new StateTree(byId("inspector-state"));
-    const timeline = byId("timeline");
-    timeline.addEventListener("scroll", () => {
-      // A person scrolling away from the end stops following; the inspector's own scrolling does not.
-      const t = this.target;
-      if (t && t.following && Math.abs(timeline.scrollTop - this.pinnedTop) > 2 && !this.timeline.atEnd) {
-        this.follow(false);
-      }
-    }, { passive: true });
-    timeline.addEventListener("keydown", (event) => this.key(event));
+    byId("timeline").addEventListener("keydown", (event) => this.key(event));
     byId("inspector-follow").addEventListener("click", () => this.follow(!(this.target && this.target.following)));
     byId("inspector-scrubber").addEventListener("input", (event) => this.select(Number(event.target.value), true));
     byId("inspector-rev").addEventListener("change", (event) => this.select(Number(event.target.value), true));
@@ -122,12 +119,23 @@ class Inspector {
     this.notice("The session ended (" + reason + "): its history is gone with it.");
   }
 
+  /**
+   * Asks for an update at the next animation frame; while following a running session, at most one each
+   * `Inspector.followInterval` ms (a person reads no faster, and the page keeps its frames short).
+   */
   schedule() {
     if (this.frame) return;
-    this.frame = requestAnimationFrame(() => {
-      this.frame = 0;
-      this.update();
-    });
+    const t = this.target;
+    const wait = t && t.following ? this.updatedAt + Inspector.followInterval - performance.now() : 0;
+    const frame = () => {
+      this.frame = requestAnimationFrame(() => {
+        this.frame = 0;
+        this.updatedAt = performance.now();
+        this.update();
+      });
+    };
+    if (wait > 0) this.frame = setTimeout(frame, wait);
+    else frame();
   }
 
   /** Once per frame: the head the stream reached, the selection that follows it, the state in view. */
@@ -150,10 +158,8 @@ class Inspector {
     byId("inspector-follow").setAttribute("aria-pressed", String(t.following));
     byId("inspector-follow").textContent = t.following ? "Following" : "Follow";
     this.timeline.select(t.selected - t.keptFrom);
-    if (t.following) {
-      this.timeline.reveal(t.head - t.keptFrom, true);
-      this.pinnedTop = byId("timeline").scrollTop;
-    }
+    if (t.following) this.timeline.reveal(t.head - t.keptFrom, true);
+    this.timeline.render();
     this.showState();
   }
 
@@ -178,7 +184,7 @@ class Inspector {
   key(event) {
     const t = this.target;
     if (!t) return;
-    const rows = Math.max(1, Math.floor(byId("timeline").clientHeight / this.timeline.rowHeight) - 1);
+    const rows = Math.max(1, Math.floor(this.timeline.view / this.timeline.rowHeight) - 1);
     const moves = { ArrowUp: -1, ArrowDown: 1, PageUp: -rows, PageDown: rows };
     if (event.key === "End") {
       this.follow(true);
@@ -258,7 +264,7 @@ class Inspector {
         head: answer.head, at: performance.now() });
     }
     if (answer.head > t.head) t.head = answer.head;
-    this.timeline.render();
+    this.timeline.schedule();
     this.schedule();
   }
 
