@@ -133,7 +133,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     /// (``EffectBudget``; nil for no limit) and `supervisor` is told when they go over it. `marker` is told where
     /// each step's system code starts and ends (``StepMarking``). The feedbacks' effects run on `effectExecutor`
     /// after their first suspension (a host's executor that marks whose code runs there; nil for the global
-    /// concurrent executor).
+    /// concurrent executor). With `feedbacksStopped` the feedbacks start stopped, as a runaway's are: they see
+    /// nothing until ``resumeFeedbacks()`` (a host's fork, whose effects wait for a client).
     @inlinable
     public init(
         initial: State,
@@ -145,9 +146,11 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         budget: EffectBudget? = nil,
         supervisor: (any LoopSupervising)? = nil,
         marker: (any StepMarking)? = nil,
-        effectExecutor: (any TaskExecutor)? = nil
+        effectExecutor: (any TaskExecutor)? = nil,
+        feedbacksStopped: Bool = false
     ) {
         core = Core(state: initial, revision: revision)
+        core.feedbacksStopped = feedbacksStopped
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
@@ -161,7 +164,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         reactors = Self.combine(feedbacks, sinks: governance?.sinks ?? [])
         super.init()
         for sink in governance?.sinks ?? [] { sink.loop = self }
-        withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) }
+        if !feedbacksStopped { withUnsafePointer(to: initial) { reactors(UnsafeRawPointer($0), nil, self) } }
         runQueue()
     }
 

@@ -55,10 +55,11 @@ extension ServiceApplication {
                 commitDelayMicroseconds: max(0, reader.int(.journalCommitDelay)),
                 probeIntervalMilliseconds: max(1, reader.int(.journalProbe)),
                 vfs: vfs
-            ).keepingHistory(reader.int(.journalHistorySnapshots)).keepingHistory(
-                HistoryRetention(parsing: reader.string(.historyRetention)),
-                systems: systemRetention
-            ),
+            ).indexingTimeline(reader.int(.journalTimelineRows)).keepingHistory(reader.int(.journalHistorySnapshots))
+                .keepingHistory(
+                    HistoryRetention(parsing: reader.string(.historyRetention)),
+                    systems: systemRetention
+                ),
             logger: logger,
             metricsFactory: metricsFactory
         )

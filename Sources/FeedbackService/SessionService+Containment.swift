@@ -18,14 +18,8 @@ extension SessionService {
                 maxBodySize: 0,
                 .session(.admin),
                 .now { [self] (request, _) throws(APIError) in
-                    let session = try session(for: request)
-                    guard let containment = session.containment, containment.resume() else {
-                        throw APIError(
-                            .feedbacksRunning,
-                            "the feedbacks of session \(session.id) are not stopped: nothing to resume"
-                        )
-                    }
-                    return try Self.containmentResponse(session)
+                    // The same resume as a fork's (`POST …/effects/resume`), whose pause it ends too.
+                    try Self.containmentResponse(host.resumeEffects(of: sessionID(request)))
                 }
             ),
             APIRoute(

@@ -56,6 +56,14 @@ extension SessionService {
 
     /// The answer `body` makes, as JSON not to be cached; 404 `inspector-off` when the routes are off.
     private func inspected(_ request: Request, _ body: () throws(APIError) -> JSONValue) throws(APIError) -> Response {
+        try inspectorIsOn()
+        var response = Response.json(try body().serialized())
+        response.headers.add(name: "Cache-Control", value: "no-store")
+        return response
+    }
+
+    /// 404 `inspector-off` unless the inspection routes (forks among them) are on.
+    func inspectorIsOn() throws(APIError) {
         guard configuration.inspector else {
             throw APIError(
                 .inspectorOff,
@@ -63,9 +71,6 @@ extension SessionService {
                     + "only at a loopback address)"
             )
         }
-        var response = Response.json(try body().serialized())
-        response.headers.add(name: "Cache-Control", value: "no-store")
-        return response
     }
 
     private func history(_ request: Request) throws(APIError) -> JSONValue {

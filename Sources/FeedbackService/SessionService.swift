@@ -151,7 +151,7 @@ public final class SessionService: Sendable {
                         }
                     }
                 ),
-            ] + tokenRoutes + exportRoutes + containmentRoutes + inspectionRoutes,
+            ] + tokenRoutes + exportRoutes + containmentRoutes + inspectionRoutes + forkRoutes,
             in: &router
         )
     }

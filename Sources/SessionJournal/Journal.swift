@@ -335,7 +335,7 @@ public final class Journal: @unchecked Sendable {
             try store.connection.execute("BEGIN IMMEDIATE")
             // Index first: compaction may delete what the index step would still have to see (nothing a history
             // needs: only events no kept snapshot reaches).
-            _ = try store.indexTimeline(rows: Int64(configuration.compactionRows))
+            if configuration.timelineRows > 0 { _ = try store.indexTimeline(rows: Int64(configuration.timelineRows)) }
             let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted

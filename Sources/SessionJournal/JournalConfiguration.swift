@@ -15,6 +15,10 @@ public struct JournalConfiguration: Sendable, Equatable {
     public var compactionIntervalMilliseconds: Int
     /// How many rows of the event log one background compaction step scans.
     public var compactionRows: Int
+    /// SQLite: how many rows of the event log the background step of each compaction tick adds to the `timeline`
+    /// index (issue 32). 0 adds none in the background (a history read then scans the unindexed tail of the log, and
+    /// `compact()` still indexes everything): a way to measure what the index costs the posts.
+    public var timelineRows = 20_000
     /// Keyed answers (`JournalRecord.answered`) kept per session: the newest this many. Match the service's
     /// idempotency ledger, which remembers as many keys per session.
     public var answersPerSession: Int
@@ -82,6 +86,13 @@ public struct JournalConfiguration: Sendable, Equatable {
         var copy = self
         copy.retention = retention
         copy.systemRetention = systems
+        return copy
+    }
+
+    /// This configuration with `timelineRows` set to `rows` (at least 0).
+    public func indexingTimeline(_ rows: Int) -> JournalConfiguration {
+        var copy = self
+        copy.timelineRows = max(rows, 0)
         return copy
     }
 

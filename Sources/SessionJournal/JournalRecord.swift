@@ -61,6 +61,11 @@ public enum JournalRecord: Sendable, Equatable {
     /// A client's numbered post (`ClientSequence`): its last sequence and answer for the session, replacing the
     /// client's previous one. Append it with the post's events, in one `append`, so both are durable or neither.
     case sequenced(ClientSequence)
+    /// The session's effects are paused (true: a fork's, appended with its creation) or run again (false: resumed).
+    /// A paused session's deadline stays in the index but wakes nothing, and it is read back paused
+    /// (`RecoveredSession.effectsPaused`). A creation or a removal of the id ends the pause. Written by the session's
+    /// owner like any of its records (fenced where the journal is shared).
+    case paused(sessionID: String, Bool)
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,

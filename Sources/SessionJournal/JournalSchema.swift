@@ -56,6 +56,11 @@
 ///   the sequence, the answer's status and body, its cursor), one row per (session, client) replaced in the transaction
 ///   of the post's events; deleted with the session and by its re-creation, compaction deletes the rows of sessions
 ///   that are gone. With a CRC-32 like the other rows a client wrote.
+/// - Version 9 also has (issue 32, forks) `paused`: the sessions whose effects are paused (`JournalRecord.paused`, a
+///   fork until it is resumed), one row each, written in the fork's creation append and deleted by its resume, a
+///   creation or a removal of the id, and by compaction for sessions that are gone. Their deadlines stay in
+///   `deadlines` but the waker's queries skip them. No checksum, like `quarantine`. A version 9 file made before it
+///   gets it when opened (`createPaused`, run at every open).
 ///
 /// Versions: a file of version 2 (no `answers`, no `meta`), 3 (no `deadlines`), 4 (no `activity`), 5 (no versions, no
 /// `history`), 6 (no `tokens`), 7 (no `quarantine`) or 8 (no `feedback`, no `timeline`, no `clients`) gets what it
@@ -118,7 +123,10 @@ enum JournalSchema {
             session TEXT NOT NULL, client TEXT NOT NULL, seq INTEGER NOT NULL, epoch INTEGER NOT NULL,
             rev INTEGER NOT NULL, status INTEGER NOT NULL, answer TEXT NOT NULL, crc INTEGER NOT NULL,
             PRIMARY KEY(session, client)) WITHOUT ROWID;
-        """
+        """ + createPaused
+
+    /// The `paused` table (forks, issue 32), created at every open: a version 9 file made before it lacks it.
+    static let createPaused = "CREATE TABLE IF NOT EXISTS paused(session TEXT PRIMARY KEY) WITHOUT ROWID;"
 
     /// The tables and their columns in order, for salvage (copied verbatim, checked later by recovery).
     /// A damaged file of an older version has fewer columns: its rows fill the first ones, the rest take defaults.
@@ -138,6 +146,7 @@ enum JournalSchema {
         ("activity", ["session", "at"], "session"),
         ("tokens", ["session", "generation", "crc"], "session"),
         ("quarantine", ["session", "reason", "at", "replica"], "session"),
+        ("paused", ["session"], "session"),
         ("clients", ["session", "client", "seq", "epoch", "rev", "status", "answer", "crc"], "session,client"),
     ]
 
@@ -214,9 +223,16 @@ enum JournalSchema {
     static let upsertDeadline = "INSERT OR REPLACE INTO deadlines(session, at) VALUES(?1, ?2)"
     static let deleteDeadline = "DELETE FROM deadlines WHERE session = ?1"
     /// The sessions whose deadline is at or before ?1, earliest first, at most ?2.
-    static let dueDeadlines = "SELECT session, at FROM deadlines WHERE at <= ?1 ORDER BY at LIMIT ?2"
-    /// The deadlines after ?1, earliest first, at most ?2.
-    static let upcomingDeadlines = "SELECT session, at FROM deadlines WHERE at > ?1 ORDER BY at LIMIT ?2"
+    /// A paused session's deadline (a fork's) wakes nothing until it is resumed.
+    static let dueDeadlines = """
+        SELECT session, at FROM deadlines d WHERE at <= ?1
+            AND NOT EXISTS (SELECT 1 FROM paused p WHERE p.session = d.session) ORDER BY at LIMIT ?2
+        """
+    /// The deadlines after ?1 of sessions not paused, earliest first, at most ?2.
+    static let upcomingDeadlines = """
+        SELECT session, at FROM deadlines d WHERE at > ?1
+            AND NOT EXISTS (SELECT 1 FROM paused p WHERE p.session = d.session) ORDER BY at LIMIT ?2
+        """
     static let countDeadlines = "SELECT count(*) FROM deadlines"
     static let upsertSettled = "INSERT OR REPLACE INTO settled(session, rev) VALUES(?1, ?2)"
     static let deleteSettled = "DELETE FROM settled WHERE session = ?1"
@@ -246,7 +262,13 @@ enum JournalSchema {
         DELETE FROM tokens WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM quarantine WHERE session NOT IN (SELECT id FROM sessions);
         DELETE FROM clients WHERE session NOT IN (SELECT id FROM sessions);
+        DELETE FROM paused WHERE session NOT IN (SELECT id FROM sessions);
         """
+
+    static let insertPaused = "INSERT OR REPLACE INTO paused(session) VALUES(?1)"
+    static let deletePaused = "DELETE FROM paused WHERE session = ?1"
+    /// Whether session ?1's effects are paused.
+    static let readPaused = "SELECT 1 FROM paused WHERE session = ?1"
 
     static let upsertTokens = "INSERT OR REPLACE INTO tokens(session, generation, crc) VALUES(?1, ?2, ?3)"
     static let deleteTokens = "DELETE FROM tokens WHERE session = ?1"

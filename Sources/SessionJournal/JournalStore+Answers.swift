@@ -30,6 +30,7 @@ extension JournalStore {
                 }
                 try connection.execute("PRAGMA user_version = \(JournalSchema.version)")
             }
+            try connection.execute(JournalSchema.createPaused)
             let insert = try connection.prepare(JournalSchema.insertMetaIfMissing)
             defer { insert.finalize() }
             insert.bind(1, JournalSchema.fingerprintKeyName)

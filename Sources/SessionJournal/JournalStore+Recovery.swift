@@ -49,6 +49,7 @@ extension JournalStore {
         try recoverAnswers(into: &sessions, index: index, problems: &problems)
         try recoverClients(into: &sessions, index: index, problems: &problems)
         try recoverTokens(into: &sessions)
+        try recoverPaused(into: &sessions)
         for session in sessions where session.damage != nil {
             problems.append("session \(session.creation.id): \(session.damage!)")
         }
@@ -101,6 +102,7 @@ extension JournalStore {
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }
+        try recoverPaused(into: &sessions)
         return (sessions, unsettled)
     }
 

@@ -40,6 +40,8 @@ final class JournalStore {
     private let deleteQuarantine: SQLiteStatement
     private let upsertClient: SQLiteStatement
     private let deleteClients: SQLiteStatement
+    private let insertPaused: SQLiteStatement
+    private let deletePaused: SQLiteStatement
     /// Snapshots kept per session for verification (`JournalConfiguration.historySnapshots`); 0 for none.
     let historySnapshots: Int
     /// Answers kept per session (`JournalConfiguration.answersPerSession`).
@@ -113,6 +115,8 @@ final class JournalStore {
         deleteQuarantine = try connection.prepare(JournalSchema.deleteQuarantine)
         upsertClient = try connection.prepare(JournalSchema.upsertClient)
         deleteClients = try connection.prepare(JournalSchema.deleteClients)
+        insertPaused = try connection.prepare(JournalSchema.insertPaused)
+        deletePaused = try connection.prepare(JournalSchema.deletePaused)
         historySnapshots = max(configuration.historySnapshots, 0)
         begin = try connection.prepare("BEGIN IMMEDIATE")
         commitStatement = try connection.prepare("COMMIT")
@@ -205,6 +209,8 @@ final class JournalStore {
             try deleteQuarantine.run()
             deleteClients.bind(1, creation.id)
             try deleteClients.run()
+            deletePaused.bind(1, creation.id)
+            try deletePaused.run()
         case .event(let id, let revision, let event, let origin, let stamp):
             insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
@@ -247,6 +253,8 @@ final class JournalStore {
             try deleteQuarantine.run()
             deleteClients.bind(1, id)
             try deleteClients.run()
+            deletePaused.bind(1, id)
+            try deletePaused.run()
         case .deadline(let id, let at?):
             upsertDeadline.bind(1, id)
             upsertDeadline.bind(2, at)
@@ -272,6 +280,12 @@ final class JournalStore {
             upsertTokens.bind(2, Int64(bitPattern: generation))
             upsertTokens.bind(3, RecordChecksum.tokens(id, generation))
             try upsertTokens.run()
+        case .paused(let id, true):
+            insertPaused.bind(1, id)
+            try insertPaused.run()
+        case .paused(let id, false):
+            deletePaused.bind(1, id)
+            try deletePaused.run()
         case .sequenced(let record):
             upsertClient.bind(1, record.sessionID)
             upsertClient.bind(2, record.client)
@@ -429,7 +443,7 @@ final class JournalStore {
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, systemOf,
-            upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
+            upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients, insertPaused, deletePaused,
         ] {
             statement.finalize()
         }

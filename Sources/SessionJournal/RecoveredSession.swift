@@ -41,6 +41,8 @@ public struct RecoveredSession: Sendable, Equatable {
     public var tokenGeneration: UInt64
     /// Each client's last numbered post (`JournalRecord.sequenced`), none past `revision`.
     public var clients: [ClientSequence] = []
+    /// The session's effects are paused (`JournalRecord.paused`): a fork not resumed yet.
+    public var effectsPaused = false
 
     /// Creates a recovered session.
     public init(

@@ -73,6 +73,7 @@ struct OpenAPIDocumentTests {
             if (method == "POST" || method == "PUT") && !containment {
                 var body = path.hasSuffix("/events") ? #"{"type":"increment"}"# : #"{"system":"counter"}"#
                 if path.hasPrefix("/v1/clock") { body = #"{"milliseconds":0}"# }
+                if path.hasSuffix("/forks") { body = #"{"rev":0}"# }
                 arguments += ["-H", "Content-Type: application/json", "--data-binary", body]
             }
             // An event stream never ends by itself: its head is the answer, so stop reading after a moment.

@@ -227,7 +227,10 @@ struct SessionAPITests {
             arguments: ["--cors-origins", "https://app.example", "--clock", "manual"] + directory.authFlags()
         )
         defer { server.stop() }
-        for path in ["/v1/sessions/x/tokens", "/v1/clock", "/v1/clock/advance", "/v1/sessions/x/export"] {
+        for path in [
+            "/v1/sessions/x/tokens", "/v1/clock", "/v1/clock/advance", "/v1/sessions/x/export", "/v1/sessions/x/forks",
+            "/v1/sessions/x/effects/resume",
+        ] {
             let preflight = try curl([
                 "-X", "OPTIONS", "-H", "Origin: https://app.example", "-H", "Access-Control-Request-Method: POST",
                 "\(server.base)\(path)",

@@ -22,6 +22,14 @@ extension Setting {
             + "elsewhere; they need the inspect scope with --auth jwt"
     )
 
+    static let journalTimelineRows = Setting(
+        "journal.timeline.rows",
+        .integer(0...1_000_000),
+        default: "20000",
+        "SQLite: rows of the event log the history index (timeline) takes in per background tick (every second); 0 "
+            + "takes in none, for measuring what the index costs (history reads then scan the unindexed log)"
+    )
+
     /// The settings above.
-    static let inspection: [Setting] = [historyRetention, inspector]
+    static let inspection: [Setting] = [historyRetention, inspector, journalTimelineRows]
 }

@@ -108,6 +108,7 @@ extension PostgresJournal {
             .init(name: "compact.tokens", parameters: []),
             .init(name: "compact.quarantine", parameters: []),
             .init(name: "compact.clients", parameters: []),
+            .init(name: "compact.paused", parameters: []),
             .init(name: "bytes", parameters: []),
         ])
         let bytes = outcomes.last?.integer ?? 0

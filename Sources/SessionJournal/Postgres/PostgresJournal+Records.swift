@@ -90,6 +90,8 @@ extension PostgresJournal {
                     String(RecordChecksum.tokens(id, generation)),
                 ]
             )
+        case .paused(let id, let paused):
+            return .init(name: "pause", parameters: [id, token, paused ? "true" : "false"])
         case .settled(let id, _?):
             answerCounts[id] = nil  // let go: another replica may write its answers before it comes back
             return .init(name: "release", parameters: [id, token])
@@ -102,7 +104,7 @@ extension PostgresJournal {
         switch record {
         case .created(let creation): creation.id
         case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .removed(let id), .deadline(let id, _),
-            .settled(let id, _), .tokens(let id, _):
+            .settled(let id, _), .tokens(let id, _), .paused(let id, _):
             id
         case .answered(let answer): answer.sessionID
         case .sequenced(let record): record.sessionID

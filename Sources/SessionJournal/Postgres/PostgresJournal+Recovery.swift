@@ -17,13 +17,14 @@ extension PostgresJournal {
             statements.append(.init(name: "read.answers", parameters: [id]))
             statements.append(.init(name: "read.tokens", parameters: [id]))
             statements.append(.init(name: "read.clients", parameters: [id]))
+            statements.append(.init(name: "read.paused", parameters: [id]))
         }
         let outcomes = try query(statements)
         var sessions: [RecoveredSession] = []
         var problems: [String] = []
         var taken: [(String, Int64)] = []
         for (index, (id, token)) in zip(ordered, tokens).enumerated() {
-            let base = index * 6
+            let base = index * 7
             guard let row = outcomes[base].rows.first else { continue }
             taken.append((id, token))
             guard var session = Self.session(row, snapshot: outcomes[base + 1].rows.first, problems: &problems) else {
@@ -39,6 +40,7 @@ extension PostgresJournal {
                 }
             )
             recoverClients(outcomes[base + 5].rows, into: &session, problems: &problems)
+            session.effectsPaused = !outcomes[base + 6].rows.isEmpty
             if let damage = session.damage { problems.append("session \(id): \(damage)") }
             sessions.append(session)
         }

@@ -252,7 +252,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             case .settled(let id, _?), .removed(let id):
                 return owners.removeValue(forKey: id)
             case .event(let id, _, _, _, _), .snapshot(let id, _, _, _), .deadline(let id, _), .settled(let id, nil),
-                .tokens(let id, _):
+                .tokens(let id, _), .paused(let id, _):
                 return owners[id]
             case .answered(let answer):
                 return owners[answer.sessionID]

@@ -63,6 +63,9 @@ enum PostgresSchema {
         ),
         ("compact.clients", "DELETE FROM fh_clients WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         ("tokens", "SELECT fh_tokens($1, $2, $3, $4)"),
+        ("pause", "SELECT fh_pause($1, $2, $3)"),
+        ("read.paused", "SELECT 1 FROM fh_paused WHERE session = $1"),
+        ("compact.paused", "DELETE FROM fh_paused WHERE session NOT IN (SELECT id FROM fh_sessions)"),
         ("tokens.adopt", "SELECT fh_adopt_tokens($1, $2, $3)"),
         ("owns", "SELECT fh_owns($1, $2)"),
         // A read's look at ownership: no row lock, so the transaction takes no id and its commit waits for no WAL
@@ -124,7 +127,8 @@ enum PostgresSchema {
         (
             "due",
             "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
-                + "WHERE d.at <= $1 AND fh_unheld(s.owner, s.holder, $3) ORDER BY d.at LIMIT $2"
+                + "WHERE d.at <= $1 AND fh_unheld(s.owner, s.holder, $3) "
+                + "AND NOT EXISTS (SELECT 1 FROM fh_paused p WHERE p.session = d.session) ORDER BY d.at LIMIT $2"
         ),
         // The waker's next look, among the sessions `due` would answer (no live replica holds them): a held session's
         // timer fires in its holder's memory, and counting its deadlines here had every replica's waker query the
@@ -132,7 +136,8 @@ enum PostgresSchema {
         (
             "upcoming",
             "SELECT d.session, d.at FROM fh_deadlines d JOIN fh_sessions s ON s.id = d.session "
-                + "WHERE d.at > $1 AND fh_unheld(s.owner, s.holder, $3) ORDER BY d.at LIMIT $2"
+                + "WHERE d.at > $1 AND fh_unheld(s.owner, s.holder, $3) "
+                + "AND NOT EXISTS (SELECT 1 FROM fh_paused p WHERE p.session = d.session) ORDER BY d.at LIMIT $2"
         ),
         ("activity.stamp", "UPDATE fh_sessions SET left_at = $1 WHERE left_at IS NULL"),
         (
@@ -179,7 +184,7 @@ enum PostgresSchema {
             "bytes",
             "SELECT sum(pg_total_relation_size(c))::bigint FROM unnest(ARRAY['fh_sessions', 'fh_events', "
                 + "'fh_snapshots', 'fh_answers', 'fh_deadlines', 'fh_meta', 'fh_tokens', "
-                + "'fh_quarantine', 'fh_clients']::regclass[]) c"
+                + "'fh_quarantine', 'fh_clients', 'fh_paused']::regclass[]) c"
         ),
     ]
 

@@ -20,7 +20,8 @@ import Foundation
 public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendable {
     /// What a client and an admin see of the containment.
     package struct Report: Sendable, Equatable {
-        /// `running`, or `stopped` (a runaway, until an admin resumes them).
+        /// `running`, `stopped` (a runaway, until an admin resumes them) or `paused` (a fork's, until an admin resumes
+        /// its effects).
         package var feedbacks = "running"
         /// The feedback that sent the most when they were last throttled or stopped.
         package var loudestFeedback: String?
@@ -199,17 +200,40 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
         )
     }
 
-    /// Starts stopped feedbacks again; false when they were not stopped.
-    package func resume() -> Bool {
-        let controls = held.withLock { held -> Controls? in
-            guard held.report.feedbacks == "stopped" else { return nil }
+    /// What `resume()` started again.
+    public enum Resumed: Sendable, Equatable {
+        /// A runaway's feedbacks, stopped by their budget.
+        case runaway
+        /// A fork's effects, paused from its start.
+        case pause
+    }
+
+    /// Marks the feedbacks paused before the loop starts them stopped (a fork's): the same stop as a runaway's, which
+    /// `resume()` ends the same way.
+    package func pause() {
+        held.withLock { $0.report.feedbacks = "paused" }
+    }
+
+    /// Starts stopped or paused feedbacks again (`Loop.resumeFeedbacks()`): what they were, nil when they ran.
+    /// `restarting` runs first, once the report says running and before the loop is told (a fork's session journals
+    /// the end of its pause there, so it is appended before anything its feedbacks then send).
+    @discardableResult
+    package func resume(restarting: (Resumed) -> Void = { _ in }) -> Resumed? {
+        let resumed = held.withLock { held -> (Resumed, Controls?)? in
+            let resumed: Resumed
+            switch held.report.feedbacks {
+            case "stopped": resumed = .runaway
+            case "paused": resumed = .pause
+            default: return nil
+            }
             held.report.feedbacks = "running"
             held.report.stoppedAt = nil
-            return held.controls
+            return (resumed, held.controls)
         }
-        guard let controls else { return false }
+        guard let (what, controls) = resumed else { return nil }
+        restarting(what)
         metrics?.resumed.increment()
-        controls.resume()
-        return true
+        controls?.resume()
+        return what
     }
 }

@@ -120,7 +120,7 @@ extension SessionHost {
 
     // MARK: - Reading and replaying
 
-    private func inspectedJournal(_ id: SessionID) throws(APIError) -> any SessionJournaling {
+    func inspectedJournal(_ id: SessionID) throws(APIError) -> any SessionJournaling {
         try journalOfHistory(id, "a session's history is read from the journal; run it with --data-dir to inspect")
     }
 
@@ -180,8 +180,8 @@ extension SessionHost {
     }
 
     /// The state at `revision`, replayed from the kept state before it when there is one, so that a kept snapshot at
-    /// `revision` itself is checked against the events that lead to it.
-    private func state(
+    /// `revision` itself is checked against the events that lead to it. Not redacted: a fork starts from it.
+    func state(
         _ journal: any SessionJournaling,
         _ id: SessionID,
         at revision: UInt64

@@ -7,11 +7,13 @@ extension SessionHost {
     /// Starts a session of system `name` under `id`, from `state` (the system's initial state when nil): the session
     /// and whether it was made now. With `chosenByClient` (a PUT) an existing session of the same system, asked for
     /// without a starting state, is answered as it is (not made); another system or a starting state is 409.
+    /// With `effectsPaused` (a fork) the session's feedbacks wait for `resumeEffects`, and its journal says so.
     package func startSession(
         id: SessionID,
         system name: String,
         state: JSONValue?,
-        chosenByClient: Bool
+        chosenByClient: Bool,
+        effectsPaused: Bool = false
     ) throws(APIError) -> (session: any HostedSession, created: Bool) {
         guard let system = systems[name] else {
             throw APIError(
@@ -32,13 +34,15 @@ extension SessionHost {
         }
         let epoch = UInt64.random(in: 1...UInt64(UInt32.max))
         makeRoom()
+        var environment = environment(id)
+        environment.effectsPaused = effectsPaused
         let insertion = try store.insert(id: id) { () throws(APIError) in
             try system.startSession(
                 id: id,
                 epoch: epoch,
                 state: state,
                 inboxCapacity: limits.inboxCapacity,
-                environment: environment(id),
+                environment: environment,
                 persistence: persistence
             )
         }

@@ -104,12 +104,16 @@ package enum SessionRestorer {
                         state: text,
                         version: versions.current
                     ),
-                ] + recovered.answers.map { .answered($0) } + recovered.clients.map { .sequenced($0) }
+                ] + (recovered.effectsPaused ? [.paused(sessionID: creation.id, true)] : [])
+                    + recovered.answers.map { .answered($0) } + recovered.clients.map { .sequenced($0) }
                     // The creation resets the token generation: the one read back is journaled again after it.
                     + (recovered.tokenGeneration > 0
                         ? [.tokens(sessionID: creation.id, generation: recovered.tokenGeneration)] : [])
             )
         }
+        // A fork not resumed yet stays paused: its loop starts with its feedbacks stopped.
+        var environment = environment
+        environment.effectsPaused = recovered.effectsPaused
         return SystemSession(
             id: id,
             system: system,

@@ -80,6 +80,9 @@ public protocol HostedSession: AnyObject, Sendable {
 
     /// The session's containment (its feedbacks' budget, slow reduces, crash marks); nil when none is kept.
     var containment: SessionGuard? { get }
+    /// Starts the session's feedbacks again when a fork's pause or a runaway's stop holds them: what held them, nil
+    /// when they ran. The end of a pause is journaled (the answer waits for it through `whenJournaled`).
+    func resumeEffects() -> SessionGuard.Resumed?
     /// Takes the session out of memory, its state kept in the journal: nothing more of it is journaled (the next
     /// activation reads the journal, which holds every record appended before this call), its loop stops, and a
     /// request that was still being applied is answered 503 `session-passivated` (nothing of it kept) so that

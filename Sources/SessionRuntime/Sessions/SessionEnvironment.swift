@@ -20,6 +20,9 @@ package struct SessionEnvironment: Sendable {
     var containment: SessionGuard? = nil
     /// Counts the events of durable posts (`feedbackhost_events_total{outcome="applied"}`); nil counts nothing.
     var eventsApplied: Counter? = nil
+    /// The session's effects are paused (a fork's, until a client resumes them): its loop starts with its feedbacks
+    /// stopped, as a runaway's are, and its containment reports them `paused`.
+    var effectsPaused = false
 
     package init(
         system: SystemEnvironment,
@@ -42,11 +45,12 @@ package struct SessionEnvironment: Sendable {
         from state: System.State,
         revision: UInt64
     ) -> Loop<System.State, System.Event> {
-        guard reduceTimer != nil || containment != nil else {
+        guard reduceTimer != nil || containment != nil || effectsPaused else {
             return system.makeLoop(from: state, revision: revision, environment: self.system)
         }
         let timer = reduceTimer
         let containment = containment
+        if effectsPaused { containment?.pause() }
         // Two monotonic clock reads and one histogram update per event, under the loop's lock.
         let timed: @Sendable (inout System.State, System.Event) -> Void = { state, event in
             let start = DispatchTime.now().uptimeNanoseconds
@@ -66,7 +70,8 @@ package struct SessionEnvironment: Sendable {
             budget: containment?.policy.effectBudget,
             supervisor: containment,
             marker: containment,
-            effectExecutor: containment?.effectExecutor
+            effectExecutor: containment?.effectExecutor,
+            feedbacksStopped: effectsPaused
         )
     }
 }

@@ -106,6 +106,15 @@ public struct HostedSystem: Sendable {
             if let budget = environment.budget {
                 account = try SessionAccount.open(in: budget, state: SessionBudget.weigh(encodedState))
             }
+            let creation = SessionCreation(
+                id: id.description,
+                system: system.name,
+                epoch: epoch,
+                state: String(decoding: encodedState, as: UTF8.self),
+                createdAt: Date().timeIntervalSince1970,
+                version: system.schemaVersion
+            )
+            let paused = environment.effectsPaused
             let recorder = persistence.map { persistence in
                 SessionRecorder<System>(
                     id: id,
@@ -113,18 +122,14 @@ public struct HostedSystem: Sendable {
                     deadline: system.nextDeadline(of:),
                     wallClock: environment.system.wallClock,
                     persistence: persistence,
-                    creation: SessionCreation(
-                        id: id.description,
-                        system: system.name,
-                        epoch: epoch,
-                        state: String(decoding: encodedState, as: UTF8.self),
-                        createdAt: Date().timeIntervalSince1970,
-                        version: system.schemaVersion
-                    ),
+                    creation: paused ? nil : creation,
                     revision: 0,
                     version: system.schemaVersion
                 )
             }
+            // A fork's pause is journaled with its creation, in one append made before its loop starts (as a
+            // re-anchored session's records are): no copy of it is ever read back without its pause.
+            if paused { recorder?.journal([.created(creation), .paused(sessionID: id.description, true)]) }
             return SystemSession(
                 id: id,
                 system: system,

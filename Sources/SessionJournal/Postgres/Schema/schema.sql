@@ -47,6 +47,9 @@ CREATE INDEX IF NOT EXISTS fh_quarantine_by_time ON fh_quarantine(at);
 CREATE TABLE IF NOT EXISTS fh_clients(
     session text NOT NULL, client text NOT NULL, seq bigint NOT NULL, epoch bigint NOT NULL, rev bigint NOT NULL,
     status integer NOT NULL, answer text NOT NULL, crc bigint NOT NULL, PRIMARY KEY (session, client));
+-- The sessions whose effects are paused (issue 32: a fork until it is resumed), written by their owner (fh_pause),
+-- deleted with the session and by its re-creation (fh_forget). Their deadlines wake nothing while paused.
+CREATE TABLE IF NOT EXISTS fh_paused(session text PRIMARY KEY);
 
 CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean
 LANGUAGE plpgsql AS $$
@@ -65,6 +68,7 @@ LANGUAGE sql AS $$
     DELETE FROM fh_tokens WHERE session = p_session;
     DELETE FROM fh_quarantine WHERE session = p_session;
     DELETE FROM fh_clients WHERE session = p_session;
+    DELETE FROM fh_paused WHERE session = p_session;
 $$;
 
 CREATE OR REPLACE FUNCTION fh_create(
@@ -306,6 +310,19 @@ BEGIN
     ELSE
         INSERT INTO fh_tokens VALUES(p_session, p_generation, p_crc)
             ON CONFLICT (session) DO UPDATE SET generation = EXCLUDED.generation, crc = EXCLUDED.crc;
+    END IF;
+    RETURN true;
+END $$;
+
+-- A fork's effects paused (true) or resumed (false), by the session's owner only.
+CREATE OR REPLACE FUNCTION fh_pause(p_session text, p_owner bigint, p_paused boolean) RETURNS boolean
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF NOT fh_owns(p_session, p_owner) THEN RETURN false; END IF;
+    IF p_paused THEN
+        INSERT INTO fh_paused VALUES(p_session) ON CONFLICT (session) DO NOTHING;
+    ELSE
+        DELETE FROM fh_paused WHERE session = p_session;
     END IF;
     RETURN true;
 END $$;
