@@ -142,8 +142,7 @@ def fork(driver, server, origin):
     assert text_of(driver, "light-phase").startswith("green"), "a paused fork's timer fired"
     driver.find_element(By.ID, "inspector-resume").click()
     wait_for(driver, "effects resumed", lambda d: "resumed" in text_of(d, "inspector-notice"))
-    advance(server, 0)
-    advance(server, 3000)
+    advance(server, 0)  # green's deadline passed while the fork was paused: it fires once resumed
     wait_for(driver, "the fork's timer", lambda d: text_of(d, "light-phase").startswith("yellow"))
     check("the fork opens green with its effects paused (5 s on the clock fire nothing); resumed, it turns yellow")
 
@@ -181,7 +180,17 @@ def long_history(driver, server, count):
         By.CSS_SELECTOR, "#timeline .virtual-row") if r.is_displayed())
     driver.find_element(By.CSS_SELECTOR, '#timeline .virtual-row[data-rev="%d"]' % shown[len(shown) // 2]).click()
     rev = shown[len(shown) // 2]
-    wait_for(driver, "the count at rev %d" % rev, lambda d: state_value(d, "/count") == str(rev))
+    try:
+        wait_for(driver, "the count at rev %d" % rev, lambda d: state_value(d, "/count") == str(rev))
+    except AssertionError:
+        print("DEBUG", driver.execute_script("""
+          const s = document.getElementById('inspector-state');
+          return [s.dataset.rev, s.dataset.source, document.getElementById('inspector-state-rev').textContent,
+            document.getElementById('inspector-error').textContent, s.textContent.slice(0, 100),
+            performance.getEntriesByType('resource').filter((e) => e.name.includes('/states/'))
+              .map((e) => [e.name.slice(-20), Math.round(e.startTime), Math.round(e.duration)]),
+            Math.round(performance.now())]"""))
+        raise
     check("a %d-event timeline keeps %d rows in the page; scrolled to the middle it shows revs %d-%d, and rev %d's "
           "count" % (count, rows, shown[0], shown[-1], rev))
 
@@ -232,6 +241,7 @@ def main():
     except BaseException:
         if driver:
             driver.save_screenshot(os.path.join(args.screenshots, "inspector-test-failure.png"))
+            print("browser console: %s" % driver.get_log("browser"), flush=True)
         raise
     finally:
         if driver:

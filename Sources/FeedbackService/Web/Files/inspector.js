@@ -30,7 +30,7 @@ class Inspector {
     this.timeline = new VirtualList(byId("timeline"), {
       rowHeight: 26,
       renderRow: (row, index) => this.renderRow(row, index),
-      onSelect: (index) => this.select(this.target.keptFrom + index),
+      onSelect: (index) => this.target && this.select(this.target.keptFrom + index),
       onRange: (first, last) => this.inView(first, last),
       // A person scrolling away from the end stops following.
       onUserScroll: () => {
@@ -55,7 +55,7 @@ class Inspector {
     if (this.historyless) return;
     const target = { id, keptFrom: 0, head: snapshot ? snapshot.rev : 0, pages: new Map(), loading: new Set(),
       selected: 0, following: true, live: null, liveOps: new Map(), states: new Map(), wanted: -1, timer: 0,
-      retry: 0, shown: "",
+      retry: 0, shown: "", ready: false,
       forkOf: (snapshot && snapshot.forkOf) || this.forks.get(id) || null };
     this.target = target;
     this.notice(null);
@@ -73,6 +73,7 @@ class Inspector {
       return;
     }
     if (this.target !== target) return;
+    target.ready = true;
     target.keptFrom = answer.keptFrom;
     target.head = Math.max(target.head, answer.head, target.live ? target.live.rev : 0);
     target.selected = target.head;
@@ -92,6 +93,7 @@ class Inspector {
   close() {
     this.target = null;
     this.section.hidden = true;
+    this.timeline.setCount(0);
   }
 
   token() {
@@ -141,7 +143,7 @@ class Inspector {
   /** Once per frame: the head the stream reached, the selection that follows it, the state in view. */
   update() {
     const t = this.target;
-    if (!t) return;
+    if (!t || !t.ready) return;
     if (t.live && t.live.rev > t.head) t.head = t.live.rev;
     this.timeline.setCount(t.head - t.keptFrom + 1);
     const scrubber = byId("inspector-scrubber");
@@ -212,7 +214,7 @@ class Inspector {
   /** Rows `first`…`last` are in view: read the pages they need that are missing, or partial and a little old. */
   inView(first, last) {
     const t = this.target;
-    if (!t) return;
+    if (!t || !t.ready) return;
     const now = performance.now();
     const from = this.afterOf(Math.max(t.keptFrom + 1, t.keptFrom + first));
     let behind = false;
@@ -270,6 +272,7 @@ class Inspector {
 
   renderRow(row, index) {
     const t = this.target;
+    if (!t) return;
     const rev = t.keptFrom + index;
     const entry = rev === t.keptFrom ? null : this.entry(rev);
     const key = rev + (entry ? ":e" : rev === t.keptFrom ? ":k" : ":-");

@@ -90,8 +90,8 @@ class SessionList {
     const forkOf = session.forkOf || this.hooks.forkOf(session.id);
     const link = el("a", { href: "#" + session.id }, el("code", {}, session.id));
     return el("tr", { "data-id": session.id, "data-status": session.status },
-      el("td", {}, link, forkOf ? el("span", { class: "badge fork" }, "fork of " + forkOf.id.slice(0, 8) + "…@" +
-        forkOf.rev) : null),
+      el("td", {}, link, forkOf ? " " : null, forkOf ? el("span", { class: "badge fork" }, "fork of " +
+        forkOf.id.slice(0, 8) + "… at rev " + forkOf.rev) : null),
       el("td", {}, session.system),
       el("td", {}, el("span", { class: "badge status", "data-status": session.status }, session.status)),
       el("td", { class: "number" }, String(session.rev)),
