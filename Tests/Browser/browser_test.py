@@ -76,6 +76,28 @@ def browser(profile, flags=()):
     return webdriver.Chrome(service=service, options=options)
 
 
+def run_in_browser(server, profile, steps, failure_screenshot, make_browser=browser):
+    """Starts `server` and Chromium (`make_browser(profile)`) and returns `steps(driver)`. On a failure saves
+    `failure_screenshot` and prints the browser console; stops Chromium and the server on every path."""
+    driver = None
+    try:
+        server.start()
+        driver = make_browser(profile)
+        return steps(driver)
+    except BaseException:
+        if driver:
+            driver.save_screenshot(failure_screenshot)
+            try:
+                print("browser console: %s" % driver.get_log("browser"), flush=True)
+            except Exception:
+                pass
+        raise
+    finally:
+        if driver:
+            driver.quit()
+        server.stop()
+
+
 def check(name):
     print("ok  " + name, flush=True)
 
@@ -320,24 +342,19 @@ def main():
     os.makedirs(args.screenshots, exist_ok=True)
     profile = tempfile.mkdtemp(prefix="feedbackhost-chromium-")
     log = open(os.path.join(args.screenshots, "browser-test-server.log"), "wb")
-    server = Server(args.binary, log).start()
-    driver = None
-    try:
-        driver = browser(profile)
+    server = Server(args.binary, log)
+
+    def steps(driver):
         session_id = counter(driver, server)
         client_library(driver, session_id)
         timers(driver, server)
         paging(driver, server, args.screenshots)
         console_errors(driver)
         restart(driver, server, args.screenshots)
-    except BaseException:
-        if driver:
-            driver.save_screenshot(os.path.join(args.screenshots, "browser-test-failure.png"))
-        raise
+
+    try:
+        run_in_browser(server, profile, steps, os.path.join(args.screenshots, "browser-test-failure.png"))
     finally:
-        if driver:
-            driver.quit()
-        server.stop()
         log.close()
         shutil.rmtree(profile, ignore_errors=True)
     print("browser test passed", flush=True)

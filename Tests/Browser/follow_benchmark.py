@@ -22,7 +22,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Server, wait_for, wait_text  # noqa: E402
+from browser_test import Server, run_in_browser, wait_for, wait_text  # noqa: E402
 from selenium import webdriver  # noqa: E402
 from selenium.webdriver.chrome.service import Service  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
@@ -170,15 +170,13 @@ def main():
     folder = tempfile.mkdtemp(prefix="feedbackhost-follow-")
     log = open(os.path.join(folder, "server.log"), "wb")
     server = Server(args.binary, log, data_dir=os.path.join(folder, "data"), flags=["--inspector", args.inspector])
-    driver = None
-    try:
-        server.start()
+
+    def steps(driver):
         connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
         connection.request("POST", "/v1/sessions", json.dumps({"system": "counter"}),
                            {"Content-Type": "application/json"})
         session = json.loads(connection.getresponse().read())["id"]
         connection.close()
-        driver = chromium(os.path.join(folder, "profile"))
         driver.get(server.base + "/#" + session)
         wait_text(driver, "connection", "live")
         if args.inspector == "on":
@@ -217,10 +215,10 @@ def main():
                                      "maxMs": round(w["maxMs"], 1)} for name, w in page["work"].items()},
                      "longestFrameGapMs": round(page["maxGap"], 1)},
         }, indent=1))
+    try:
+        run_in_browser(server, os.path.join(folder, "profile"), steps, os.path.join(folder, "failure.png"),
+                       make_browser=chromium)
     finally:
-        if driver:
-            driver.quit()
-        server.stop()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
 

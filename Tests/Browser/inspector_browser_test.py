@@ -23,7 +23,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Server, browser, check, text_of, wait_for, wait_text  # noqa: E402
+from browser_test import Server, check, run_in_browser, text_of, wait_for, wait_text  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -228,25 +228,19 @@ def main():
     log = open(os.path.join(args.screenshots, "inspector-test-server.log"), "wb")
     server = Server(args.binary, log, data_dir=os.path.join(folder, "data"), flags=[
         "--inspector", "on", "--clock", "manual", "--history-retention", "forever", "--fsync", "interval:50"])
-    driver = None
-    try:
-        server.start()
-        driver = browser(os.path.join(folder, "profile"))
+
+    def steps(driver):
         origin = traffic_light(driver, server)
         fork(driver, server, origin)
         driver.save_screenshot(os.path.join(args.screenshots, "inspector-test.png"))
         long_history(driver, server, args.events)
         console_errors(driver)
         inspector_off(driver, args.binary, log)
-    except BaseException:
-        if driver:
-            driver.save_screenshot(os.path.join(args.screenshots, "inspector-test-failure.png"))
-            print("browser console: %s" % driver.get_log("browser"), flush=True)
-        raise
+
+    try:
+        run_in_browser(server, os.path.join(folder, "profile"), steps,
+                       os.path.join(args.screenshots, "inspector-test-failure.png"))
     finally:
-        if driver:
-            driver.quit()
-        server.stop()
         log.close()
         shutil.rmtree(folder, ignore_errors=True)
     print("inspector browser test passed", flush=True)
