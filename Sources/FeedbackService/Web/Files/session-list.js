@@ -2,12 +2,18 @@
 /** `document.getElementById`, for the inspector's scripts (page.js keeps its own `$`). */
 const byId = (id) => document.getElementById(id);
 
-/** A time in milliseconds since 1970 as the page shows it: the date when not today, the time to the millisecond. */
+/** A time in milliseconds since 1970 as the page shows it: the local time to the millisecond, with the date
+ * (YYYY-MM-DD) when not today. Built from numbers: the timeline formats a few hundred a second while following. */
 function clockTime(ms) {
   if (typeof ms !== "number") return "";
   const date = new Date(ms);
-  const time = date.toTimeString().slice(0, 8) + "." + String(date.getMilliseconds()).padStart(3, "0");
-  return date.toDateString() === new Date().toDateString() ? time : date.toISOString().slice(0, 10) + " " + time;
+  const two = (n) => (n < 10 ? "0" : "") + n;
+  const time = two(date.getHours()) + ":" + two(date.getMinutes()) + ":" + two(date.getSeconds()) + "." +
+    String(date.getMilliseconds()).padStart(3, "0");
+  const today = new Date();
+  if (date.getFullYear() === today.getFullYear() && date.getMonth() === today.getMonth() &&
+    date.getDate() === today.getDate()) return time;
+  return date.getFullYear() + "-" + two(date.getMonth() + 1) + "-" + two(date.getDate()) + " " + time;
 }
 
 /** Whether an answer is of the kind `code` (its problem's type, `urn:feedbackhost:problem:CODE`). */
