@@ -51,6 +51,11 @@ def row(driver, rev):
     return rows[0] if rows and rows[0].is_displayed() else None
 
 
+def displayed_revs(driver):
+    return sorted(int(r.get_attribute("data-rev")) for r in driver.find_elements(
+        By.CSS_SELECTOR, "#timeline .virtual-row") if r.is_displayed())
+
+
 def state_value(driver, pointer):
     """The value the state tree shows at `pointer` (as JSON text), or None."""
     nodes = driver.find_elements(By.CSS_SELECTOR, '#inspector-state [data-pointer="%s"] > .value' % pointer)
@@ -144,7 +149,9 @@ def fork(driver, server, origin):
     wait_for(driver, "effects resumed", lambda d: "resumed" in text_of(d, "inspector-notice"))
     advance(server, 0)  # green's deadline passed while the fork was paused: it fires once resumed
     wait_for(driver, "the fork's timer", lambda d: text_of(d, "light-phase").startswith("yellow"))
-    check("the fork opens green with its effects paused (5 s on the clock fire nothing); resumed, it turns yellow")
+    wait_for(driver, "the fork's own timeline", lambda d: displayed_revs(d) == [0, 1] and "advance" in row(d, 1).text)
+    check("the fork opens green with its effects paused (5 s on the clock fire nothing); resumed, it turns yellow, "
+          "and its timeline is its own: the initial state and that advance")
 
     status = driver.find_element(By.ID, "sessions-status")
     status.find_element(By.CSS_SELECTOR, 'option[value="active"]').click()
@@ -176,14 +183,13 @@ def long_history(driver, server, count):
     wait_for(driver, "entries in the middle", lambda d: any(
         "increment" in r.text and abs(int(r.get_attribute("data-rev")) - middle) < 200
         for r in d.find_elements(By.CSS_SELECTOR, "#timeline .virtual-row.origin-client")))
-    shown = sorted(int(r.get_attribute("data-rev")) for r in driver.find_elements(
-        By.CSS_SELECTOR, "#timeline .virtual-row") if r.is_displayed())
+    shown = displayed_revs(driver)
     driver.find_element(By.CSS_SELECTOR, '#timeline .virtual-row[data-rev="%d"]' % shown[len(shown) // 2]).click()
     rev = shown[len(shown) // 2]
     try:
         wait_for(driver, "the count at rev %d" % rev, lambda d: state_value(d, "/count") == str(rev))
     except AssertionError:
-        print("DEBUG", driver.execute_script("""
+        print("the state panel and the states asked for:", driver.execute_script("""
           const s = document.getElementById('inspector-state');
           return [s.dataset.rev, s.dataset.source, document.getElementById('inspector-state-rev').textContent,
             document.getElementById('inspector-error').textContent, s.textContent.slice(0, 100),

@@ -85,6 +85,7 @@ class Inspector {
     byId("diff-from").value = String(target.keptFrom);
     byId("diff-to").value = String(target.head);
     byId("diff-ops").replaceChildren();
+    byId("diff-title").textContent = "";
     this.tree.toggled.clear();
     this.timeline.clear();
     this.follow(true);
@@ -156,6 +157,7 @@ class Inspector {
     scrubber.value = String(t.selected);
     const field = byId("inspector-rev");
     if (document.activeElement !== field) field.value = String(t.selected);
+    if (t.following && document.activeElement !== byId("diff-to")) byId("diff-to").value = String(t.selected);
     byId("inspector-fork").textContent = "Fork at rev " + t.selected;
     byId("inspector-follow").setAttribute("aria-pressed", String(t.following));
     byId("inspector-follow").textContent = t.following ? "Following" : "Follow";

@@ -100,5 +100,6 @@ function renderPatch(list, ops) {
   list.replaceChildren(...ops.map((op) => el("li", { class: "op op-" + op.op },
     el("span", { class: "badge" }, op.op), " ", el("code", {}, op.path || "(the whole state)"),
     op.from !== undefined ? el("span", { class: "muted" }, " from " + op.from) : null,
+    op.value !== undefined ? " " : null,
     op.value !== undefined ? el("code", { class: "op-value" }, JSON.stringify(op.value)) : null)));
 }
