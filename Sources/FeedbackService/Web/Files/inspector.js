@@ -268,7 +268,7 @@ class Inspector {
         head: answer.head, at: performance.now() });
     }
     if (answer.head > t.head) t.head = answer.head;
-    this.timeline.schedule();
+    // The next update fills the rows (and, when the selected revision's entry came, marks its changes).
     this.schedule();
   }
 
