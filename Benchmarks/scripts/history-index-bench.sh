@@ -66,9 +66,11 @@ for round in $(seq "$ROUNDS"); do
         wait_for "$FH_PORT"
         : >"$dir/ids"
         for _ in $(seq "$SESSIONS"); do
-            curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-                "http://127.0.0.1:$FH_PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p' >>"$dir/ids"
+            # echo: the answer has no final newline, so sed's output would not either.
+            echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+                "http://127.0.0.1:$FH_PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$dir/ids"
         done
+        [ "$(grep -c . "$dir/ids")" -eq "$SESSIONS" ] || { echo "creating sessions failed" >&2; exit 1; }
         before=$(cpu_ticks "$PID")
         # shellcheck disable=SC2046
         out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \

@@ -6,10 +6,12 @@ EVENTS increments to it in batches of 100 over one keep-alive connection, restar
 compaction indexes the whole log, so the reads meet a caught-up index; `--no-restart` reads at once, behind the
 background step), then, over one keep-alive connection, asks `GET /v1/sessions/{id}/states/{rev}` at STATES random
 revisions and PAGES history pages of 500 entries at random `after`, and prints the median, p99 and max of each
-(client-side wall time per request). Every answer must be 200 with the expected revision.
+(client-side wall time per request). Every answer must be 200 with the expected revision. With `--access-log` the
+server writes its access log and the script also prints the server's own durations of the same requests (from the
+head's arrival to the answer queued), to tell time in the server from time waiting for a core.
 
 Usage: scripts/inspection-bench.py [--binary ../.build/release/feedback-host] [--events 1000000] [--states 300]
-                                   [--pages 200] [--port 18096] [--cpu 0] [--no-restart]
+                                   [--pages 200] [--port 18096] [--cpu 0] [--no-restart] [--access-log]
 """
 import argparse
 import http.client
@@ -22,9 +24,9 @@ import tempfile
 import time
 
 
-def start(binary, port, directory, cpu):
+def start(binary, port, directory, cpu, access_log=False):
     command = [binary, "--port", str(port), "--data-dir", directory, "--history-retention", "forever",
-               "--log-access", "off"]
+               "--log-access", "on" if access_log else "off"]
     if cpu is not None:
         command = ["taskset", "-c", str(cpu)] + command
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=open(directory + ".log", "a"))
@@ -67,6 +69,20 @@ def summary(name, times):
           f"max {times[-1]:.2f} ms")
 
 
+def server_side(log):
+    """The server's durations of the reads, from its access log (`duration_us`, by route)."""
+    durations = {"/v1/sessions/{id}/states/{rev}": [], "/v1/sessions/{id}/history": []}
+    for line in open(log, errors="replace"):
+        if "http.access" not in line or "method=GET" not in line:
+            continue
+        fields = dict(part.split("=", 1) for part in line.split() if "=" in part)
+        if fields.get("route") in durations and "duration_us" in fields:
+            durations[fields["route"]].append(int(fields["duration_us"]) / 1000)
+    for route, times in durations.items():
+        if times:
+            summary(f"server side {route}", times)
+
+
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser()
@@ -77,6 +93,7 @@ def main():
     parser.add_argument("--port", type=int, default=18096)
     parser.add_argument("--cpu", type=int, default=None)
     parser.add_argument("--no-restart", action="store_true")
+    parser.add_argument("--access-log", action="store_true")
     arguments = parser.parse_args()
     work = tempfile.mkdtemp(prefix="inspection-bench-")
     directory = os.path.join(work, "data")
@@ -97,7 +114,7 @@ def main():
         if not arguments.no_restart:
             stop(process)
             began = time.perf_counter()
-            process = start(arguments.binary, arguments.port, directory, arguments.cpu)
+            process = start(arguments.binary, arguments.port, directory, arguments.cpu, arguments.access_log)
             print(f"restarted (start-up compaction indexed the log) in {time.perf_counter() - began:.1f} s")
         connection = http.client.HTTPConnection("127.0.0.1", arguments.port, timeout=120)
         random.seed(32)
@@ -119,6 +136,8 @@ def main():
         connection.close()
     finally:
         stop(process)
+        if arguments.access_log:
+            server_side(directory + ".log")
         shutil.rmtree(work, ignore_errors=True)
 
 

@@ -77,6 +77,9 @@ extension SessionService {
         switch members["rev"] {
         case .int(let value)? where value >= 0:
             return UInt64(value)
+        case .double(let value)? where value >= 0 && value.rounded() == value:
+            // A whole number past Int64 (the parser gives it as a Double): a revision no session has reached.
+            return UInt64(exactly: value) ?? .max
         case nil:
             throw APIError(.invalidRequest, "\"rev\" is missing: give the revision to fork at, a whole number from 0")
         case let value?:

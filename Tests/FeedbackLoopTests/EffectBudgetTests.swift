@@ -91,6 +91,35 @@ struct EffectBudgetTests {
         loop.stop()
     }
 
+    /// A loop started with its feedbacks stopped (a host's fork, whose effects wait for a client): they see nothing,
+    /// clients' events are reduced, and a resume shows them the state of that moment, with or without a budget.
+    @Test(arguments: [false, true])
+    func aLoopStartedWithItsFeedbacksStoppedRunsThemOnlyOnceResumed(budgeted: Bool) {
+        let seen = Mutex<[Int]>([])
+        let loop = Loop<Int, Int>(
+            initial: 0,
+            reduce: { $0 += $1 },
+            feedbacks: [
+                .steps { state, _, sink in
+                    seen.withLock { $0.append(state) }
+                    if state < 5 { sink.send(1) }
+                }
+            ],
+            budget: budgeted ? EffectBudget(eventsPerSecond: 100, burst: 100, runawayAfter: .seconds(1)) : nil,
+            feedbacksStopped: true
+        )
+        #expect(loop.feedbacksAreStopped)
+        #expect(loop.state == 0)
+        loop.send(2)
+        #expect(loop.state == 2)
+        #expect(seen.withLock { $0 }.isEmpty)
+        loop.resumeFeedbacks()
+        #expect(!loop.feedbacksAreStopped)
+        #expect(loop.state == 5)
+        #expect(seen.withLock { $0 } == [2, 3, 4, 5])
+        loop.stop()
+    }
+
     @Test func aHealthySystemNeverMeetsItsBudget() {
         let reports = Reports()
         let loop = Loop<Int, Int>(

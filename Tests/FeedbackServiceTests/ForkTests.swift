@@ -128,6 +128,8 @@ struct ForkTests {
         let beyond = try await api.send("POST", "/v1/sessions/\(id)/forks", body: #"{"rev":301}"#)
         #expect(beyond.status == 404)
         #expect(beyond.bodyText.contains("revision-not-found"))
+        let huge = try await api.send("POST", "/v1/sessions/\(id)/forks", body: #"{"rev":18446744073709551615}"#)
+        #expect(huge.status == 404, "\(huge.bodyText)")
         for body in [#"{"rev":-1}"#, #"{"rev":"ten"}"#, #"{}"#, #"{"rev":1,"at":2}"#, "[]"] {
             let refused = try await api.send("POST", "/v1/sessions/\(id)/forks", body: body)
             #expect(refused.status == 400, "\(body): \(refused.bodyText)")
