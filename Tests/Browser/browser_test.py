@@ -76,13 +76,14 @@ def browser(profile, flags=()):
     return webdriver.Chrome(service=service, options=options)
 
 
-def run_in_browser(server, profile, steps, failure_screenshot, make_browser=browser):
-    """Starts `server` and Chromium (`make_browser(profile)`) and returns `steps(driver)`. On a failure saves
-    `failure_screenshot` and prints the browser console; stops Chromium and the server on every path."""
+def run_in_browser(server, folder, steps, failure_screenshot, make_browser=browser):
+    """Starts `server` and Chromium (`make_browser` with a profile in the temporary `folder`) and returns
+    `steps(driver)`. On a failure saves `failure_screenshot` and prints the browser console. On every path stops
+    Chromium and the server, closes the server's log and removes `folder`."""
     driver = None
     try:
         server.start()
-        driver = make_browser(profile)
+        driver = make_browser(os.path.join(folder, "profile"))
         return steps(driver)
     except BaseException:
         if driver:
@@ -96,6 +97,8 @@ def run_in_browser(server, profile, steps, failure_screenshot, make_browser=brow
         if driver:
             driver.quit()
         server.stop()
+        server.log.close()
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def check(name):
@@ -340,7 +343,7 @@ def main():
     parser.add_argument("--screenshots", default=".build")
     args = parser.parse_args()
     os.makedirs(args.screenshots, exist_ok=True)
-    profile = tempfile.mkdtemp(prefix="feedbackhost-chromium-")
+    folder = tempfile.mkdtemp(prefix="feedbackhost-chromium-")
     log = open(os.path.join(args.screenshots, "browser-test-server.log"), "wb")
     server = Server(args.binary, log)
 
@@ -352,11 +355,7 @@ def main():
         console_errors(driver)
         restart(driver, server, args.screenshots)
 
-    try:
-        run_in_browser(server, profile, steps, os.path.join(args.screenshots, "browser-test-failure.png"))
-    finally:
-        log.close()
-        shutil.rmtree(profile, ignore_errors=True)
+    run_in_browser(server, folder, steps, os.path.join(args.screenshots, "browser-test-failure.png"))
     print("browser test passed", flush=True)
 
 

@@ -215,12 +215,8 @@ def main():
                                      "maxMs": round(w["maxMs"], 1)} for name, w in page["work"].items()},
                      "longestFrameGapMs": round(page["maxGap"], 1)},
         }, indent=1))
-    try:
-        run_in_browser(server, os.path.join(folder, "profile"), steps, os.path.join(folder, "failure.png"),
-                       make_browser=chromium)
-    finally:
-        log.close()
-        shutil.rmtree(folder, ignore_errors=True)
+    run_in_browser(server, folder, steps, os.path.join(tempfile.gettempdir(), "follow-benchmark-failure.png"),
+                   make_browser=chromium)
 
 
 if __name__ == "__main__":

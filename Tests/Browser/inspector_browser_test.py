@@ -18,7 +18,6 @@ import argparse
 import http.client
 import json
 import os
-import shutil
 import sys
 import tempfile
 
@@ -243,12 +242,7 @@ def main():
         console_errors(driver)
         inspector_off(driver, args.binary, log)
 
-    try:
-        run_in_browser(server, os.path.join(folder, "profile"), steps,
-                       os.path.join(args.screenshots, "inspector-test-failure.png"))
-    finally:
-        log.close()
-        shutil.rmtree(folder, ignore_errors=True)
+    run_in_browser(server, folder, steps, os.path.join(args.screenshots, "inspector-test-failure.png"))
     print("inspector browser test passed", flush=True)
 
 
