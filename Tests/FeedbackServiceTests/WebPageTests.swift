@@ -65,4 +65,18 @@ struct WebPageTests {
         #expect(status == 0, "\(text)")
         #expect(text.contains("browser test passed"), "\(text)")
     }
+
+    /// Tests/Browser/inspector_browser_test.py: the inspector (issue 32) in headless Chromium, against the debug
+    /// binary with a journal, every event kept and a manual clock: a traffic light's timers are effects in its
+    /// timeline, scrubbing shows each revision's phase, a fork appears in the list of sessions (paused until resumed),
+    /// a 100,000-event timeline scrolls with a few dozen rows in the page; with `--inspector off` the page hides it.
+    @Test func inspectorShowsATrafficLightsTimelineRevisionsAndForksInHeadlessChromium() async throws {
+        let screenshots = Self.packageRoot.appendingPathComponent(".build").path
+        let (status, text) = try await runBrowserScript(
+            "inspector_browser_test.py",
+            arguments: ["--screenshots", screenshots]
+        )
+        #expect(status == 0, "\(text)")
+        #expect(text.contains("inspector browser test passed"), "\(text)")
+    }
 }

@@ -3,8 +3,8 @@ public import HTTPServer
 /// The web page served at `/`: pick a system, start a session, watch its state live over SSE and send its events.
 ///
 /// The page is plain HTML, CSS and JavaScript in `Web/Files`, embedded in the binary at build time by the
-/// `EmbedFiles` plugin; no step of its own, no resource bundle to ship. `/page.js` is `views.js` followed by
-/// `page.js`: the views first, so the page's script can use them.
+/// `EmbedFiles` plugin; no step of its own, no resource bundle to ship. `/page.js` is `views.js`, then the
+/// inspector's scripts, then `page.js`: what a script uses comes before it.
 ///
 /// Stateless: the assets are built once by `register(in:)` and then only read, from any shard queue.
 public enum WebPage {
@@ -14,7 +14,7 @@ public enum WebPage {
         let assets: [(path: String, asset: WebAsset)] = [
             ("/", WebAsset(file("index.html"), contentType: "text/html; charset=utf-8")),
             ("/client.js", WebAsset(file("client.js"), contentType: javaScript)),
-            ("/page.js", WebAsset(file("views.js") + file("page.js"), contentType: javaScript)),
+            ("/page.js", WebAsset(pageScripts.map(file).joined(), contentType: javaScript)),
             ("/page.css", WebAsset(file("page.css"), contentType: "text/css; charset=utf-8")),
             ("/favicon.svg", WebAsset(file("favicon.svg"), contentType: "image/svg+xml; charset=utf-8")),
         ]
@@ -22,6 +22,11 @@ public enum WebPage {
             router.get(path) { request in asset.response(to: request) }
         }
     }
+
+    /// The files `/page.js` is made of, in order: the views and helpers, the inspector's (issue 32), the page's.
+    static let pageScripts = [
+        "views.js", "timeline.js", "state-tree.js", "session-list.js", "inspector.js", "page.js",
+    ]
 
     /// The text of an embedded file; a missing one is a build mistake, caught by the first test that starts a server.
     static func file(_ name: String) -> String {

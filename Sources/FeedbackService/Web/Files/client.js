@@ -115,7 +115,8 @@
 
   /**
    * One session watched over its stream. Status: "connecting", "live", "reconnecting", "ended", "closed".
-   * Callbacks (all optional): onState(state, rev), onStatus(status), onEnded(reason), onError(error).
+   * Callbacks (all optional): onState(state, rev), onStatus(status), onEnded(reason), onError(error), and
+   * onPatch({base, rev, ops}) for each patch applied (before the onState it leads to).
    * `state` is updated in place by patches: treat it as read-only.
    */
   class Session {
@@ -224,6 +225,7 @@
         return this.resync("patch failed: " + error.message);
       }
       this.gaps = 0;
+      this.emit("onPatch", data);
       this.accept(state, data.rev, event.lastEventId);
     }
 
@@ -343,9 +345,44 @@
     }
   }
 
+  const sessionPath = (base, id) => (base || "") + "/v1/sessions/" + encodeURIComponent(id);
+  const query = (values) => {
+    const text = new URLSearchParams(Object.entries(values || {}).filter(([, v]) => v !== undefined && v !== null &&
+      v !== "")).toString();
+    return text ? "?" + text : "";
+  };
+
+  /**
+   * The inspection routes (docs/API.md, "Inspecting sessions"; `--inspector on`, the `inspect` scope), and forks.
+   * Each takes an optional `token` (`--auth jwt`) and `base` (another origin), and rejects with ProblemError.
+   */
+  const inspect = {
+    /** GET /v1/sessions?system=&status=&cursor=&limit=: `{sessions, next, counts}`. */
+    sessions: (filters, token, base) => request("GET", (base || "") + "/v1/sessions" + query(filters), undefined,
+      undefined, token),
+    /** GET …/history?after=&before=&limit=&origin=&type=: `{keptFrom, head, entries, next}`. */
+    history: (id, page, token, base) => request("GET", sessionPath(base, id) + "/history" + query(page), undefined,
+      undefined, token),
+    /** GET …/states/{rev}: `{rev, state}`, the state right after `rev`. */
+    state: (id, rev, token, base) => request("GET", sessionPath(base, id) + "/states/" + rev, undefined, undefined,
+      token),
+    /** GET …/diff?from=&to=: `{from, to, patch}`. */
+    diff: (id, from, to, token, base) => request("GET", sessionPath(base, id) + "/diff" + query({ from, to }),
+      undefined, undefined, token),
+    /** POST …/forks {"rev"}: a new session at that revision, answered as a create plus `forkOf`; effects paused. */
+    fork: (id, rev, token, base) => request("POST", sessionPath(base, id) + "/forks", { rev }, undefined, token),
+    /** POST …/effects/resume (no body): a fork's paused effects (or a runaway's stopped feedbacks) start. */
+    resumeEffects: (id, token, base) => request("POST", sessionPath(base, id) + "/effects/resume", undefined,
+      undefined, token),
+    /** GET …/containment: `{feedbacks: "running" | "stopped" | "paused", …}`. */
+    containment: (id, token, base) => request("GET", sessionPath(base, id) + "/containment", undefined, undefined,
+      token),
+  };
+
   global.FeedbackHost = {
     ProblemError,
     applyPatch,
+    inspect,
     /** Opens a session's stream; see Session. */
     open: (id, options) => new Session(id, options),
     /** The systems the server runs (GET /v1/systems). */

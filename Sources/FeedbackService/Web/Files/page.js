@@ -7,6 +7,28 @@
   let current = null;
   let attaching = 0;
 
+  // The inspector (issue 32) and the list of sessions: hidden for good once the server says it has no inspector.
+  let inspecting = true;
+  const unavailable = () => {
+    inspecting = false;
+    inspector.close();
+    $("sessions").hidden = true;
+  };
+  const inspector = new Inspector({
+    token: (id) => strongestToken(id),
+    forked: (created) => {
+      keepTokens(created.id, created.tokens);
+      sessions.load();
+    },
+    unavailable,
+  });
+  const sessions = new SessionList({
+    token: () => (current ? strongestToken(current.session.id) : undefined),
+    current: () => (current ? current.session.id : null),
+    forkOf: (id) => inspector.forks.get(id),
+    unavailable,
+  });
+
   function setBadge(status) {
     const badge = $("connection");
     badge.dataset.status = status;
@@ -80,7 +102,9 @@
       return;
     }
     renderSystems();
+    sessions.setSystems(systems);
     if (location.hash.length > 1) attach(...fromHash());
+    else sessions.load();
   }
 
   async function start(name) {
@@ -97,6 +121,7 @@
   function detach() {
     if (current) current.session.close();
     current = null;
+    inspector.close();
     setBadge("idle");
     notice(null);
     showError(null);
@@ -117,6 +142,7 @@
     if (created.tokens) session.token = strongestToken(created.id);
     history.replaceState(null, "", "#" + created.id);
     $("session-id").textContent = created.id;
+    if (inspecting) inspector.inspect(created.id, created);
     notice("The server no longer had session " + session.id + " (restarted?): " + (created.id === session.id
       ? "made it again, from its initial state." : "continuing with a new " + name + " session."));
     return created.id;
@@ -159,18 +185,30 @@
       mode: "patch",
       token: credential,
       recreate,
-      onState: render,
+      onState: (state, rev) => {
+        render(state, rev);
+        inspector.live(state, rev);
+      },
+      onPatch: (patch) => inspector.patch(patch),
       onStatus: (status) => {
         setBadge(status);
         if (status === "live" && $("error").dataset.source === "stream") showError(null);
       },
-      onEnded: (reason) => notice("The session ended (" + reason + "). Start another one."),
+      onEnded: (reason) => {
+        notice("The session ended (" + reason + "). Start another one.");
+        inspector.ended(reason);
+        if (inspecting) sessions.load();
+      },
       onError: (error) => {
         if (error instanceof FeedbackHost.ProblemError) showError(error, "stream");
       },
     });
     current = { system, session, view };
     setBadge(session.status);
+    if (inspecting) {
+      inspector.inspect(snapshot.id, snapshot);
+      sessions.load();
+    }
   }
 
   function renderExamples(system) {
@@ -257,6 +295,7 @@
     history.replaceState(null, "", location.pathname);
     $("session").hidden = true;
     for (const li of $("systems").children) li.classList.remove("active");
+    if (inspecting) sessions.load();
   });
   window.addEventListener("hashchange", () => {
     const [id, linkToken] = fromHash();
