@@ -1,12 +1,13 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-/// The compiler plug-in: the macros SystemKit declares (`@FeedbackEvent`, `@Effect`, `@FeedbackSchema`).
+/// The compiler plug-in: the macros SystemKit declares (`@FeedbackEvent`, `@Effect`, `@FeedbackSchema`, `@Flattened`).
 @main
 struct FeedbackMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         FeedbackEventMacro.self,
         EffectMacro.self,
         FeedbackSchemaMacro.self,
+        FlattenedMacro.self,
     ]
 }

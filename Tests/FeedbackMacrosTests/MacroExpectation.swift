@@ -9,7 +9,11 @@ import Testing
 let feedbackMacros: [String: MacroSpec] = [
     "FeedbackEvent": MacroSpec(type: FeedbackEventMacro.self, conformances: ["TaggedEvent"]),
     "Effect": MacroSpec(type: EffectMacro.self),
-    "FeedbackSchema": MacroSpec(type: FeedbackSchemaMacro.self, conformances: ["JSONSchemaDescribing"]),
+    "FeedbackSchema": MacroSpec(
+        type: FeedbackSchemaMacro.self,
+        conformances: ["JSONSchemaDescribing", "TaggedValue"]
+    ),
+    "Flattened": MacroSpec(type: FlattenedMacro.self),
 ]
 
 /// `assertMacroExpansion` with its failures recorded as Swift Testing issues.
