@@ -33,7 +33,10 @@ struct EventCase {
 
     /// The cases of `declaration` with their problems; a case with a problem is left out. `tag` is the member that
     /// names the case (`type` for events).
-    static func read(_ declaration: EnumDeclSyntax, tag: String = "type") -> (cases: [EventCase], problems: [Diagnostic]) {
+    static func read(
+        _ declaration: EnumDeclSyntax,
+        tag: String = "type"
+    ) -> (cases: [EventCase], problems: [Diagnostic]) {
         var cases: [EventCase] = []
         var problems: [Diagnostic] = []
         var seen: [String: EnumCaseElementSyntax] = [:]

@@ -133,7 +133,10 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
         return .synthesized
     }
 
-    private static func taggedEnum(_ declaration: EnumDeclSyntax, tag: String) -> Result<Derivation, EventCase.Problems> {
+    private static func taggedEnum(
+        _ declaration: EnumDeclSyntax,
+        tag: String
+    ) -> Result<Derivation, EventCase.Problems> {
         let (cases, problems) = EventCase.read(declaration, tag: tag)
         guard problems.isEmpty else { return .failure(.init(list: problems)) }
         let access = declaration.memberAccess

@@ -54,7 +54,8 @@ enum MacroProblem: String {
                 + "@FeedbackSchema(coding: .stable) on this struct"
         case .flattenedOptional:
             "a flattened member cannot be optional: give it a default value, which an absent tag reads as"
-        case .flattenedOutsideProperty: "@Flattened marks a stored property of a @FeedbackSchema(coding: .stable) struct"
+        case .flattenedOutsideProperty:
+            "@Flattened marks a stored property of a @FeedbackSchema(coding: .stable) struct"
         }
     }
 

@@ -116,7 +116,10 @@ struct StoredMember {
             schema += ".flattening(\(member.type.trimmedDescription).self, defaulted: \(member.defaultValue != nil))"
         }
         guard stable else { return FeedbackSchemaMacro.Derivation(schema: schema) }
-        return FeedbackSchemaMacro.Derivation(schema: schema, coding: [decoder(members, access), encoder(members, access)])
+        return FeedbackSchemaMacro.Derivation(
+            schema: schema,
+            coding: [decoder(members, access), encoder(members, access)]
+        )
     }
 
     private static func decoder(_ members: [StoredMember], _ access: String) -> DeclSyntax {
@@ -126,7 +129,8 @@ struct StoredMember {
                 guard let fallback = member.defaultValue else {
                     return "    self.\(member.name) = try \(type.trimmedDescription)(from: decoder)"
                 }
-                return "    self.\(member.name) = try \(type.trimmedDescription).decode(from: decoder, default: \(fallback))"
+                return
+                    "    self.\(member.name) = try \(type.trimmedDescription).decode(from: decoder, default: \(fallback))"
             }
             let key = "forKey: SystemKit.TaggedEventKey(\"\(member.key)\")"
             guard !member.isRequired(stable: true) else {

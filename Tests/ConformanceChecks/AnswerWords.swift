@@ -41,7 +41,11 @@ public enum AnswerWords {
 
     /// Records an issue, with the body, when `body` (a JSON answer) names one of our types or repeats a decoder's
     /// text.
-    public static func check(_ body: String, contentType: String?, sourceLocation: SourceLocation = .init(fileID: #fileID, filePath: #filePath, line: #line, column: #column)) {
+    public static func check(
+        _ body: String,
+        contentType: String?,
+        sourceLocation: SourceLocation = .init(fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+    ) {
         guard let word = leak(in: body, contentType: contentType) else { return }
         Issue.record("an answer names \"\(word)\": \(body.prefix(300))", sourceLocation: sourceLocation)
     }

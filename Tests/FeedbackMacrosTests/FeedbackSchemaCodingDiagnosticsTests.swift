@@ -60,7 +60,8 @@ import Testing
                     column: 17
                 ),
                 DiagnosticSpec(
-                    message: "another case is already written as {\"kind\":\"circle\"}: each case needs a name of its own",
+                    message:
+                        "another case is already written as {\"kind\":\"circle\"}: each case needs a name of its own",
                     line: 4,
                     column: 10
                 ),

@@ -37,7 +37,9 @@ final class ReachedStates: Sendable {
     func check() throws {
         let noted = groups.withLock { $0 }
         let (checked, failures) = try JSONSchemaValidator.validate(
-            noted.sorted { $0.key < $1.key }.map { .init(label: $0.key, schema: $0.value.schema, instances: $0.value.states) }
+            noted.sorted { $0.key < $1.key }.map {
+                .init(label: $0.key, schema: $0.value.schema, instances: $0.value.states)
+            }
         )
         guard failures.isEmpty else { throw Mismatch(description: "reached states that do not fit: \(failures)") }
         guard checked > 0 else { throw Mismatch(description: "the suite noted no state") }
@@ -69,5 +71,20 @@ extension FeedbackSystem {
     static func reduceAndNote(_ state: inout State, _ event: Event) {
         reduce(&state, event)
         ReachedStates.note(state)
+    }
+}
+
+/// The check is not vacuous: a state that does not fit its schema is found, and so is a suite that noted nothing.
+@Suite struct ReachedStatesTests {
+    struct Mislabeled: Encodable, JSONSchemaDescribing {
+        var count = "seven"
+        static var jsonSchema: JSONSchema { .object([JSONSchema.Property("count", .of(Int.self), required: true)]) }
+    }
+
+    @Test func aStateThatDoesNotFitItsSchemaIsFound() throws {
+        let reached = ReachedStates()
+        ReachedStates.$current.withValue(reached) { ReachedStates.note(Mislabeled()) }
+        #expect(throws: ReachedStates.Mismatch.self) { try reached.check() }
+        #expect(throws: ReachedStates.Mismatch.self) { try ReachedStates().check() }
     }
 }
