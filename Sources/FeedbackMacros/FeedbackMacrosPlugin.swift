@@ -6,8 +6,7 @@ import SwiftSyntaxMacros
 struct FeedbackMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         FeedbackEventMacro.self,
-        EffectMacro.self,
+        MarkerMacro.self,
         FeedbackSchemaMacro.self,
-        FlattenedMacro.self,
     ]
 }

@@ -19,7 +19,7 @@ public macro FeedbackEvent() = #externalMacro(module: "FeedbackMacros", type: "F
 
 /// Marks a case of a `@FeedbackEvent` enum as an effect's result: feedbacks send it, clients may not post it.
 @attached(peer)
-public macro Effect() = #externalMacro(module: "FeedbackMacros", type: "EffectMacro")
+public macro Effect() = #externalMacro(module: "FeedbackMacros", type: "MarkerMacro")
 
 /// Derives the JSON Schema of a type that uses synthesized `Codable`: a struct (its stored properties; optionals may
 /// be left out or null) or an enum with String raw values, and conforms it to `JSONSchemaDescribing`. Put it on a
@@ -50,7 +50,7 @@ public macro FeedbackSchema(coding: SchemaCoding) =
 /// enum, is written beside the struct's own members (`"status":"failed","message":"…"` rather than a nested object).
 /// With a default value the tag may be left out, and then reads as that default. It expands to nothing itself.
 @attached(peer)
-public macro Flattened() = #externalMacro(module: "FeedbackMacros", type: "FlattenedMacro")
+public macro Flattened() = #externalMacro(module: "FeedbackMacros", type: "MarkerMacro")
 
 /// How `@FeedbackSchema(coding:)` writes and reads a struct.
 public enum SchemaCoding: Sendable {
