@@ -1,5 +1,6 @@
 # Sourced by events-bench.sh and fanout-bench.sh: builds and starts the release feedback-host and the
-# Hummingbird peer, each pinned to SERVER_CPU, and stops them on exit.
+# Hummingbird peer, each pinned to SERVER_CPU, and stops them on exit. feedback-host runs in memory with warning
+# logs, unless SHIPPED_DEFAULTS=1 (the journal and info logging with the access log, as shipped).
 # After `start_servers`: FH_PORT, FH_PID, HB_PORT, HB_PID are set; PEER names the peer in the results.
 # Two builds of feedback-host side by side instead (a change against the commit before it): FH_BINARY=PATH runs
 # that binary as FeedbackHost, PEER_BINARY=PATH runs another feedback-host binary as the peer, named PEER
@@ -39,8 +40,12 @@ start_feedback_host() { # binary log-name flags...
     local binary=$1 name=$2
     shift 2
     # In memory (--data-dir none), like the peer: the journal has its own benchmark (make -C Benchmarks journal).
-    taskset -c "$SERVER_CPU" "$binary" --host 127.0.0.1 --port 0 --data-dir none \
-        --log-level warning "$@" >"$SERVER_LOGS/$name.out" 2>"$SERVER_LOGS/$name.err" &
+    # SHIPPED_DEFAULTS=1: as `make run` ships it instead (the journal in a fresh ./data, info logging with the
+    # access log), the server's stderr to a file.
+    local settings=(--data-dir none --log-level warning)
+    if [ "${SHIPPED_DEFAULTS:-0}" = 1 ]; then settings=(--data-dir "$SERVER_LOGS/$name-data-$RANDOM"); fi
+    taskset -c "$SERVER_CPU" "$binary" --host 127.0.0.1 --port 0 "${settings[@]}" \
+        "$@" >"$SERVER_LOGS/$name.out" 2>"$SERVER_LOGS/$name.err" &
     STARTED_PID=$!
     SERVER_PIDS+=("$STARTED_PID")
     STARTED_PORT=

@@ -63,13 +63,18 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         @usableFromInline var observers: [StepObserver<State, Event>] = []
         /// Set when the feedbacks ran away: steps reach observers only, feedback events are dropped.
         @usableFromInline var feedbacksStopped = false {
-            didSet { unusual = offloaded || feedbacksStopped }
+            didSet { unusual = offloaded || feedbacksStopped || marked }
         }
         /// Set by `offload(to:)`: no caller's thread runs a step, and reduces run outside the lock.
         @usableFromInline var offloaded = false {
-            didSet { unusual = offloaded || feedbacksStopped }
+            didSet { unusual = offloaded || feedbacksStopped || marked }
         }
-        /// `offloaded || feedbacksStopped`: the one flag the send path reads before the common case.
+        /// The loop has a `marker` (set once, at init): its steps are marked, so they run in the queue's run.
+        @usableFromInline var marked = false {
+            didSet { unusual = offloaded || feedbacksStopped || marked }
+        }
+        /// `offloaded || feedbacksStopped || marked`: the one flag the send path reads before the common case (a
+        /// check of the marker itself there cost about 2 ns a send).
         @usableFromInline var unusual = false
         /// An offloaded loop's reduce is running outside the lock: the revision is about to move.
         @usableFromInline var reducing = false
@@ -148,6 +153,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         effectExecutor: (any TaskExecutor)? = nil
     ) {
         core = Core(state: initial, revision: revision)
+        core.marked = marker != nil
         engine.unlock(EngineLock.owned)  // init owns the engine until its first run of the queue ends
         self.reduce = reduce
         tracker = effectTracker
@@ -240,7 +246,6 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var observers: [StepObserver<State, Event>] = []
         var revision: UInt64 = 0
         var queued = false
-        let plain = marker == nil
         let state = withCore { core, flags -> State? in
             if core.stopped { return nil }
             guard EngineLock.claim(&flags) else {
@@ -249,7 +254,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             }
             // A marked loop, an offloaded one, or one whose feedbacks are stopped: the queue's run knows each case,
             // so that this path stays the plain loop's.
-            guard plain, !core.unusual else {
+            guard !core.unusual else {
                 core.queue.append(.event(event, nil, nil))
                 queued = true
                 return nil

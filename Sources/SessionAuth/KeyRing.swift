@@ -15,13 +15,19 @@ struct KeyRing: Sendable {
         let collection: JWTKeyCollection
     }
 
+    /// A token whose header names a key this server does not hold. jwt-kit alone checks it with its first key, so
+    /// that a token naming a retired or foreign key still passed when that key happened to sign it.
+    struct UnknownKey: Error {}
+
     /// Every key, by `kid`.
     let named: JWTKeyCollection
+    /// The `kid` of every key in `named`.
+    let kids: Set<String>
     /// Each key alone, in the order given.
     let singles: [Single]
 
     /// The claims of `token` once its signature, `exp` and `nbf` check out. A token whose header has a `kid` is
-    /// checked by that key (by jwt-kit's first key when the kid is unknown); one without by each key of the header's
+    /// checked by that key, and refused with `UnknownKey` when no key has it; one without by each key of the header's
     /// `alg` in turn, the first that checks out winning. Throws what jwt-kit throws: `malformedToken` for a header
     /// that is not base64url JSON, the claim that failed (`exp`, `nbf`) of a token whose signature checked out, else
     /// the first key's error (`signatureVerificationFailed` when no key has the header's `alg`).
@@ -29,7 +35,8 @@ struct KeyRing: Sendable {
         guard let header = TokenHeader(token: token) else {
             throw JWTError.malformedToken(reason: "the header is not base64url JSON with a string alg and kid")
         }
-        if header.kid != nil {
+        if let kid = header.kid {
+            guard kids.contains(kid) else { throw UnknownKey() }
             return try await named.verify(token, as: TokenClaims.self)
         }
         var first: (any Error)?

@@ -48,6 +48,13 @@ package final class TokenVerifier: Sendable {
             claims = try await ring.verify(token)
         } catch let error as JWTError {
             return .failure(Self.rejection(error))
+        } catch is KeyRing.UnknownKey {
+            return .failure(
+                .invalid(
+                    "the token's header names a key (kid) this server does not hold: sign it with one of the keys in "
+                        + "--auth-keys, or leave kid out"
+                )
+            )
         } catch {
             return .failure(.invalid("the token is not a JWT signed by a key this server accepts"))
         }

@@ -8,7 +8,7 @@ import Foundation
 
 /// The keys tokens are checked with, read and parsed once at start: the backend's HS256 secrets, its ES256 and
 /// RS256 public keys (PEM), its JWKS, and the server's own keys (current and previous). Each has a `kid`; a token's
-/// header `kid` picks its key (jwt-kit falls back to the first key added when the kid is unknown); a token whose
+/// header `kid` picks its key (a kid no key has is refused, where jwt-kit alone would try its first key); a token whose
 /// header names none is tried against every key of its header's `alg`, in the order the keys were given.
 ///
 /// A value type; `keyRing()` builds jwt-kit's key collections from it.
@@ -81,7 +81,15 @@ package struct VerificationKeys: Sendable {
     func keyRing() async throws -> KeyRing {
         var singles: [KeyRing.Single] = []
         for key in keys { singles += try await Self.singles(of: key) }
-        return KeyRing(named: try await collection(), singles: singles)
+        return KeyRing(named: try await collection(), kids: Set(keys.flatMap { Self.kids(of: $0) }), singles: singles)
+    }
+
+    /// The `kid`s `key` is known by: a token naming another is refused (`KeyRing.UnknownKey`).
+    private static func kids(of key: Key) -> [String] {
+        switch key {
+        case .hmac(_, let kid), .es256(_, let kid), .rs256(_, let kid): [kid]
+        case .jwks(let jwks): jwks.keys.compactMap { $0.keyIdentifier?.string }
+        }
     }
 
     /// jwt-kit's key collection holding every key.

@@ -282,11 +282,14 @@ public final class Journal: @unchecked Sendable {
                 state.scheduled = false
                 return nil
             }
-            defer {
-                state.records = []
-                state.completions = []
-            }
-            return (state.records, state.completions, state.failure)
+            let batch = (state.records, state.completions, state.failure)
+            // The next batch starts with room for as many as this one: one allocation per array and commit, not
+            // one per doubling.
+            state.records = []
+            state.records.reserveCapacity(batch.0.count)
+            state.completions = []
+            state.completions.reserveCapacity(batch.1.count)
+            return batch
         }
         guard let (records, completions, failure) = batch else { return nil }
         if let failure {

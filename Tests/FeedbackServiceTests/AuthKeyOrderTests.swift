@@ -60,6 +60,21 @@ struct AuthKeyOrderTests {
         await server.stop()
     }
 
+    /// A kid no key has is refused, with its own reason, even when the key that signed the token is one the server
+    /// holds (jwt-kit alone checked such a token with its first key, and let it in when that key had signed it).
+    @Test(arguments: KeyOrder.allCases)
+    func aKidNoKeyHasIsRefusedWhoeverSignedIt(_ order: KeyOrder) async throws {
+        let server = try await KeyOrderServer.start(order.files)
+        for kind in KeyKind.allCases {
+            let token = try await server.keys.createToken(kind, kid: "retired-2025")
+            let response = try await server.create(token: token)
+            #expect(response.status == 401, "\(kind) under an unknown kid with \(order.files)")
+            let detail = jsonObject(response.bodyText)["detail"] as? String
+            #expect(detail?.contains("names a key (kid) this server does not hold") == true, "\(detail ?? "")")
+        }
+        await server.stop()
+    }
+
     @Test(arguments: KeyOrder.allCases)
     func aKidlessTokenOfAKeyTheServerDoesNotHoldIsRefused(_ order: KeyOrder) async throws {
         let server = try await KeyOrderServer.start(order.files)

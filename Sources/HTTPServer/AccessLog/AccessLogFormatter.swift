@@ -1,3 +1,4 @@
+import FeedbackJSON
 import Glibc
 
 /// Writes access lines as bytes: a time stamp whose seconds part is formatted once per second (the clock is read
@@ -44,13 +45,13 @@ struct AccessLogFormatter {
             out.append(contentsOf: " route=".utf8)
             appendRoute(entry, router: router, to: &out)
             out.append(contentsOf: " status=".utf8)
-            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            DecimalText.append(UInt64(max(0, entry.status)), to: &out)
             out.append(contentsOf: " bytes=".utf8)
-            if let bytes = entry.bytes { Self.appendDecimal(UInt64(max(0, bytes)), to: &out) } else { out.append(45) }
+            if let bytes = entry.bytes { DecimalText.append(UInt64(max(0, bytes)), to: &out) } else { out.append(45) }
             out.append(contentsOf: " duration_us=".utf8)
-            Self.appendDecimal(entry.durationMicroseconds, to: &out)
+            DecimalText.append(entry.durationMicroseconds, to: &out)
             out.append(contentsOf: " connection.id=".utf8)
-            Self.appendDecimal(entry.connection, to: &out)
+            DecimalText.append(entry.connection, to: &out)
         case .json:
             out.append(contentsOf: "{\"ts\":\"".utf8)
             appendTime(now, to: &out)
@@ -61,23 +62,23 @@ struct AccessLogFormatter {
             out.append(UInt8(ascii: " "))
             appendRoute(entry, router: router, to: &out)
             out.append(UInt8(ascii: " "))
-            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            DecimalText.append(UInt64(max(0, entry.status)), to: &out)
             out.append(contentsOf: "\",\"method\":\"".utf8)
             appendMethod(entry.method, to: &out)
             out.append(contentsOf: "\",\"route\":\"".utf8)
             appendRoute(entry, router: router, to: &out)
             out.append(contentsOf: "\",\"status\":".utf8)
-            Self.appendDecimal(UInt64(max(0, entry.status)), to: &out)
+            DecimalText.append(UInt64(max(0, entry.status)), to: &out)
             out.append(contentsOf: ",\"bytes\":".utf8)
             if let bytes = entry.bytes {
-                Self.appendDecimal(UInt64(max(0, bytes)), to: &out)
+                DecimalText.append(UInt64(max(0, bytes)), to: &out)
             } else {
                 out.append(contentsOf: "null".utf8)
             }
             out.append(contentsOf: ",\"duration_us\":".utf8)
-            Self.appendDecimal(entry.durationMicroseconds, to: &out)
+            DecimalText.append(entry.durationMicroseconds, to: &out)
             out.append(contentsOf: ",\"connection.id\":".utf8)
-            Self.appendDecimal(entry.connection, to: &out)
+            DecimalText.append(entry.connection, to: &out)
             out.append(UInt8(ascii: "}"))
         }
         out.append(UInt8(ascii: "\n"))
@@ -129,18 +130,6 @@ struct AccessLogFormatter {
         while divisor > 0 {
             out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: (rest / divisor) % 10))
             rest %= divisor
-            divisor /= 10
-        }
-    }
-
-    static func appendDecimal(_ value: UInt64, to out: inout [UInt8]) {
-        if value < 10 { return out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: value)) }
-        var scratch = value
-        var divisor: UInt64 = 1
-        while divisor <= scratch / 10 { divisor *= 10 }
-        while divisor > 0 {
-            out.append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: scratch / divisor))
-            scratch %= divisor
             divisor /= 10
         }
     }

@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// Serializes response heads and bodies into a connection's output buffer. Pure functions over bytes.
 enum ResponseWriter {
     static let continueLine: [UInt8] = Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)
@@ -36,7 +38,7 @@ enum ResponseWriter {
         }
         if let contentLength {
             out.append(contentsOf: "Content-Length: ".utf8)
-            appendDecimal(contentLength, to: &out)
+            DecimalText.append(UInt64(max(0, contentLength)), to: &out)
             out.append(ASCII.cr)
             out.append(ASCII.lf)
         }
@@ -64,28 +66,5 @@ enum ResponseWriter {
         out.append(contentsOf: bytes)
         out.append(ASCII.cr)
         out.append(ASCII.lf)
-    }
-
-    static func appendDecimal(_ value: Int, to out: inout [UInt8]) {
-        if value < 10 {
-            out.append(UInt8(ascii: "0") + UInt8(value))
-            return
-        }
-        var digits:
-            (
-                UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
-                UInt8, UInt8, UInt8, UInt8, UInt8
-            ) =
-                (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-        var count = 0
-        var n = value
-        withUnsafeMutableBytes(of: &digits) { p in
-            while n > 0 {
-                p[count] = UInt8(ascii: "0") + UInt8(n % 10)
-                n /= 10
-                count += 1
-            }
-            for i in stride(from: count - 1, through: 0, by: -1) { out.append(p[i]) }
-        }
     }
 }

@@ -127,12 +127,16 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
             stateChecksum: checksummed && !deferred ? StateChecksum.of(System.encodeState(step.state)) : nil,
             feedback: feedback
         )
-        var records: [JournalRecord] = [
-            .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp)
-        ]
-        if step.revision % persistence.snapshotInterval == 0 { records.append(snapshot(step)) }
-        records += deadlineRecord(step.state)
-        hold(records, step, unstamped: deferred)
+        // The event apart from what may follow it (usually nothing): no array is made for one record.
+        var more: [JournalRecord] = []
+        if step.revision % persistence.snapshotInterval == 0 { more.append(snapshot(step)) }
+        more += deadlineRecord(step.state)
+        hold(
+            .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp),
+            more,
+            step,
+            unstamped: deferred
+        )
     }
 
     /// `record` with its state checksum set.
@@ -149,7 +153,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
             let bytes = last?.revision == entry.revision ? last!.encoded : encode(entry.state)
             held.records[entry.index] = stamping(held.records[entry.index], StateChecksum.of(bytes))
         }
-        held.unstamped = []
+        held.unstamped.removeAll(keepingCapacity: true)
     }
 
     /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
@@ -167,16 +171,31 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
     }
 
-    /// Appends `step`'s `records` now, or holds them while a batch is open. `unstamped`: the first record is an event
-    /// whose state checksum is still to be computed.
-    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>, unstamped: Bool = false) {
+    /// Appends `step`'s `records` now, or holds them while a batch is open.
+    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>) {
+        guard let first = records.first else { return hold(nil, [], step) }
+        hold(first, Array(records.dropFirst()), step)
+    }
+
+    /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `unstamped`: `first`
+    /// is an event whose state checksum is still to be computed.
+    private func hold(
+        _ first: JournalRecord?,
+        _ more: [JournalRecord],
+        _ step: Step<System.State, System.Event>,
+        unstamped: Bool = false
+    ) {
         held.withLock { held in
             if held.openBatches > 0 {
-                if unstamped { held.unstamped.append((held.records.count, step.revision, step.state)) }
-                held.records.append(contentsOf: records)
+                if let first {
+                    if unstamped { held.unstamped.append((held.records.count, step.revision, step.state)) }
+                    held.records.append(first)
+                }
+                held.records.append(contentsOf: more)
                 held.heldLast = (step.state, step.revision)
             } else {
-                var records = records
+                var records = more
+                if let first { records.insert(first, at: 0) }
                 if unstamped {
                     // The batch ended between the record and here.
                     records[0] = Self.stamping(records[0], StateChecksum.of(System.encodeState(step.state)))
@@ -215,15 +234,22 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// The journal's completion of the oldest unconfirmed append.
     private func settled(_ result: Result<Void, JournalError>) {
-        typealias Outcome = (ready: [@Sendable (JournalError?) -> Void], failure: JournalError?)
+        typealias Outcome = (ready: [RecorderHeld.Waiter], failure: JournalError?)
         let outcome = held.withLock { held -> Outcome in
             switch result {
             case .success:
                 held.journaled += 1
+                // Waiters are added with the append count of their time, which only grows: the ready ones are a
+                // prefix, and usually all of them (taken without copying).
                 let through = held.journaled
-                let ready = held.waiters.filter { $0.through <= through }.map(\.notify)
-                if !ready.isEmpty { held.waiters.removeAll { $0.through <= through } }
-                return (ready, nil)
+                let count = held.waiters.prefix { $0.through <= through }.count
+                if count == 0 { return ([], nil) }
+                if count == held.waiters.count {
+                    defer { held.waiters = [] }
+                    return (held.waiters, nil)
+                }
+                defer { held.waiters.removeFirst(count) }
+                return (Array(held.waiters[..<count]), nil)
             case .failure(let error):
                 if held.failure == nil {
                     // Fenced before the failure is visible (a `whenJournaled` on another thread answers from it at
@@ -235,10 +261,10 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                     held.waiters = []
                     held.parked = []
                 }
-                return (held.waiters.map(\.notify) + held.parked.map(\.notify), held.failure)
+                return (held.waiters + held.parked.map { (0, $0.notify) }, held.failure)
             }
         }
-        for notify in outcome.ready { notify(outcome.failure) }
+        for waiter in outcome.ready { waiter.notify(outcome.failure) }
     }
 
     /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
@@ -333,7 +359,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
             Self.stampHeld(&held, last: last)
             append(held.records, &held)
-            held.records = []
+            // The journal copied them: the buffer stays for the next batch (one allocation fewer per post).
+            held.records.removeAll(keepingCapacity: true)
             if let heldLast = held.heldLast { held.last = heldLast }
             held.heldLast = nil
             Self.unpark(&held)
@@ -405,8 +432,10 @@ private struct RecorderHeld {
     var failure: JournalError?
     /// Set by `seal`: an append from then on is dropped, and fails the session's waits with `sealed`.
     var sealed = false
-    /// Waiting answers, each with the append count it needs confirmed.
-    var waiters: [(through: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+    /// A waiting answer with the append count it needs confirmed.
+    typealias Waiter = (through: UInt64, notify: @Sendable (JournalError?) -> Void)
+    /// Waiting answers, in the order they were added (so by `through`, which only grows).
+    var waiters: [Waiter] = []
     /// Waits for a step whose records are not appended yet (held in an open batch): each becomes a waiter once
     /// `last` reaches its revision.
     var parked: [(revision: UInt64, notify: @Sendable (JournalError?) -> Void)] = []

@@ -29,12 +29,21 @@ public struct SessionSnapshot: Sendable, Equatable {
         var out: [UInt8] = []
         out.reserveCapacity(state.count + 96)
         out.append(UInt8(ascii: "{"))
+        // Written byte by byte: an interpolated `String` here cost two allocations an answer.
         if let id, let system {
-            out.append(contentsOf: #""id":"\#(id)","system":"#.utf8)
+            out.append(contentsOf: #""id":""#.utf8)
+            out.append(contentsOf: id.description.utf8)  // base64url: nothing to escape
+            out.append(contentsOf: #"","system":"#.utf8)
             JSONString.escape(system, into: &out)
             out.append(UInt8(ascii: ","))
         }
-        out.append(contentsOf: #""rev":\#(cursor.rev),"cursor":"\#(cursor)","state":"#.utf8)
+        out.append(contentsOf: #""rev":"#.utf8)
+        DecimalText.append(cursor.rev, to: &out)
+        out.append(contentsOf: #","cursor":""#.utf8)
+        DecimalText.append(cursor.epoch, to: &out)
+        out.append(UInt8(ascii: "-"))
+        DecimalText.append(cursor.rev, to: &out)
+        out.append(contentsOf: #"","state":"#.utf8)
         out.append(contentsOf: state)
         if let clients {
             out.append(contentsOf: #","clients":"#.utf8)

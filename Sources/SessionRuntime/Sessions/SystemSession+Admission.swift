@@ -61,9 +61,10 @@ extension SystemSession {
 
     /// `ifMatch` "" (a numbered post's attempt): conditional on the current revision, stale when it moved.
     private func submitOnce(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
-        let untried: Loop<System.State, System.Event>.Completion = { [self] in finish($0, nil, post) }
+        // Made where needed: a closure made on every post and rarely called cost an allocation each.
+        func untried() -> Loop<System.State, System.Event>.Completion { { [self] in finish($0, nil, post) } }
         if account == nil && ifMatch == nil {
-            _ = submission(loop, events, nil, nil, {}, untried)
+            _ = submission(loop, events, nil, nil, {}, untried())
             return .queued
         }
         let step = loop.currentStep
@@ -120,7 +121,7 @@ extension SystemSession {
             return .queued
         }
         guard let tags = ifMatch else {
-            _ = submission(loop, events, nil, nil, {}, untried)
+            _ = submission(loop, events, nil, nil, {}, untried())
             return .queued
         }
         account.revertState(from: weight, to: previous)

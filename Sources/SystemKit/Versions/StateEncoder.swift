@@ -52,8 +52,7 @@ struct StateKeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     let codingPath: [any CodingKey]
 
     private func put(_ node: StateNode, _ key: Key) {
-        object.keys.append(key.stringValue)
-        object.values.append(node)
+        object.members.append((key.stringValue, node))
     }
 
     mutating func encodeNil(forKey key: Key) throws { put(.null, key) }

@@ -107,8 +107,8 @@ enum StateNode {
         case .bool(let flag): bytes.append(contentsOf: flag ? "true".utf8 : "false".utf8)
         case .int(let number):
             if number < 0 { bytes.append(UInt8(ascii: "-")) }
-            Self.writeDigits(number.magnitude, into: &bytes)
-        case .uint(let number): Self.writeDigits(number, into: &bytes)
+            DecimalText.append(number.magnitude, to: &bytes)
+        case .uint(let number): DecimalText.append(number, to: &bytes)
         case .double(let number):
             guard number.isFinite else { throw StateWriter.Unsupported() }
             Self.writeNumber(number.description, into: &bytes)
@@ -140,21 +140,6 @@ enum StateNode {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[0..<(whole ? utf8.count - 2 : utf8.count)]))
         }
     }
-
-    /// `number` in decimal, as `String(number)` spells it, without making the string.
-    private static func writeDigits(_ number: UInt64, into bytes: inout [UInt8]) {
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, written from the end
-        withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = number
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") + UInt8(rest % 10)
-                rest /= 10
-            } while rest > 0
-            bytes.append(contentsOf: buffer[start...])
-        }
-    }
 }
 
 /// Where an encoder puts the one value it encodes.
@@ -164,47 +149,65 @@ final class StateSlot {
 
 /// An object's members in the order written; sorted by key when written out.
 final class StateObject {
-    var keys: [String] = []
-    var values: [StateNode] = []
+    /// One array of members, not one of keys and one of values: an allocation fewer for every object encoded.
+    var members: [(key: String, value: StateNode)] = []
     /// A super-encoder was asked for: left to `JSONEncoder`.
     var refused = false
 
+    /// Writes the object once (sorting its members in place when the options sort keys).
     func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
         if refused { throw StateWriter.Unsupported() }
-        bytes.append(UInt8(ascii: "{"))
-        if keys.count == 1 {
-            JSONString.escape(keys[0], into: &bytes, options.strings)
-            bytes.append(UInt8(ascii: ":"))
-            try values[0].write(into: &bytes, options)
-        } else if keys.count > 1 {
-            // Duplicates are found in key order; the plain options then write the members as encoded.
-            let sorted = keys.indices.sorted { keys[$0].utf8.lexicographicallyPrecedes(keys[$1].utf8) }
-            try refuseDuplicates(sorted)
-            let order = options.sortsKeys ? sorted : Array(keys.indices)
-            var first = true
-            for index in order {
-                if !first { bytes.append(UInt8(ascii: ",")) }
-                first = false
-                JSONString.escape(keys[index], into: &bytes, options.strings)
-                bytes.append(UInt8(ascii: ":"))
-                try values[index].write(into: &bytes, options)
+        if members.count > 1 {
+            if options.sortsKeys {
+                members.sort { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+                try refuseDuplicates(sorted: true)
+            } else {
+                try refuseDuplicates(sorted: false)  // the plain options write the members as encoded
             }
+        }
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for member in members {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            JSONString.escape(member.key, into: &bytes, options.strings)
+            bytes.append(UInt8(ascii: ":"))
+            try member.value.write(into: &bytes, options)
         }
         bytes.append(UInt8(ascii: "}"))
     }
 
     /// `JSONEncoder` keeps an object in a `[String: …]`, where a key written twice, or two keys equal as Swift
-    /// strings (canonically equivalent), are one member: left to it.
-    private func refuseDuplicates(_ order: [Int]) throws {
+    /// strings (canonically equivalent), are one member: left to it. `sorted`: the members are in key order, so
+    /// equal keys are neighbours; else every pair is compared (objects are small), or a sorted copy for big ones.
+    private func refuseDuplicates(sorted: Bool) throws {
         var ascii = true
-        for position in order.indices {
-            let key = keys[order[position]]
-            if position > 0 && key.utf8.elementsEqual(keys[order[position - 1]].utf8) {
+        for member in members where !member.key.utf8.allSatisfy({ $0 < 0x80 }) {
+            ascii = false
+            break
+        }
+        if !ascii {
+            if Set(members.map(\.key)).count != members.count { throw StateWriter.Unsupported() }
+            return
+        }
+        if sorted {
+            for index in members.indices.dropFirst()
+            where members[index].key.utf8.elementsEqual(members[index - 1].key.utf8) {
                 throw StateWriter.Unsupported()
             }
-            if ascii && !key.utf8.allSatisfy({ $0 < 0x80 }) { ascii = false }
+        } else if members.count > 16 {
+            let keys = members.map(\.key).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            for index in keys.indices.dropFirst() where keys[index].utf8.elementsEqual(keys[index - 1].utf8) {
+                throw StateWriter.Unsupported()
+            }
+        } else {
+            for index in members.indices {
+                for other in members.indices[(index + 1)...]
+                where members[index].key.utf8.elementsEqual(members[other].key.utf8) {
+                    throw StateWriter.Unsupported()
+                }
+            }
         }
-        if !ascii && Set(keys).count != keys.count { throw StateWriter.Unsupported() }
     }
 }
 
