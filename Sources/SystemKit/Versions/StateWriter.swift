@@ -90,12 +90,7 @@ enum StateNode {
         case .array(let elements): self = .array(StateArray(elements))
         case .object(let members):
             let object = StateObject()
-            object.keys.reserveCapacity(members.count)
-            object.values.reserveCapacity(members.count)
-            for (key, value) in members {
-                object.keys.append(key)
-                object.values.append(StateNode(value))
-            }
+            object.members = members.map { (key: $0.key, value: StateNode($0.value)) }
             self = .object(object)
         }
     }
