@@ -186,11 +186,6 @@ extension VariableDeclSyntax {
     var isStatic: Bool {
         modifiers.contains { [.keyword(.static), .keyword(.class)].contains($0.name.tokenKind) }
     }
-
-    /// Whether the property carries the attribute `name` (`Flattened`).
-    func hasAttribute(_ name: String) -> Bool {
-        attributes.contains { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription == name }
-    }
 }
 
 extension PatternBindingSyntax {
