@@ -304,7 +304,7 @@ let package = Package(
             name: "FeedbackServiceTests",
             dependencies: [
                 "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
-                "PostgresFixture",
+                "PostgresFixture", "ConformanceChecks",
                 "SystemKit", "Upstream", "FeedbackTesting",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -328,6 +328,7 @@ let package = Package(
             name: "SystemsTests",
             dependencies: [
                 "Systems", "FeedbackLoop", "FeedbackService", "CurlClient", "FeedbackJSON", "SystemKit", "Upstream",
+                "ConformanceChecks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Configuration", package: "swift-configuration"),
             ],
@@ -348,6 +349,16 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/HostileHost",
+            swiftSettings: strict
+        ),
+        // Test support: every answer a test's request gets is checked for our Swift type names (AnswerWords, the
+        // list derived from Sources/ by answer_words.py, which the Python tests import too); JSON checked against
+        // the published schemas by a validator that is not ours (JSONSchemaValidator, Python's jsonschema).
+        .target(
+            name: "ConformanceChecks",
+            dependencies: ["CurlClient", "Upstream", "FeedbackJSON"],
+            path: "Tests/ConformanceChecks",
+            exclude: ["answer_words.py"],
             swiftSettings: strict
         ),
         // Test support: a private PostgreSQL server (initdb into a temporary directory, a free port on 127.0.0.1).

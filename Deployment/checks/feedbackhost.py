@@ -8,7 +8,15 @@ import re
 import select
 import signal
 import subprocess
+import sys
 import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "Tests" / "ConformanceChecks"))
+import answer_words  # noqa: E402
+
+# Every JSON answer the checks read through http.client is checked for our Swift type names.
+answer_words.watch_http_client()
 
 STOP_SECONDS = 15
 

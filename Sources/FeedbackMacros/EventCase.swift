@@ -18,8 +18,12 @@ struct EventCase {
     struct Field {
         let name: String
         let type: TypeSyntax
+        /// The default value of the case's parameter: the field may be left out, and then reads as it.
+        var defaultValue: ExprSyntax? = nil
         /// `T?`: written only when present, and may be left out.
         var isOptional: Bool { type.wrappedOptional != nil }
+        /// Whether the field must be present.
+        var isRequired: Bool { !isOptional && defaultValue == nil }
     }
 
     let name: String
@@ -27,8 +31,12 @@ struct EventCase {
     let payload: Payload
     let node: EnumCaseElementSyntax
 
-    /// The cases of `declaration` with their problems; a case with a problem is left out.
-    static func read(_ declaration: EnumDeclSyntax) -> (cases: [EventCase], problems: [Diagnostic]) {
+    /// The cases of `declaration` with their problems; a case with a problem is left out. `tag` is the member that
+    /// names the case (`type` for events).
+    static func read(
+        _ declaration: EnumDeclSyntax,
+        tag: String = "type"
+    ) -> (cases: [EventCase], problems: [Diagnostic]) {
         var cases: [EventCase] = []
         var problems: [Diagnostic] = []
         var seen: [String: EnumCaseElementSyntax] = [:]
@@ -43,13 +51,13 @@ struct EventCase {
                     problems.append(
                         MacroProblem.duplicateWireName.at(
                             element.name,
-                            "another case is already written as {\"type\":\"\(name)\"}: each case needs a name of its own"
+                            "another case is already written as {\"\(tag)\":\"\(name)\"}: each case needs a name of its own"
                         )
                     )
                     continue
                 }
                 seen[name] = element
-                switch payload(of: element) {
+                switch payload(of: element, tag: tag) {
                 case .success(let payload):
                     cases.append(EventCase(name: name, isEffect: isEffect, payload: payload, node: element))
                 case .failure(let found):
@@ -62,7 +70,7 @@ struct EventCase {
 
     struct Problems: Error { let list: [Diagnostic] }
 
-    private static func payload(of element: EnumCaseElementSyntax) -> Result<Payload, Problems> {
+    private static func payload(of element: EnumCaseElementSyntax, tag: String) -> Result<Payload, Problems> {
         guard let parameters = element.parameterClause?.parameters, !parameters.isEmpty else { return .success(.none) }
         var problems: [Diagnostic] = []
         for parameter in parameters {
@@ -100,11 +108,18 @@ struct EventCase {
             )
             return .failure(Problems(list: problems))
         }
-        for (parameter, label) in zip(parameters, labels) where label == "type" {
-            problems.append(MacroProblem.fieldNamedType.at(parameter.firstName!))
+        for (parameter, label) in zip(parameters, labels) where label == tag {
+            let words = "\"\(tag)\" is the tag on the wire; a field cannot have that name"
+            problems.append(MacroProblem.fieldNamedType.at(parameter.firstName!, tag == "type" ? nil : words))
         }
         guard problems.isEmpty else { return .failure(Problems(list: problems)) }
-        return .success(.fields(zip(parameters, labels).map { Field(name: $1!, type: $0.type.trimmed) }))
+        return .success(
+            .fields(
+                zip(parameters, labels).map {
+                    Field(name: $1!, type: $0.type.trimmed, defaultValue: $0.defaultValue?.value.trimmed)
+                }
+            )
+        )
     }
 
     /// A fix-it that labels every unlabeled parameter with its name in `names`.

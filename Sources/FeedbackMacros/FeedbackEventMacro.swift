@@ -23,6 +23,7 @@ public struct FeedbackEventMacro: MemberMacro, ExtensionMacro {
             return []
         }
         let access = declaration.memberAccess
+        let coding = TaggedCoding(kind: .event, cases: cases, access: access)
         return [
             typesMember(access, "eventTypes", cases.map(\.name), "Every event type, in declaration order."),
             typesMember(
@@ -31,9 +32,9 @@ public struct FeedbackEventMacro: MemberMacro, ExtensionMacro {
                 cases.filter { !$0.isEffect }.map(\.name),
                 "The types clients may post: every case not marked @Effect."
             ),
-            casesMember(access, cases),
-            decoder(access, cases),
-            encoder(access, cases),
+            coding.casesMember(),
+            coding.decoder(),
+            coding.encoder(),
         ]
     }
 
@@ -54,92 +55,6 @@ public struct FeedbackEventMacro: MemberMacro, ExtensionMacro {
     private static func typesMember(_ access: String, _ name: String, _ types: [String], _ doc: String) -> DeclSyntax {
         let list = types.map { "\"\($0)\"" }.joined(separator: ", ")
         return "/// \(raw: doc)\n\(raw: access)static var \(raw: name): [String] { [\(raw: list)] }"
-    }
-
-    private static func casesMember(_ access: String, _ cases: [EventCase]) -> DeclSyntax {
-        let entries = cases.map { eventCase -> String in
-            let effect = eventCase.isEffect ? ", effect: true" : ""
-            switch eventCase.payload {
-            case .none:
-                return "SystemKit.EventCase(\"\(eventCase.name)\"\(effect))"
-            case .fields(let fields):
-                let list = fields.map { field in
-                    "SystemKit.JSONSchema.Property(\"\(field.name)\", SystemKit.JSONSchema.of(\(field.type.metatype)), "
-                        + "required: \(!field.isOptional))"
-                }
-                return "SystemKit.EventCase(\"\(eventCase.name)\"\(effect), fields: [\(list.joined(separator: ", "))])"
-            case .flattened(let type):
-                return
-                    "SystemKit.EventCase(\"\(eventCase.name)\"\(effect), flattening: SystemKit.JSONSchema.of(\(type.metatype)))"
-            }
-        }
-        let body = entries.map { "        \($0)," }.joined(separator: "\n")
-        return """
-            /// Every case's wire name, whether clients may post it, and its JSON Schema.
-            \(raw: access)static var eventCases: [SystemKit.EventCase] {
-                [
-            \(raw: body)
-                ]
-            }
-            """
-    }
-
-    private static func decoder(_ access: String, _ cases: [EventCase]) -> DeclSyntax {
-        let branches = cases.map { eventCase -> String in
-            let value: String
-            switch eventCase.payload {
-            case .none: value = ".\(eventCase.name)"
-            case .fields(let fields):
-                let arguments = fields.map { field in
-                    let type = field.type.wrappedOptional ?? field.type
-                    let method = field.isOptional ? "decodeIfPresent" : "decode"
-                    return "\(field.name): try container.\(method)(\(type.metatype), "
-                        + "forKey: SystemKit.TaggedEventKey(\"\(field.name)\"))"
-                }
-                value = ".\(eventCase.name)(\(arguments.joined(separator: ", ")))"
-            case .flattened(let type): value = ".\(eventCase.name)(try \(type.trimmedDescription).init(from: decoder))"
-            }
-            return "    case \"\(eventCase.name)\": self = \(value)"
-        }
-        return """
-            \(raw: access)init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: SystemKit.TaggedEventKey.self)
-                switch try container.eventType() {
-            \(raw: branches.joined(separator: "\n"))
-                case let other: throw container.unknownType(other, known: Self.eventTypes)
-                }
-            }
-            """
-    }
-
-    private static func encoder(_ access: String, _ cases: [EventCase]) -> DeclSyntax {
-        let branches = cases.map { eventCase -> String in
-            let tag = "try container.encode(\"\(eventCase.name)\", forKey: .type)"
-            switch eventCase.payload {
-            case .none:
-                return "    case .\(eventCase.name):\n        \(tag)"
-            case .fields(let fields):
-                let bindings = fields.map { "let \($0.name)" }.joined(separator: ", ")
-                let writes = fields.map { field in
-                    let method = field.isOptional ? "encodeIfPresent" : "encode"
-                    return "        try container.\(method)(\(field.name), "
-                        + "forKey: SystemKit.TaggedEventKey(\"\(field.name)\"))"
-                }
-                return "    case .\(eventCase.name)(\(bindings)):\n        \(tag)\n\(writes.joined(separator: "\n"))"
-            case .flattened:
-                return
-                    "    case .\(eventCase.name)(let payload):\n        \(tag)\n        try payload.encode(to: encoder)"
-            }
-        }
-        let body = branches.joined(separator: "\n")
-        return """
-            \(raw: access)func encode(to encoder: any Encoder) throws {
-                var container = encoder.container(keyedBy: SystemKit.TaggedEventKey.self)
-                switch self {
-            \(raw: body)
-                }
-            }
-            """
     }
 }
 

@@ -1,12 +1,12 @@
 import SwiftCompilerPlugin
 import SwiftSyntaxMacros
 
-/// The compiler plug-in: the macros SystemKit declares (`@FeedbackEvent`, `@Effect`, `@FeedbackSchema`).
+/// The compiler plug-in: the macros SystemKit declares (`@FeedbackEvent`, `@Effect`, `@FeedbackSchema`, `@Flattened`).
 @main
 struct FeedbackMacrosPlugin: CompilerPlugin {
     let providingMacros: [any Macro.Type] = [
         FeedbackEventMacro.self,
-        EffectMacro.self,
+        MarkerMacro.self,
         FeedbackSchemaMacro.self,
     ]
 }

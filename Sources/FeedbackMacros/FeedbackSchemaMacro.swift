@@ -3,9 +3,15 @@ public import SwiftSyntax
 import SwiftSyntaxBuilder
 public import SwiftSyntaxMacros
 
-/// `@FeedbackSchema` on a state and the types it contains derives the JSON Schema of what their synthesized
-/// `Codable` writes: a struct's stored properties (their `CodingKeys` names when it declares them; optionals may be
-/// left out or null), an enum's String raw values. It conforms the type to `JSONSchemaDescribing`.
+/// `@FeedbackSchema` on a state and the types it contains derives the JSON Schema of their JSON and conforms them to
+/// `JSONSchemaDescribing`:
+/// - a struct with synthesized `Codable`: its stored properties (their `CodingKeys` names when it declares them;
+///   optionals may be left out or null); a generic one describes its JSON where its type parameters do;
+/// - `@FeedbackSchema(coding: .stable)` on a struct: the macro writes its coding too (every member written, nil as
+///   null; a member left out reads as its default value; `@Flattened` members written beside the others);
+/// - `@FeedbackSchema(tag: "kind")` on an enum: its coding as an object tagged by that member, as events are by
+///   `"type"` (`TaggedValue`);
+/// - an enum with String raw values: the values.
 public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
     public static func expansion(
         of node: AttributeSyntax,
@@ -13,17 +19,16 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [DeclSyntax] {
-        switch schema(of: declaration, at: node) {
+        switch derive(declaration, at: node) {
         case .failure(let problems):
             problems.list.forEach(context.diagnose)
             return []
-        case .success(let expression):
-            return [
-                """
-                /// The JSON Schema of this type's JSON, derived from its declaration.
-                \(raw: declaration.memberAccess)static var jsonSchema: SystemKit.JSONSchema { \(raw: expression) }
-                """
-            ]
+        case .success(let derived):
+            var members = derived.coding
+            if let schema = derived.schema, derived.constraints.isEmpty {
+                members.insert(schemaMember(declaration.memberAccess, schema), at: 0)
+            }
+            return members
         }
     }
 
@@ -34,100 +39,146 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
         conformingTo protocols: [TypeSyntax],
         in context: some MacroExpansionContext
     ) throws -> [ExtensionDeclSyntax] {
-        guard !protocols.isEmpty, case .success = schema(of: declaration, at: node) else { return [] }
-        return [try ExtensionDeclSyntax("extension \(type.trimmed): SystemKit.JSONSchemaDescribing {}")]
+        guard !protocols.isEmpty, case .success(let derived) = derive(declaration, at: node) else { return [] }
+        guard let schema = derived.schema, !derived.constraints.isEmpty else {
+            return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: derived.conformance) {}")]
+        }
+        // A generic type's schema is its parameters' schemas: it describes its JSON where they do.
+        let clause = derived.constraints.map { "\($0): SystemKit.JSONSchemaDescribing" }.joined(separator: ", ")
+        return [
+            try ExtensionDeclSyntax(
+                """
+                extension \(type.trimmed): \(raw: derived.conformance) where \(raw: clause) {
+                \(schemaMember(declaration.memberAccess, schema))
+                }
+                """
+            )
+        ]
     }
 
-    /// The expression of the declaration's schema, or why there is none.
-    private static func schema(
-        of declaration: some DeclGroupSyntax,
+    private static func schemaMember(_ access: String, _ expression: String) -> DeclSyntax {
+        """
+        /// The JSON Schema of this type's JSON, derived from its declaration.
+        \(raw: access)static var jsonSchema: SystemKit.JSONSchema { \(raw: expression) }
+        """
+    }
+
+    /// What the macro writes for a declaration.
+    struct Derivation {
+        /// The expression of `jsonSchema`; nil when the conformance provides it (`TaggedValue`).
+        var schema: String?
+        /// Derived coding members (`init(from:)`, `encode(to:)`, a tagged enum's `tagKey` and `taggedCases`).
+        var coding: [DeclSyntax] = []
+        /// The protocol the extension conforms the type to.
+        var conformance = "SystemKit.JSONSchemaDescribing"
+        /// A generic type's parameters, each of which must describe its JSON for the type to.
+        var constraints: [String] = []
+    }
+
+    /// What the attribute's arguments ask for.
+    enum Request {
+        case synthesized
+        case stable
+        case tagged(String)
+
+        var isStable: Bool {
+            if case .stable = self { return true }
+            return false
+        }
+    }
+
+    private static func derive(
+        _ declaration: some DeclGroupSyntax,
         at node: AttributeSyntax
-    ) -> Result<String, EventCase.Problems> {
-        if let structDecl = declaration.as(StructDeclSyntax.self) { return objectSchema(of: structDecl) }
-        if let enumDecl = declaration.as(EnumDeclSyntax.self) { return stringsSchema(of: enumDecl, at: node) }
+    ) -> Result<Derivation, EventCase.Problems> {
+        let request = request(of: node)
+        if let structDecl = declaration.as(StructDeclSyntax.self) {
+            if case .tagged = request {
+                return .failure(.init(list: [MacroProblem.schemaTagOnStruct.at(node)]))
+            }
+            let stable = request.isStable
+            return StoredMember.read(structDecl, stable: stable).map { members in
+                var derived = StoredMember.derivation(members, access: structDecl.memberAccess, stable: stable)
+                derived.constraints = structDecl.genericParameterClause?.parameters.map(\.name.text) ?? []
+                return derived
+            }
+        }
+        if let enumDecl = declaration.as(EnumDeclSyntax.self) {
+            switch request {
+            case .stable: return .failure(.init(list: [MacroProblem.schemaCodingOnEnum.at(node)]))
+            case .tagged(let tag): return taggedEnum(enumDecl, tag: tag)
+            case .synthesized: return stringsSchema(of: enumDecl, at: node)
+            }
+        }
         return .failure(.init(list: [MacroProblem.schemaOnUnsupportedType.at(node)]))
     }
 
-    private static func objectSchema(of declaration: StructDeclSyntax) -> Result<String, EventCase.Problems> {
-        let members = declaration.memberBlock.members
-        for member in members {
-            guard let function = member.decl.as(FunctionDeclSyntax.self),
-                function.name.text == "encode"
-            else { continue }
-            return .failure(.init(list: [MacroProblem.schemaCustomCoding.at(function.name)]))
-        }
-        for member in members {
-            guard let initializer = member.decl.as(InitializerDeclSyntax.self),
-                initializer.signature.parameterClause.parameters.first?.firstName.text == "from"
-            else { continue }
-            return .failure(.init(list: [MacroProblem.schemaCustomCoding.at(initializer.initKeyword)]))
-        }
-        let keys = codingKeys(in: members)
-        var properties: [String] = []
-        var problems: [Diagnostic] = []
-        for member in members {
-            guard let variable = member.decl.as(VariableDeclSyntax.self), !variable.isStatic else { continue }
-            var followingType: TypeSyntax?
-            var entries: [String] = []
-            for binding in variable.bindings.reversed() {
-                if let annotation = binding.typeAnnotation { followingType = annotation.type }
-                guard let name = binding.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
-                    binding.isStored
-                else { continue }
-                // A `let` with a value is never decoded: synthesized `Codable` leaves it out.
-                if variable.bindingSpecifier.tokenKind == .keyword(.let) && binding.initializer != nil { continue }
-                guard let type = binding.typeAnnotation?.type ?? (binding.initializer == nil ? followingType : nil)
-                else {
-                    problems.append(MacroProblem.schemaUntypedProperty.at(binding.pattern))
-                    continue
+    private static func request(of node: AttributeSyntax) -> Request {
+        guard case .argumentList(let arguments)? = node.arguments else { return .synthesized }
+        for argument in arguments {
+            switch argument.label?.text {
+            case "tag":
+                if let literal = argument.expression.as(StringLiteralExprSyntax.self),
+                    let segment = literal.segments.first?.as(StringSegmentSyntax.self), literal.segments.count == 1
+                {
+                    return .tagged(segment.content.text)
                 }
-                let key: String
-                if let keys {
-                    guard let named = keys[name] else { continue }
-                    key = named
-                } else {
-                    key = name
+            case "coding":
+                if argument.expression.as(MemberAccessExprSyntax.self)?.declName.baseName.text == "stable" {
+                    return .stable
                 }
-                entries.append(
-                    "SystemKit.JSONSchema.Property(\"\(key)\", SystemKit.JSONSchema.of(\(type.metatype)), "
-                        + "required: \(type.wrappedOptional == nil))"
-                )
+            default: continue
             }
-            properties += entries.reversed()
         }
-        guard problems.isEmpty else { return .failure(.init(list: problems)) }
-        return .success("SystemKit.JSONSchema.object([\(properties.joined(separator: ", "))])")
+        return .synthesized
     }
 
-    /// The JSON names of a `CodingKeys` enum's cases, when the struct declares one.
-    private static func codingKeys(in members: MemberBlockItemListSyntax) -> [String: String]? {
-        for member in members {
-            guard let keysDecl = member.decl.as(EnumDeclSyntax.self), keysDecl.name.text == "CodingKeys" else {
-                continue
-            }
-            var keys: [String: String] = [:]
-            for element in keysDecl.memberBlock.members.compactMap({ $0.decl.as(EnumCaseDeclSyntax.self) })
-                .flatMap(\.elements)
-            {
-                keys[element.name.text] = element.stringRawValue ?? element.name.text
-            }
-            return keys
-        }
-        return nil
+    private static func taggedEnum(
+        _ declaration: EnumDeclSyntax,
+        tag: String
+    ) -> Result<Derivation, EventCase.Problems> {
+        let (cases, problems) = EventCase.read(declaration, tag: tag)
+        guard problems.isEmpty else { return .failure(.init(list: problems)) }
+        let access = declaration.memberAccess
+        let coding = TaggedCoding(kind: .value(tag: tag), cases: cases, access: access)
+        let tagKey: DeclSyntax = """
+            /// The member naming the case.
+            \(raw: access)static var tagKey: String { "\(raw: tag)" }
+            """
+        return .success(
+            Derivation(
+                schema: nil,
+                coding: [tagKey, coding.casesMember(), coding.decoder(), coding.encoder()],
+                conformance: "SystemKit.TaggedValue"
+            )
+        )
     }
 
     private static func stringsSchema(
         of declaration: EnumDeclSyntax,
         at node: AttributeSyntax
-    ) -> Result<String, EventCase.Problems> {
+    ) -> Result<Derivation, EventCase.Problems> {
+        let elements = declaration.memberBlock.members.compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }
+            .flatMap(\.elements)
+        if let withPayload = elements.first(where: { !($0.parameterClause?.parameters.isEmpty ?? true) }) {
+            var tagged = node
+            tagged.leftParen = .leftParenToken()
+            tagged.arguments = .argumentList(
+                [LabeledExprSyntax(label: "tag", expression: StringLiteralExprSyntax(content: "type"))]
+            )
+            tagged.rightParen = .rightParenToken()
+            let fix = FixIt(
+                message: MacroProblem.Fix(message: "tag its cases with \"type\""),
+                changes: [.replace(oldNode: Syntax(node), newNode: Syntax(tagged))]
+            )
+            return .failure(.init(list: [MacroProblem.schemaEnumWithPayloads.at(withPayload, fixIts: [fix])]))
+        }
         let inherited = declaration.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription) ?? []
         guard inherited.contains("String") else {
             return .failure(.init(list: [MacroProblem.schemaEnumWithoutStrings.at(declaration.name)]))
         }
-        let values = declaration.memberBlock.members.compactMap { $0.decl.as(EnumCaseDeclSyntax.self) }
-            .flatMap(\.elements)
-            .map { "\"\($0.stringRawValue ?? $0.name.text)\"" }
-        return .success("SystemKit.JSONSchema.strings([\(values.joined(separator: ", "))])")
+        let values = elements.map { "\"\($0.stringRawValue ?? $0.name.text)\"" }
+        return .success(Derivation(schema: "SystemKit.JSONSchema.strings([\(values.joined(separator: ", "))])"))
     }
 }
 

@@ -15,6 +15,12 @@ enum MacroProblem: String {
     case schemaEnumWithoutStrings
     case schemaCustomCoding
     case schemaUntypedProperty
+    case schemaEnumWithPayloads
+    case schemaTagOnStruct
+    case schemaCodingOnEnum
+    case flattenedNeedsStableCoding
+    case flattenedOptional
+    case flattenedOutsideProperty
 
     /// A diagnostic of this kind at `node`, with `message` when the default words need the case's details.
     func at(_ node: some SyntaxProtocol, _ message: String? = nil, fixIts: [FixIt] = []) -> Diagnostic {
@@ -38,6 +44,18 @@ enum MacroProblem: String {
             "this type writes its own init(from:) or encode(to:), so a schema derived from its properties would not "
                 + "describe its JSON; conform it to JSONSchemaDescribing beside its coding instead"
         case .schemaUntypedProperty: "give this stored property a type annotation: its schema is derived from it"
+        case .schemaEnumWithPayloads:
+            "an enum with associated values is written as an object whose tag member names the case: "
+                + "name that member with @FeedbackSchema(tag:)"
+        case .schemaTagOnStruct: "tag: names the member that tags an enum's cases; a struct has none"
+        case .schemaCodingOnEnum: "coding: applies to a struct; an enum's cases are tagged with @FeedbackSchema(tag:)"
+        case .flattenedNeedsStableCoding:
+            "synthesized Codable cannot write a member's fields beside the struct's own: use "
+                + "@FeedbackSchema(coding: .stable) on this struct"
+        case .flattenedOptional:
+            "a flattened member cannot be optional: give it a default value, which an absent tag reads as"
+        case .flattenedOutsideProperty:
+            "@Flattened marks a stored property of a @FeedbackSchema(coding: .stable) struct"
         }
     }
 

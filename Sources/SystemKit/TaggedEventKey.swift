@@ -24,6 +24,20 @@ extension KeyedDecodingContainer<TaggedEventKey> {
         try decode(String.self, forKey: .type)
     }
 
+    /// The value's tag, the string member `key` (a `TaggedValue`'s `tagKey`).
+    public func tag(_ key: String) throws -> String {
+        try decode(String.self, forKey: TaggedEventKey(key))
+    }
+
+    /// The error for a value of the tag `key` that the type does not know, naming the ones it does.
+    public func unknownTag(_ value: String, of key: String, known: [String]) -> DecodingError {
+        DecodingError.dataCorruptedError(
+            forKey: TaggedEventKey(key),
+            in: self,
+            debugDescription: "unknown \(key) \"\(value)\"; known: \(known.joined(separator: ", "))"
+        )
+    }
+
     /// The error for a tag this system does not know, naming the ones it does.
     public func unknownType(_ type: String, known: [String]) -> DecodingError {
         DecodingError.dataCorruptedError(

@@ -8,8 +8,12 @@ import Testing
 /// The macros under test, by the names SystemKit declares them with.
 let feedbackMacros: [String: MacroSpec] = [
     "FeedbackEvent": MacroSpec(type: FeedbackEventMacro.self, conformances: ["TaggedEvent"]),
-    "Effect": MacroSpec(type: EffectMacro.self),
-    "FeedbackSchema": MacroSpec(type: FeedbackSchemaMacro.self, conformances: ["JSONSchemaDescribing"]),
+    "Effect": MacroSpec(type: MarkerMacro.self),
+    "FeedbackSchema": MacroSpec(
+        type: FeedbackSchemaMacro.self,
+        conformances: ["JSONSchemaDescribing", "TaggedValue"]
+    ),
+    "Flattened": MacroSpec(type: MarkerMacro.self),
 ]
 
 /// `assertMacroExpansion` with its failures recorded as Swift Testing issues.

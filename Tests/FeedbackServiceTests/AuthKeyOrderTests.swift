@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import Foundation
 import JWTKit
@@ -203,7 +204,7 @@ struct AuthKeyOrderTests {
     struct KeyOrderServer {
         let application: ServiceApplication
         let port: Int
-        let client: CurlFetcher
+        let client: CheckedFetcher
         let keys: BackendKeys
         let folder: URL
 
@@ -231,7 +232,7 @@ struct AuthKeyOrderTests {
             return KeyOrderServer(
                 application: application,
                 port: port,
-                client: CurlFetcher(),
+                client: CheckedFetcher(),
                 keys: keys,
                 folder: folder
             )

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import FeedbackJSON
 import FeedbackLoop
 import FeedbackTesting

@@ -1,15 +1,16 @@
+import ConformanceChecks
 import CurlClient
 import Foundation
 import Testing
 import Upstream
 
-/// The binary driven by the project's own client, CurlFetcher: many sessions and posts over reused connections.
+/// The binary driven by the project's own client, CurlFetcher (checked): many sessions and posts over reused connections.
 @Suite(.timeLimit(.minutes(1)))
 struct OwnClientTests {
     @Test func curlClientDrivesTwentySessionsConcurrently() async throws {
         let server = try RunningServer()
         defer { server.stop() }
-        let client = CurlFetcher()
+        let client = CheckedFetcher()
         let json: UpstreamHeaders = ["Content-Type": "application/json"]
         let base = server.base
         let counts = try await withThrowingTaskGroup(of: Int.self) { group in

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import Dispatch
 import Foundation
@@ -5,7 +6,7 @@ import Testing
 import Upstream
 
 /// The real binary pages its own demo catalog over loopback: sessions driven by POSTed events, watched through
-/// GET snapshots, with CurlFetcher as the client so no test thread blocks.
+/// GET snapshots, with the project's CurlFetcher (inside CheckedFetcher) as the client so no test thread blocks.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct PagingEndToEndTests {
     private func startServer() async throws -> RunningServer {
@@ -27,7 +28,7 @@ struct PagingEndToEndTests {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 
-    private func post(_ client: CurlFetcher, _ url: String, _ body: String) async throws -> UpstreamResponse {
+    private func post(_ client: CheckedFetcher, _ url: String, _ body: String) async throws -> UpstreamResponse {
         try await client.fetch(
             UpstreamRequest(
                 method: "POST",
@@ -40,7 +41,7 @@ struct PagingEndToEndTests {
 
     /// Polls the session's snapshot (every 10 ms, at most 20 s) until its state satisfies `predicate`.
     private func state(
-        _ client: CurlFetcher,
+        _ client: CheckedFetcher,
         _ url: String,
         where predicate: ([String: Any]) -> Bool
     ) async throws -> [String: Any]? {
@@ -54,7 +55,7 @@ struct PagingEndToEndTests {
 
     @Test func demoCatalogServesGitHubShapedPagesGzippedWhenAccepted() async throws {
         let server = try await startServer()
-        let client = CurlFetcher()
+        let client = CheckedFetcher()
         let page = try await client.fetch(UpstreamRequest(url: "\(server.base)/demo/catalog?q=lamp&page=2"))
         #expect(page.status == 200)
         #expect(page.headers["Content-Encoding"] == "gzip")
@@ -79,7 +80,7 @@ struct PagingEndToEndTests {
 
     @Test func pagingSessionPagesTheBuiltInCatalogOverLoopback() async throws {
         let server = try await startServer()
-        let client = CurlFetcher()
+        let client = CheckedFetcher()
         let created = try await post(client, "\(server.base)/v1/sessions", #"{"system":"paging"}"#)
         #expect(created.status == 201)
         let id = try #require(object(created)["id"] as? String)

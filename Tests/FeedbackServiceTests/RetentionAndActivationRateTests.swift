@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import Foundation
 import Testing

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import FeedbackJSON
 import Foundation
 import SessionRuntime
@@ -128,6 +129,42 @@ struct SystemSchemaTests {
         #expect(paging.status == 400)
         #expect(paging.json["pointer"] as? String == "/status")
         #expect(paging.json["expected"] as? String == #"one of "idle", "loading", "failed", "exhausted""#)
+        let message = try postJSON(
+            "\(server.base)/v1/sessions",
+            #"{"system":"paging","state":{"status":"failed","message":5}}"#
+        )
+        #expect(message.status == 400)
+        #expect(message.json["pointer"] as? String == "/message")
+        #expect(message.json["expected"] as? String == "a string or null")
+    }
+
+    /// The paging state's schema is derived from its declaration (`coding: .stable`, a flattened tagged status), and
+    /// takes what its decoding takes: members left out or null read as their defaults, a failure's message is read
+    /// only beside "failed"; what one refuses, the other does.
+    @Test func thePagingStatesDerivedSchemaTakesWhatItsDecodingTakes() throws {
+        let schema = try #require(Self.member(Self.builtIns[3].description, "stateSchema"))
+        let fits = try [
+            "{}", #"{"status":null,"query":null,"items":null}"#, #"{"status":"failed"}"#,
+            #"{"status":"failed","message":"x"}"#, #"{"status":"idle","message":5}"#,
+            #"{"items":[1,{"a":null}],"total":null,"visited":["u"],"nextPage":"http://u/2"}"#,
+        ].map { try JSONValue(parsing: Array($0.utf8)) }
+        let misfits = try [
+            #"{"status":"asleep"}"#, #"{"status":"failed","message":5}"#, #"{"query":5}"#, #"{"pagesLoaded":1.5}"#,
+            #"{"visited":[1]}"#, #"{"status":7}"#,
+        ].map { try JSONValue(parsing: Array($0.utf8)) }
+        for state in fits { #expect(throws: Never.self) { try state.decode(PagingSystem.State.self) } }
+        for state in misfits { #expect(throws: (any Error).self) { try state.decode(PagingSystem.State.self) } }
+        let (checked, failures) = try JSONSchemaValidator.validate([
+            .init(label: "fits", schema: schema, instances: fits)
+        ])
+        #expect(checked == fits.count && failures.isEmpty, "\(failures)")
+        // One group per misfit: each must fail (the validator labels its failures by group).
+        let (_, refused) = try JSONSchemaValidator.validate(
+            misfits.enumerated().map { .init(label: "misfit \($0.offset)", schema: schema, instances: [$0.element]) }
+        )
+        for (index, state) in misfits.enumerated() {
+            #expect(refused.contains { $0.hasPrefix("misfit \(index):") }, "the schema takes \(state)")
+        }
     }
 
     @Test func anEventThatDoesNotFitIsRefusedInTheClientsWords() throws {

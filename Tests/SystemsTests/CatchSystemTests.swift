@@ -4,7 +4,7 @@ import Testing
 
 @testable import Systems
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .statesFitTheirSchemas)
 struct CatchSystemTests {
     @Test func machineThrowsBackAfterTheConfiguredDelay() async {
         let clock = TestClock()
@@ -39,20 +39,20 @@ struct CatchSystemTests {
 
     @Test func aDeadlineOnlyCountsWhileTheMachineHoldsTheBall() {
         var state = CatchSystem.State()
-        CatchSystem.reduce(&state, .schedule(until: testOrigin))
+        CatchSystem.reduceAndNote(&state, .schedule(until: testOrigin))
         #expect(state == .init())
-        CatchSystem.reduce(&state, .throwToMachine)
-        CatchSystem.reduce(&state, .schedule(until: testOrigin))
-        CatchSystem.reduce(&state, .schedule(until: testOrigin + .seconds(9)))
+        CatchSystem.reduceAndNote(&state, .throwToMachine)
+        CatchSystem.reduceAndNote(&state, .schedule(until: testOrigin))
+        CatchSystem.reduceAndNote(&state, .schedule(until: testOrigin + .seconds(9)))
         #expect(state == .init(holder: .machine, throwCount: 1, throwBackAt: testOrigin))
     }
 
     @Test func throwFromTheSideWithoutTheBallIsIgnored() {
         var state = CatchSystem.State()
-        CatchSystem.reduce(&state, .throwToHuman)
+        CatchSystem.reduceAndNote(&state, .throwToHuman)
         #expect(state == .init(holder: .human, throwCount: 0))
-        CatchSystem.reduce(&state, .throwToMachine)
-        CatchSystem.reduce(&state, .throwToMachine)
+        CatchSystem.reduceAndNote(&state, .throwToMachine)
+        CatchSystem.reduceAndNote(&state, .throwToMachine)
         #expect(state == .init(holder: .machine, throwCount: 1, throwBackAt: nil))
     }
 

@@ -6,27 +6,28 @@ import Testing
 
 /// A client may start a session from any state, counters at the integer limits included: every reducer stays total
 /// (a trap there would take the whole server down with it).
+@Suite(.statesFitTheirSchemas)
 struct CounterLimitsTests {
     @Test func catchCountsSaturate() {
         var state = CatchSystem.State(holder: .human, throwCount: .max)
-        CatchSystem.reduce(&state, .throwToMachine)
+        CatchSystem.reduceAndNote(&state, .throwToMachine)
         #expect(state.throwCount == .max)
-        CatchSystem.reduce(&state, .throwToHuman)
+        CatchSystem.reduceAndNote(&state, .throwToHuman)
         #expect(state.throwCount == .max)
     }
 
     @Test func trafficLightChangesSaturate() {
         var state = TrafficLightSystem.State(phase: .yellow, running: true, changes: .max)
-        TrafficLightSystem.reduce(&state, .advance(next: nil))
+        TrafficLightSystem.reduceAndNote(&state, .advance(next: nil))
         #expect(state.changes == .max)
     }
 
     @Test func pagingCountersNeitherTrapNorRepeatAGeneration() {
         var state = PagingSystem.State(query: "q", status: .loading, pagesLoaded: .max, generation: .max)
         #expect(PageRequest(state)?.number == .max)
-        PagingSystem.reduce(&state, .pageLoaded(PagingSystem.Page(url: "http://127.0.0.1/1", items: [.int(1)])))
+        PagingSystem.reduceAndNote(&state, .pageLoaded(PagingSystem.Page(url: "http://127.0.0.1/1", items: [.int(1)])))
         #expect(state.pagesLoaded == .max)
-        PagingSystem.reduce(&state, .clear)
+        PagingSystem.reduceAndNote(&state, .clear)
         #expect(state.generation == .min)
     }
 

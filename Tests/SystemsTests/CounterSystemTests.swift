@@ -4,25 +4,26 @@ import Testing
 
 @testable import Systems
 
+@Suite(.statesFitTheirSchemas)
 struct CounterSystemTests {
     @Test func incrementDecrementAndAdd() {
         var state = CounterSystem().initialState
-        CounterSystem.reduce(&state, .increment)
-        CounterSystem.reduce(&state, .increment)
-        CounterSystem.reduce(&state, .decrement)
-        CounterSystem.reduce(&state, .add(amount: 40))
+        CounterSystem.reduceAndNote(&state, .increment)
+        CounterSystem.reduceAndNote(&state, .increment)
+        CounterSystem.reduceAndNote(&state, .decrement)
+        CounterSystem.reduceAndNote(&state, .add(amount: 40))
         #expect(state.count == 41)
     }
 
     @Test func addSaturatesInsteadOfOverflowing() {
         var state = CounterSystem.State(count: Int.max - 1)
-        CounterSystem.reduce(&state, .add(amount: 10))
+        CounterSystem.reduceAndNote(&state, .add(amount: 10))
         #expect(state.count == Int.max)
-        CounterSystem.reduce(&state, .increment)
+        CounterSystem.reduceAndNote(&state, .increment)
         #expect(state.count == Int.max)
         state.count = Int.min
-        CounterSystem.reduce(&state, .decrement)
-        CounterSystem.reduce(&state, .add(amount: Int.min))
+        CounterSystem.reduceAndNote(&state, .decrement)
+        CounterSystem.reduceAndNote(&state, .add(amount: Int.min))
         #expect(state.count == Int.min)
     }
 

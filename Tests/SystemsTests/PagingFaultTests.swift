@@ -6,7 +6,7 @@ import Testing
 
 /// The fetch feedback against a fake upstream started per test: real libcurl transfers over loopback, a virtual
 /// clock for backoffs and `Retry-After`, and the fixture's own log as the witness of cancelled transfers.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .statesFitTheirSchemas)
 struct PagingFaultTests {
     private func requests(_ log: [[String: Any]]) -> Int {
         log.filter { $0["event"] as? String == "request" }.count

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import FeedbackService
 import Foundation
@@ -23,7 +24,7 @@ struct PagingSessionTests {
                 logger: Logger(label: "PagingSessionTests")
             )
             let port = try application.start()
-            let client = CurlFetcher()
+            let client = CheckedFetcher()
             let base = "http://127.0.0.1:\(port)/v1/sessions"
             let json: UpstreamHeaders = ["Content-Type": "application/json"]
             let created = try await client.fetch(

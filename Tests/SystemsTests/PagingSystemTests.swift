@@ -1,12 +1,13 @@
 import FeedbackJSON
 import FeedbackService
+import Foundation
 import SystemKit
 import Testing
 
 @testable import Systems
 
 /// The paging reducer and its wire format, without I/O.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .statesFitTheirSchemas)
 struct PagingSystemTests {
     typealias State = PagingSystem.State
 
@@ -16,22 +17,22 @@ struct PagingSystemTests {
 
     @Test func searchStartsOverAndAsksForTheFirstPage() {
         var state = State(query: "old", items: [.int(1)], nextPage: "http://u/2", pagesLoaded: 1, generation: 3)
-        PagingSystem.reduce(&state, .search(query: "lamp"))
+        PagingSystem.reduceAndNote(&state, .search(query: "lamp"))
         #expect(state == State(query: "lamp", status: .loading, generation: 4))
     }
 
     @Test func aPageIsAppendedAndTheNextWaitsForLoadNextPage() {
         var state = State()
-        PagingSystem.reduce(&state, .search(query: "q"))
-        PagingSystem.reduce(&state, page("http://u/1", [1, 2], next: "http://u/2", total: 4))
+        PagingSystem.reduceAndNote(&state, .search(query: "q"))
+        PagingSystem.reduceAndNote(&state, page("http://u/1", [1, 2], next: "http://u/2", total: 4))
         #expect(state.items == [.int(1), .int(2)])
         #expect(state.status == .idle)
         #expect(state.nextPage == "http://u/2")
         #expect(state.pagesLoaded == 1)
         #expect(state.total == 4)
-        PagingSystem.reduce(&state, .loadNextPage)
+        PagingSystem.reduceAndNote(&state, .loadNextPage)
         #expect(state.status == .loading)
-        PagingSystem.reduce(&state, page("http://u/2", [3, 4]))
+        PagingSystem.reduceAndNote(&state, page("http://u/2", [3, 4]))
         #expect(state.items.count == 4)
         #expect(state.status == .exhausted)
         #expect(state.nextPage == nil)
@@ -41,22 +42,22 @@ struct PagingSystemTests {
 
     @Test func loadNextPageDoesNothingUnlessIdleWithANextPage() {
         var fresh = State()
-        PagingSystem.reduce(&fresh, .loadNextPage)
+        PagingSystem.reduceAndNote(&fresh, .loadNextPage)
         #expect(fresh == State())
         var exhausted = State(query: "q", status: .exhausted, pagesLoaded: 2)
-        PagingSystem.reduce(&exhausted, .loadNextPage)
+        PagingSystem.reduceAndNote(&exhausted, .loadNextPage)
         #expect(exhausted.status == .exhausted)
         var loading = State(query: "q", nextPage: "http://u/2", status: .loading)
-        PagingSystem.reduce(&loading, .loadNextPage)
+        PagingSystem.reduceAndNote(&loading, .loadNextPage)
         #expect(loading.status == .loading)
     }
 
     @Test func aLinkThatComesBackStopsPaging() {
         var state = State()
-        PagingSystem.reduce(&state, .search(query: "q"))
-        PagingSystem.reduce(&state, page("http://u/1", [1], next: "http://u/2"))
-        PagingSystem.reduce(&state, .loadNextPage)
-        PagingSystem.reduce(&state, page("http://u/2", [2], next: "http://u/1"))
+        PagingSystem.reduceAndNote(&state, .search(query: "q"))
+        PagingSystem.reduceAndNote(&state, page("http://u/1", [1], next: "http://u/2"))
+        PagingSystem.reduceAndNote(&state, .loadNextPage)
+        PagingSystem.reduceAndNote(&state, page("http://u/2", [2], next: "http://u/1"))
         #expect(state.status == .exhausted)
         #expect(state.items.count == 2)
         #expect(state.endReason?.contains("http://u/1") == true)
@@ -74,7 +75,7 @@ struct PagingSystemTests {
 
     @Test func retriesAreShownAndAFailureWaitsForRetry() {
         var state = State()
-        PagingSystem.reduce(&state, .search(query: "q"))
+        PagingSystem.reduceAndNote(&state, .search(query: "q"))
         PagingSystem.reduce(
             &state,
             .retrying(url: "http://u/1", attempt: 1, reason: "upstream answered 500", delayMilliseconds: 80)
@@ -82,14 +83,14 @@ struct PagingSystemTests {
         #expect(state.retries == 1)
         #expect(state.lastError == "upstream answered 500; retrying in 80 ms")
         #expect(state.status == .loading)
-        PagingSystem.reduce(&state, .pageFailed(url: "http://u/1", message: "gave up"))
+        PagingSystem.reduceAndNote(&state, .pageFailed(url: "http://u/1", message: "gave up"))
         #expect(state.status == .failed(message: "gave up"))
         #expect(state.retries == 0)
-        PagingSystem.reduce(&state, .loadNextPage)
+        PagingSystem.reduceAndNote(&state, .loadNextPage)
         #expect(state.status == .failed(message: "gave up"))
-        PagingSystem.reduce(&state, .retry)
+        PagingSystem.reduceAndNote(&state, .retry)
         #expect(state.status == .loading)
-        PagingSystem.reduce(&state, page("http://u/1", [1]))
+        PagingSystem.reduceAndNote(&state, page("http://u/1", [1]))
         #expect(state.items == [.int(1)])
     }
 
@@ -100,17 +101,17 @@ struct PagingSystemTests {
             .retrying(url: "http://u/2", attempt: 1, reason: "r", delayMilliseconds: 1),
         ] {
             var state = idle
-            PagingSystem.reduce(&state, event)
+            PagingSystem.reduceAndNote(&state, event)
             #expect(state == idle)
         }
         var state = idle
-        PagingSystem.reduce(&state, .retry)
+        PagingSystem.reduceAndNote(&state, .retry)
         #expect(state == idle)
     }
 
     @Test func clearForgetsEverythingButCountsTheGeneration() {
         var state = State(query: "q", items: [.int(1)], status: .loading, pagesLoaded: 1, generation: 5)
-        PagingSystem.reduce(&state, .clear)
+        PagingSystem.reduceAndNote(&state, .clear)
         #expect(state == State(generation: 6))
     }
 
@@ -145,8 +146,9 @@ struct PagingSystemTests {
     }
 }
 
-/// The state's own item writer gives the bytes `JSONValue`'s `Encodable` conformance gives.
-@Suite struct JSONValueWriterTests {
+/// The items are written as `JSONValue`'s own `Encodable` conformance writes them, by the derived coding and by
+/// `StateWriter` (which converts them rather than encoding value by value).
+@Suite struct PagingItemsTests {
     @Test func itemsEncodeAsJSONValueWouldEncodeThem() throws {
         let items: [JSONValue] = [
             .object([
@@ -161,5 +163,8 @@ struct PagingSystemTests {
         let viaJSONValue = try encode(items)
         #expect(viaState.contains(#""items":\#(viaJSONValue)"#))
         #expect(try decode(PagingSystem.State.self, viaState).items == items)
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        #expect(PagingSystem.encodeState(state) == Array(try encoder.encode(state)))
     }
 }

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import FeedbackJSON
 import FeedbackLoop
@@ -10,7 +11,7 @@ import Testing
 import Upstream
 
 /// The guide's example system: its timer in virtual time, and served by the real server next to the built-ins.
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .statesFitTheirSchemas)
 struct ReminderSystemTests {
     @Test func aReminderFiresAfterItsDelay() async throws {
         let clock = TestClock()
@@ -62,7 +63,7 @@ struct ReminderSystemTests {
             logger: Logger(label: "my-host")
         )
         let port = try application.start()
-        let client = CurlFetcher()
+        let client = CheckedFetcher()
         let base = "http://127.0.0.1:\(port)"
         let json: UpstreamHeaders = ["Content-Type": "application/json"]
         do {

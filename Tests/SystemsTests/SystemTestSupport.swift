@@ -25,14 +25,16 @@ func environment(_ clock: TestClock, origin: WallTime = testOrigin) -> SystemEnv
     )
 }
 
-/// Waits for the first state of `loop` that satisfies `predicate` (the current one included).
+/// Waits for the first state of `loop` that satisfies `predicate` (the current one included), noting every state it
+/// sees (`ReachedStates`).
 @discardableResult
-func firstState<State: Sendable, Event: Sendable>(
+func firstState<State: Sendable & Encodable, Event: Sendable>(
     of loop: Loop<State, Event>,
     where predicate: (State) -> Bool
 ) async -> State? {
-    for await state in loop.states where predicate(state) {
-        return state
+    for await state in loop.states {
+        ReachedStates.note(state)
+        if predicate(state) { return state }
     }
     return nil
 }

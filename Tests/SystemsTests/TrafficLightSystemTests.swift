@@ -4,7 +4,7 @@ import Testing
 
 @testable import Systems
 
-@Suite(.timeLimit(.minutes(1)))
+@Suite(.timeLimit(.minutes(1)), .statesFitTheirSchemas)
 struct TrafficLightSystemTests {
     private let system = TrafficLightSystem(red: .seconds(4), green: .seconds(3), yellow: .seconds(1))
 
@@ -40,8 +40,8 @@ struct TrafficLightSystemTests {
 
     @Test func advanceWhileStoppedChangesNothing() {
         var state = TrafficLightSystem.State()
-        TrafficLightSystem.reduce(&state, .advance(next: testOrigin))
-        TrafficLightSystem.reduce(&state, .schedule(until: testOrigin))
+        TrafficLightSystem.reduceAndNote(&state, .advance(next: testOrigin))
+        TrafficLightSystem.reduceAndNote(&state, .schedule(until: testOrigin))
         #expect(state == .init())
     }
 

@@ -5,7 +5,7 @@ import FeedbackJSON
 /// was sent. What a refused state or event answers with; it never names a Swift type.
 ///
 /// The schemas are the macros' (`JSONSchema`): objects with `properties` and `required`, arrays with `items`,
-/// maps with `additionalProperties`, `type`, `enum`, `const`, `anyOf` and `oneOf`. Other keywords are not checked.
+/// maps with `additionalProperties`, `type`, `enum`, `const`, `anyOf`, `oneOf` and `allOf`. Other keywords are not checked.
 struct SchemaMismatch: Equatable, Sendable {
     /// The JSON Pointer of the member that does not fit ("" for the whole value).
     let pointer: String
@@ -38,6 +38,9 @@ struct SchemaMismatch: Equatable, Sendable {
             guard case .array(let alternatives)? = keywords[key] else { continue }
             let fitting = alternatives.filter { find(value, $0, at: pointer) == nil }
             if fitting.isEmpty {
+                // The alternative whose tag (a member fixed by `const`) the value carries says what is wrong in it.
+                let tagged = alternatives.filter { fixedMembersMatch(value, $0) }
+                if tagged.count == 1, let inner = find(value, tagged[0], at: pointer) { return inner }
                 // One alternative of the value's own kind says more than all of them: `/next/url should be a string`.
                 let sameKind = alternatives.filter { accepts(kind(of: value), $0) }
                 if sameKind.count == 1, let inner = find(value, sameKind[0], at: pointer) { return inner }
@@ -70,7 +73,27 @@ struct SchemaMismatch: Equatable, Sendable {
             }
         default: break
         }
+        // A flattened tagged value's cases, checked once the members themselves fit.
+        if case .array(let parts)? = keywords["allOf"] {
+            for part in parts {
+                if let found = find(value, part, at: pointer) { return found }
+            }
+        }
         return nil
+    }
+
+    /// Whether `value` has every member that `schema` fixes with `const` (and at least one), with that value.
+    private static func fixedMembersMatch(_ value: JSONValue, _ schema: JSONValue) -> Bool {
+        guard case .object(let members) = value, case .object(let keywords) = schema,
+            case .object(let properties)? = keywords["properties"]
+        else { return false }
+        var fixed = 0
+        for (name, property) in properties {
+            guard case .object(let inner) = property, let constant = inner["const"] else { continue }
+            guard members[name] == constant else { return false }
+            fixed += 1
+        }
+        return fixed > 0
     }
 
     private static func propertySchema(_ name: String, _ keywords: [String: JSONValue]) -> JSONValue? {

@@ -25,6 +25,15 @@ public struct JSONSchema: Sendable, Hashable {
     /// A JSON type by its name (`integer`, `string`, ...).
     public static func type(_ name: String) -> JSONSchema { JSONSchema(.object(["type": .string(name)])) }
 
+    /// An integer in `range`.
+    public static func integer(_ range: ClosedRange<Int64>) -> JSONSchema {
+        JSONSchema(
+            .object([
+                "type": .string("integer"), "minimum": .int(range.lowerBound), "maximum": .int(range.upperBound),
+            ])
+        )
+    }
+
     /// One of these strings.
     public static func strings(_ values: [String]) -> JSONSchema {
         JSONSchema(.object(["type": .string("string"), "enum": .array(values.map(JSONValue.string))]))

@@ -7,11 +7,15 @@ public protocol JSONSchemaDescribing {
     static var jsonSchema: JSONSchema { get }
 }
 
-extension Int: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("integer") } }
-extension Int64: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("integer") } }
-extension Int32: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("integer") } }
-extension UInt: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("integer") } }
-extension UInt64: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("integer") } }
+// Integers carry their range, so that a generator of valid values (schemathesis) stays inside it; a JSON integer
+// past 64 bits is refused whatever the type.
+extension Int: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .integer(Int64.min...Int64.max) } }
+extension Int64: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .integer(Int64.min...Int64.max) } }
+extension Int32: JSONSchemaDescribing {
+    public static var jsonSchema: JSONSchema { .integer(Int64(Int32.min)...Int64(Int32.max)) }
+}
+extension UInt: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .integer(0...Int64.max) } }
+extension UInt64: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .integer(0...Int64.max) } }
 extension Double: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("number") } }
 extension Float: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("number") } }
 extension Bool: JSONSchemaDescribing { public static var jsonSchema: JSONSchema { .type("boolean") } }
@@ -49,5 +53,5 @@ extension JSONValue: JSONSchemaDescribing {
 
 extension WallTime: JSONSchemaDescribing {
     /// Milliseconds since 1970 as an integer.
-    public static var jsonSchema: JSONSchema { .type("integer") }
+    public static var jsonSchema: JSONSchema { .integer(Int64.min...Int64.max) }
 }

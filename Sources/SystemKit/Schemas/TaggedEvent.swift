@@ -23,41 +23,44 @@ extension FeedbackSystem where Event: TaggedEvent {
     public var clientEventTypes: [String] { Event.clientEventTypes }
 }
 
-/// One case of a tagged event: its wire name, whether clients may post it, and the JSON Schema of its object.
+/// One case of a tagged event (or `TaggedValue`): its wire name, whether clients may post it, and the JSON Schema of
+/// its object.
 public struct EventCase: Sendable {
-    /// The `"type"` tag.
+    /// The tag's value (`"type"`'s for an event).
     public let type: String
     /// Whether the case is an effect's result, which clients may not post.
     public let isEffect: Bool
     /// The schema of the whole event object, `"type"` included.
     public let schema: JSONSchema
 
-    /// A case whose fields are its labeled values (an optional one is not required: it is left out when nil).
-    public init(_ type: String, effect: Bool = false, fields: [JSONSchema.Property] = []) {
+    /// A case whose fields are its labeled values (an optional one is not required: it is left out when nil), tagged
+    /// by the member `tag`.
+    public init(_ type: String, tag: String = "type", effect: Bool = false, fields: [JSONSchema.Property] = []) {
         self.init(
             type,
+            tag: tag,
             effect: effect,
             properties: Dictionary(uniqueKeysWithValues: fields.map { ($0.name, $0.schema.json) }),
             required: fields.filter(\.required).map { .string($0.name) }
         )
     }
 
-    /// A case whose one unlabeled value writes its own members beside `"type"`.
-    public init(_ type: String, effect: Bool = false, flattening payload: JSONSchema) {
+    /// A case whose one unlabeled value writes its own members beside the tag.
+    public init(_ type: String, tag: String = "type", effect: Bool = false, flattening payload: JSONSchema) {
         let (properties, required) = payload.objectParts
-        self.init(type, effect: effect, properties: properties, required: required)
+        self.init(type, tag: tag, effect: effect, properties: properties, required: required)
     }
 
-    private init(_ type: String, effect: Bool, properties: [String: JSONValue], required: [JSONValue]) {
+    private init(_ type: String, tag: String, effect: Bool, properties: [String: JSONValue], required: [JSONValue]) {
         self.type = type
         isEffect = effect
         var properties = properties
-        properties["type"] = .object(["const": .string(type)])
+        properties[tag] = .object(["const": .string(type)])
         schema = JSONSchema(
             .object([
                 "type": .string("object"),
                 "properties": .object(properties),
-                "required": .array([.string("type")] + required),
+                "required": .array([.string(tag)] + required),
             ])
         )
     }

@@ -70,10 +70,29 @@ enum StateNode {
         if Value.self == Date.self || Value.self == Data.self || Value.self == URL.self || Value.self == Decimal.self {
             throw StateWriter.Unsupported()
         }
+        // JSON held as it came (a page's upstream items) is converted, not encoded value by value.
+        if Value.self == JSONValue.self { return StateNode(unsafeBitCast(value, to: JSONValue.self)) }
+        if Value.self == [JSONValue].self { return .array(StateArray(unsafeBitCast(value, to: [JSONValue].self))) }
         let slot = StateSlot()
         try value.encode(to: StateEncoder(slot: slot, codingPath: codingPath))
         guard case .empty = slot.node else { return slot.node }
         throw StateWriter.Unsupported()
+    }
+
+    /// What `JSONValue`'s own `encode(to:)` would put here.
+    init(_ json: JSONValue) {
+        switch json {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(StateArray(elements))
+        case .object(let members):
+            let object = StateObject()
+            object.members = members.map { (key: $0.key, value: StateNode($0.value)) }
+            self = .object(object)
+        }
     }
 
     func write(into bytes: inout [UInt8], _ options: StateWriter.Options) throws {
@@ -192,4 +211,10 @@ final class StateArray {
     var elements: [StateNode] = []
     /// A super-encoder was asked for: left to `JSONEncoder`.
     var refused = false
+
+    init() {}
+
+    init(_ values: [JSONValue]) {
+        elements = values.map(StateNode.init)
+    }
 }

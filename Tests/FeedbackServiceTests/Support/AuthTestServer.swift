@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import FeedbackService
 import Foundation
@@ -23,7 +24,7 @@ struct BackendClaims: JWTPayload {
 struct AuthTestServer {
     let application: ServiceApplication
     let port: Int
-    let client: CurlFetcher
+    let client: CheckedFetcher
     let log: InMemoryLogHandler
     let signers: JWTKeyCollection
     let folder: URL
@@ -77,7 +78,7 @@ struct AuthTestServer {
         return AuthTestServer(
             application: application,
             port: port,
-            client: CurlFetcher(),
+            client: CheckedFetcher(),
             log: log,
             signers: signers,
             folder: folder

@@ -1,3 +1,4 @@
+import ConformanceChecks
 import Foundation
 import Testing
 

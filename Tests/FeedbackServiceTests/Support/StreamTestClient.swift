@@ -1,3 +1,4 @@
+import ConformanceChecks
 import CurlClient
 import Dispatch
 import Foundation
@@ -14,11 +15,11 @@ func offPool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async thro
 /// The session API over loopback through the project's own client (async, bounded by its timeouts).
 struct SessionAPIClient: Sendable {
     let base: String
-    let client: CurlFetcher
+    let client: CheckedFetcher
 
     init(port: Int) {
         base = "http://127.0.0.1:\(port)"
-        client = CurlFetcher()
+        client = CheckedFetcher()
     }
 
     /// Creates a session; returns its id.

@@ -1,14 +1,21 @@
-import FeedbackJSON
+public import FeedbackJSON
 import Foundation
 
 /// Validates JSON instances against JSON Schemas with a validator that is not ours: Python's `jsonschema` (PyPI;
 /// `make deps` installs it), draft 2020-12. Each schema is checked as a schema first.
-enum JSONSchemaValidator {
+public enum JSONSchemaValidator {
     /// Instances that share one schema.
-    struct Group {
-        var label: String
-        var schema: JSONValue
-        var instances: [JSONValue]
+    public struct Group: Sendable {
+        public var label: String
+        public var schema: JSONValue
+        public var instances: [JSONValue]
+
+        /// `instances` to check against `schema`, named `label` in failures.
+        public init(label: String, schema: JSONValue, instances: [JSONValue]) {
+            self.label = label
+            self.schema = schema
+            self.instances = instances
+        }
     }
 
     static let script = """
@@ -27,7 +34,7 @@ enum JSONSchemaValidator {
         """
 
     /// The failures (none when every instance fits its schema) and how many instances were checked.
-    static func validate(_ groups: [Group]) throws -> (checked: Int, failures: [String]) {
+    public static func validate(_ groups: [Group]) throws -> (checked: Int, failures: [String]) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fh-schemas-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

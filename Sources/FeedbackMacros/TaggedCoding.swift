@@ -1,0 +1,139 @@
+import SwiftSyntax
+import SwiftSyntaxBuilder
+
+/// The coding and schemas of an enum written as an object tagged by one of its members: events by `"type"`
+/// (`@FeedbackEvent`), other values by the member `@FeedbackSchema(tag:)` names. Both macros derive the same shape.
+struct TaggedCoding {
+    /// The tagged enum's kind: what its derived members are called.
+    enum Kind {
+        /// An event: `eventCases`, read and written through `TaggedEventKey.type`.
+        case event
+        /// A `TaggedValue` tagged by this member: `taggedCases`.
+        case value(tag: String)
+    }
+
+    let kind: Kind
+    let cases: [EventCase]
+    let access: String
+
+    private var tag: String {
+        switch kind {
+        case .event: "type"
+        case .value(let tag): tag
+        }
+    }
+
+    private var tagKey: String {
+        switch kind {
+        case .event: ".type"
+        case .value(let tag): "SystemKit.TaggedEventKey(\"\(tag)\")"
+        }
+    }
+
+    /// `eventCases` or `taggedCases`: every case's tag and schema.
+    func casesMember() -> DeclSyntax {
+        let tagArgument: String
+        let name: String
+        switch kind {
+        case .event: (tagArgument, name) = ("", "eventCases")
+        case .value(let tag): (tagArgument, name) = (", tag: \"\(tag)\"", "taggedCases")
+        }
+        let entries = cases.map { eventCase -> String in
+            let effect = eventCase.isEffect ? ", effect: true" : ""
+            let head = "SystemKit.EventCase(\"\(eventCase.name)\"\(tagArgument)\(effect)"
+            switch eventCase.payload {
+            case .none:
+                return "\(head))"
+            case .fields(let fields):
+                let list = fields.map { field in
+                    // A field with a default value may also be null, and then reads as that value.
+                    let nullable = field.defaultValue != nil && !field.isOptional
+                    let metatype = nullable ? "Optional<\(field.type.trimmedDescription)>.self" : field.type.metatype
+                    return "SystemKit.JSONSchema.Property(\"\(field.name)\", SystemKit.JSONSchema.of(\(metatype)), "
+                        + "required: \(field.isRequired))"
+                }
+                return "\(head), fields: [\(list.joined(separator: ", "))])"
+            case .flattened(let type):
+                return "\(head), flattening: SystemKit.JSONSchema.of(\(type.metatype)))"
+            }
+        }
+        let body = entries.map { "        \($0)," }.joined(separator: "\n")
+        return """
+            /// Every case's wire name, whether clients may post it, and its JSON Schema.
+            \(raw: access)static var \(raw: name): [SystemKit.EventCase] {
+                [
+            \(raw: body)
+                ]
+            }
+            """
+    }
+
+    func decoder() -> DeclSyntax {
+        let branches = cases.map { eventCase -> String in
+            let value: String
+            switch eventCase.payload {
+            case .none: value = ".\(eventCase.name)"
+            case .fields(let fields):
+                let arguments = fields.map { field in
+                    let type = field.type.wrappedOptional ?? field.type
+                    let method = field.isRequired ? "decode" : "decodeIfPresent"
+                    let fallback = field.defaultValue.map { " ?? \($0.description)" } ?? ""
+                    return "\(field.name): try container.\(method)(\(type.metatype), "
+                        + "forKey: SystemKit.TaggedEventKey(\"\(field.name)\"))\(fallback)"
+                }
+                value = ".\(eventCase.name)(\(arguments.joined(separator: ", ")))"
+            case .flattened(let type): value = ".\(eventCase.name)(try \(type.trimmedDescription).init(from: decoder))"
+            }
+            return "    case \"\(eventCase.name)\": self = \(value)"
+        }
+        let read: String
+        let unknown: String
+        switch kind {
+        case .event: (read, unknown) = ("container.eventType()", "container.unknownType(other, known: Self.eventTypes)")
+        case .value(let tag):
+            let names = cases.map { "\"\($0.name)\"" }.joined(separator: ", ")
+            (read, unknown) = (
+                "container.tag(\"\(tag)\")", "container.unknownTag(other, of: \"\(tag)\", known: [\(names)])"
+            )
+        }
+        return """
+            \(raw: access)init(from decoder: any Decoder) throws {
+                let container = try decoder.container(keyedBy: SystemKit.TaggedEventKey.self)
+                switch try \(raw: read) {
+            \(raw: branches.joined(separator: "\n"))
+                case let other: throw \(raw: unknown)
+                }
+            }
+            """
+    }
+
+    func encoder() -> DeclSyntax {
+        let branches = cases.map { eventCase -> String in
+            let tag = "try container.encode(\"\(eventCase.name)\", forKey: \(tagKey))"
+            switch eventCase.payload {
+            case .none:
+                return "    case .\(eventCase.name):\n        \(tag)"
+            case .fields(let fields):
+                let bindings = fields.map { "let \($0.name)" }.joined(separator: ", ")
+                let writes = fields.map { field in
+                    let method = field.isOptional ? "encodeIfPresent" : "encode"
+                    return "        try container.\(method)(\(field.name), "
+                        + "forKey: SystemKit.TaggedEventKey(\"\(field.name)\"))"
+                }
+                return "    case .\(eventCase.name)(\(bindings)):\n        \(tag)\n\(writes.joined(separator: "\n"))"
+            case .flattened:
+                return
+                    "    case .\(eventCase.name)(let payload):\n        \(tag)\n        try payload.encode(to: encoder)"
+            }
+        }
+        let body = branches.joined(separator: "\n")
+        return """
+            \(raw: access)func encode(to encoder: any Encoder) throws {
+                var container = encoder.container(keyedBy: SystemKit.TaggedEventKey.self)
+                switch self {
+            \(raw: body)
+                }
+            }
+            """
+    }
+}
