@@ -319,6 +319,7 @@ let package = Package(
             name: "FeedbackHostClientTests",
             dependencies: [
                 "FeedbackHostTesting", "FeedbackHostClient", "Systems", "SystemKit", "FeedbackJSON",
+                "ConformanceChecks",
                 // A test signs its own short-lived tokens (HS256), as a deployment's backend does.
                 .product(name: "Crypto", package: "swift-crypto"),
             ],

@@ -13,7 +13,7 @@ struct LocalInstanceTests {
         let pid = try #require(instance.processIdentifier)
         #expect(instance.url.absoluteString.hasPrefix("http://127.0.0.1:"))
         #expect(instance.port > 0)
-        let clock = try json(try await instance.request("GET", "/v1/clock"))
+        let clock = try json(try await instance.checkedRequest("GET", "/v1/clock"))
         #expect(clock["mode"] as? String == "manual")
         #expect(instance.log.contains("clock manual"))
         instance.stop()
@@ -27,20 +27,20 @@ struct LocalInstanceTests {
         try await withLocalInstance { instance in
             let game =
                 try json(
-                    try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"catch"}"#.utf8))
+                    try await instance.checkedRequest("POST", "/v1/sessions", body: Data(#"{"system":"catch"}"#.utf8))
                 )["id"] as! String
-            try await instance.request(
+            try await instance.checkedRequest(
                 "POST",
                 "/v1/sessions/\(game)/events",
                 body: Data(#"{"type":"throwToMachine"}"#.utf8)
             )
             try await instance.advance(by: .milliseconds(999))
-            let before = try json(try await instance.request("GET", "/v1/sessions/\(game)"))
+            let before = try json(try await instance.checkedRequest("GET", "/v1/sessions/\(game)"))
             #expect((before["state"] as? [String: Any])?["holder"] as? String == "machine")
             let advance = try await instance.advance(by: .seconds(1))
             #expect(advance.timersFired == 1)
             #expect(advance.now - advance.from == 1000)
-            let after = try json(try await instance.request("GET", "/v1/sessions/\(game)"))
+            let after = try json(try await instance.checkedRequest("GET", "/v1/sessions/\(game)"))
             #expect((after["state"] as? [String: Any])?["holder"] as? String == "human")
         }
     }
@@ -49,9 +49,9 @@ struct LocalInstanceTests {
         try await withLocalInstance { instance in
             let counter =
                 try json(
-                    try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
+                    try await instance.checkedRequest("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
                 )["id"] as! String
-            try await instance.request(
+            try await instance.checkedRequest(
                 "POST",
                 "/v1/sessions/\(counter)/events",
                 body: Data(#"{"type":"increment"}"#.utf8)
@@ -59,7 +59,7 @@ struct LocalInstanceTests {
             let before = instance.processIdentifier
             try await instance.restart()
             #expect(instance.processIdentifier != before)
-            let session = try json(try await instance.request("GET", "/v1/sessions/\(counter)"))
+            let session = try json(try await instance.checkedRequest("GET", "/v1/sessions/\(counter)"))
             #expect(session["rev"] as? Int == 1)
         }
     }
@@ -78,7 +78,7 @@ struct LocalInstanceTests {
 
     @Test func aFlagGivenReplacesTheInstancesOwn() async throws {
         try await withLocalInstance(arguments: ["--clock", "skip"]) { instance in
-            let clock = try json(try await instance.request("GET", "/v1/clock"))
+            let clock = try json(try await instance.checkedRequest("GET", "/v1/clock"))
             #expect(clock["mode"] as? String == "skip")
         }
     }

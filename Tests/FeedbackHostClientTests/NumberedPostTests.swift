@@ -27,18 +27,18 @@ struct NumberedPostTests {
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(client, forHTTPHeaderField: "Client-ID")
         request.setValue(String(sequence), forHTTPHeaderField: "Client-Sequence")
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await checkedData(for: request)
         let json = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:]
         return Answer(status: (response as? HTTPURLResponse)?.statusCode ?? 0, json: json)
     }
 
     static func counter(_ instance: LocalInstance) async throws -> String {
-        let data = try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
+        let data = try await instance.checkedRequest("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
         return (try JSONSerialization.jsonObject(with: data) as? [String: Any])?["id"] as? String ?? ""
     }
 
     static func count(_ instance: LocalInstance, _ session: String) async throws -> Int? {
-        let data = try await instance.request("GET", "/v1/sessions/\(session)")
+        let data = try await instance.checkedRequest("GET", "/v1/sessions/\(session)")
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         return (json?["state"] as? [String: Any])?["count"] as? Int
     }
@@ -47,7 +47,7 @@ struct NumberedPostTests {
     static func waitForPassivation(_ instance: LocalInstance) async throws {
         let deadline = ContinuousClock.now + .seconds(10)
         while ContinuousClock.now < deadline {
-            let metrics = String(decoding: try await instance.request("GET", "/metrics"), as: UTF8.self)
+            let metrics = String(decoding: try await instance.checkedRequest("GET", "/metrics"), as: UTF8.self)
             let line = metrics.split(separator: "\n").first {
                 $0.hasPrefix("feedbackhost_session_passivations_total") && $0.contains("idle")
             }

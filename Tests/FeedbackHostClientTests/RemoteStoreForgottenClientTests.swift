@@ -16,7 +16,7 @@ import FoundationNetworking
 struct RemoteStoreForgottenClientTests {
     @Test func aForgottenStoreGoesOnAsANewClientAndLosesNothing() async throws {
         try await withLocalInstance(arguments: ["--session-clients-max", "1"]) { instance in
-            let store = try await instance.host.createStore(CounterSystem())
+            let store = try await instance.checkedHost.createStore(CounterSystem())
             defer { store.close() }
             store.send(.increment)
             try await store.settle()

@@ -14,7 +14,7 @@ struct RemoteStoreObservationTests {
 
     @Test func observationSeesThePredictedState() async throws {
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(CounterSystem())
+            let store = try await instance.checkedHost.createStore(CounterSystem())
             defer { store.close() }
             let flag = Flag()
             withObservationTracking {

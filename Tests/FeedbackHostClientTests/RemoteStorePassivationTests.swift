@@ -13,16 +13,16 @@ struct RemoteStorePassivationTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fh-queue-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try await withLocalInstance(arguments: ["--session-idle-ms", "200", "--stream-linger-ms", "0"]) { instance in
-            let store = try await instance.host.createStore(CounterSystem(), queueFile: file)
+            let store = try await instance.checkedHost.createStore(CounterSystem(), queueFile: file)
             for _ in 0..<5 { store.send(.increment) }
             store.close()  // quits at once: some posts answered, some not even sent
             try await NumberedPostTests.waitForPassivation(instance)
 
-            let again = try await instance.host.store(CounterSystem(), session: store.session, queueFile: file)
+            let again = try await instance.checkedHost.store(CounterSystem(), session: store.session, queueFile: file)
             defer { again.close() }
             for _ in 0..<5 { again.send(.increment) }
             try await again.settle()
-            let data = try await instance.request("GET", "/v1/sessions/\(store.session)")
+            let data = try await instance.checkedRequest("GET", "/v1/sessions/\(store.session)")
             let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             #expect((json?["state"] as? [String: Any])?["count"] as? Int == 10)
             #expect(json?["rev"] as? Int == 10)

@@ -12,7 +12,7 @@ struct RemoteStoreQueueTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("fh-queue-\(UUID().uuidString).json")
         defer { try? FileManager.default.removeItem(at: file) }
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(CounterSystem(), queueFile: file)
+            let store = try await instance.checkedHost.createStore(CounterSystem(), queueFile: file)
             store.send(.increment)
             try await store.settle(atLeast: 1)
             instance.kill()
@@ -23,14 +23,14 @@ struct RemoteStoreQueueTests {
             store.close()  // the app quits with two events unconfirmed
 
             try await instance.restart()
-            let again = try await instance.host.store(CounterSystem(), session: store.session, queueFile: file)
+            let again = try await instance.checkedHost.store(CounterSystem(), session: store.session, queueFile: file)
             defer { again.close() }
             #expect(again.clientID == store.clientID)
             #expect(again.pending.count == 2)
             #expect(again.state.count == 12)
             try await again.settle(atLeast: 3)
             #expect(again.confirmed.state.count == 12)
-            let data = try await instance.request("GET", "/v1/sessions/\(store.session)")
+            let data = try await instance.checkedRequest("GET", "/v1/sessions/\(store.session)")
             let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
             #expect((json?["state"] as? [String: Any])?["count"] as? Int == 12)
             #expect(json?["rev"] as? Int == 3)

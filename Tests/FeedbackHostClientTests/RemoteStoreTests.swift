@@ -13,7 +13,7 @@ import FoundationNetworking
 @MainActor
 struct RemoteStoreTests {
     static func serverCount(_ instance: LocalInstance, _ session: String) async throws -> (count: Int, rev: Int) {
-        let data = try await instance.request("GET", "/v1/sessions/\(session)")
+        let data = try await instance.checkedRequest("GET", "/v1/sessions/\(session)")
         let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
         return ((json?["state"] as? [String: Any])?["count"] as? Int ?? -1, json?["rev"] as? Int ?? -1)
     }
@@ -39,7 +39,7 @@ struct RemoteStoreTests {
 
     @Test func stateChangesBeforeThePostsAnswer() async throws {
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(CounterSystem())
+            let store = try await instance.checkedHost.createStore(CounterSystem())
             defer { store.close() }
             store.send(.increment)
             // No suspension since the send: the post cannot have been answered.
@@ -54,8 +54,8 @@ struct RemoteStoreTests {
 
     @Test func twoStoresOnOneSessionConvergeWithNoEventCountedTwice() async throws {
         try await withLocalInstance { instance in
-            let first = try await instance.host.createStore(CounterSystem())
-            let second = try await instance.host.store(CounterSystem(), session: first.session)
+            let first = try await instance.checkedHost.createStore(CounterSystem())
+            let second = try await instance.checkedHost.store(CounterSystem(), session: first.session)
             defer {
                 first.close()
                 second.close()
@@ -97,7 +97,7 @@ struct RemoteStoreTests {
         var answersLost: Int { lock.withLock { lost } }
 
         func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
-            let answer = try await URLSessionTransport().send(request)
+            let answer = try await CheckedTransport().send(request)
             let lose = lock.withLock {
                 guard lost == 0, request.value(forHTTPHeaderField: "Client-Sequence") != nil else { return false }
                 lost += 1
@@ -125,7 +125,7 @@ struct RemoteStoreTests {
 
     @Test func aRestartInTheMiddleLosesNothingAndAppliesNothingTwice() async throws {
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(CounterSystem())
+            let store = try await instance.checkedHost.createStore(CounterSystem())
             defer { store.close() }
             for _ in 0..<20 { store.send(.increment) }
             try await Task.sleep(for: .milliseconds(5))
@@ -143,7 +143,7 @@ struct RemoteStoreTests {
 
     @Test func aRefusedEventLeavesTheOthers() async throws {
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(CounterWithMultiply())
+            let store = try await instance.checkedHost.createStore(CounterWithMultiply())
             defer { store.close() }
             store.send(.counter(.add(amount: 3)))
             store.send(.multiply(10))
@@ -159,7 +159,7 @@ struct RemoteStoreTests {
 
     @Test func aReducerThatDiffersIsDetectedAndPredictionStops() async throws {
         try await withLocalInstance { instance in
-            let store = try await instance.host.createStore(SkewedCounter())
+            let store = try await instance.checkedHost.createStore(SkewedCounter())
             defer { store.close() }
             store.send(.increment)
             #expect(store.state.count == 2)  // predicted by the skewed reducer
@@ -172,7 +172,7 @@ struct RemoteStoreTests {
             try await store.settle()
             #expect(store.state.count == 2)
 
-            let versionTwo = try await instance.host.store(CounterVersionTwo(), session: store.session)
+            let versionTwo = try await instance.checkedHost.store(CounterVersionTwo(), session: store.session)
             defer { versionTwo.close() }
             #expect(!versionTwo.predicting)
             #expect(versionTwo.mispredictions == 1)

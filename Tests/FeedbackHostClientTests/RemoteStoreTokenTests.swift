@@ -19,11 +19,15 @@ struct RemoteStoreTokenTests {
         defer { try? FileManager.default.removeItem(at: keyFile) }
         let arguments = ["--auth", "jwt", "--auth-key-file", keyFile.path, "--auth-create", "open"]
         try await withLocalInstance(arguments: arguments) { instance in
-            let created = try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
+            let created = try await instance.checkedRequest(
+                "POST",
+                "/v1/sessions",
+                body: Data(#"{"system":"counter"}"#.utf8)
+            )
             let json = try JSONSerialization.jsonObject(with: created) as? [String: Any]
             let id = try #require(json?["id"] as? String)
             let tokens = try #require(json?["tokens"] as? [String: String])
-            let host = FeedbackHost(url: instance.url, token: tokens["post"])
+            let host = FeedbackHost(url: instance.url, token: tokens["post"], transport: CheckedTransport())
             let store = try await host.store(CounterSystem(), session: id)
             defer { store.close() }
             store.send(.increment)
@@ -33,7 +37,7 @@ struct RemoteStoreTokenTests {
             var revoke = URLRequest(url: instance.url.appendingPathComponent("/v1/sessions/\(id)/tokens"))
             revoke.httpMethod = "DELETE"
             revoke.setValue("Bearer \(tokens["admin"] ?? "")", forHTTPHeaderField: "Authorization")
-            let (answer, _) = try await URLSession.shared.data(for: revoke)
+            let (answer, _) = try await checkedData(for: revoke)
             let fresh = try #require(
                 (try JSONSerialization.jsonObject(with: answer) as? [String: Any])?["tokens"] as? [String: String]
             )
@@ -68,10 +72,17 @@ struct RemoteStoreTokenTests {
         defer { try? FileManager.default.removeItem(at: keyFile) }
         let arguments = ["--auth", "jwt", "--auth-keys", keyFile.path, "--auth-create", "open"]
         try await withLocalInstance(arguments: arguments) { instance in
-            let created = try await instance.request("POST", "/v1/sessions", body: Data(#"{"system":"counter"}"#.utf8))
+            let created = try await instance.checkedRequest(
+                "POST",
+                "/v1/sessions",
+                body: Data(#"{"system":"counter"}"#.utf8)
+            )
             let id = try #require((try JSONSerialization.jsonObject(with: created) as? [String: Any])?["id"] as? String)
             let short = backend.token(session: id, scope: "post", expiry: Date().addingTimeInterval(5))
-            let store = try await FeedbackHost(url: instance.url, token: short).store(CounterSystem(), session: id)
+            let store = try await FeedbackHost(url: instance.url, token: short, transport: CheckedTransport()).store(
+                CounterSystem(),
+                session: id
+            )
             defer { store.close() }
 
             var sent = 0
@@ -95,7 +106,7 @@ struct RemoteStoreTokenTests {
             #expect(store.state == store.confirmed.state)
             var get = URLRequest(url: instance.url.appendingPathComponent("/v1/sessions/\(id)"))
             get.setValue("Bearer \(fresh)", forHTTPHeaderField: "Authorization")
-            let (body, _) = try await URLSession.shared.data(for: get)
+            let (body, _) = try await checkedData(for: get)
             let server = try JSONSerialization.jsonObject(with: body) as? [String: Any]
             #expect((server?["state"] as? [String: Any])?["count"] as? Int == sent)
             let live = ContinuousClock.now + .seconds(10)
