@@ -28,7 +28,7 @@ ROOT = os.path.abspath(os.path.join(HERE, "..", ".."))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(ROOT, "Tests", "Browser"))
 import proxy_configs  # noqa: E402
-from browser_test import browser  # noqa: E402
+from browser_test import browser, check_answer_bodies  # noqa: E402
 from cluster_test import Balancer, Check, free_port, http_get_text  # noqa: E402
 from feedbackhost import Replica, new_session_id  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
@@ -175,6 +175,7 @@ def run(binary, workdir):
         ids = ids_on_every_replica(balancer, haproxy_log, names)
         log(f"{SESSIONS} session ids chosen so that HAProxy's hash gives each replica {SESSIONS // REPLICAS}")
         tokens = run_page(driver, f"https://127.0.0.1:{tls_port}", ids)
+        log(f"{check_answer_bodies(driver)} JSON answers the page read name none of our types")
         driver.quit()
         driver = None
 

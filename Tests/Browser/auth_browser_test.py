@@ -21,7 +21,7 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import WAIT, Server, browser, check  # noqa: E402
+from browser_test import WAIT, Server, browser, check, check_answer_bodies  # noqa: E402
 from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
 
 SECRET = b"a-backend-secret-for-the-browser-test-of-tokens"
@@ -153,6 +153,7 @@ def main():
         try:
             driver = browser(os.path.join(folder, "profile"))
             run(driver, server)
+            check("%d JSON answers the page read name none of our types" % check_answer_bodies(driver))
         finally:
             if driver:
                 driver.quit()

@@ -12,11 +12,13 @@ chromedriver and Chromium) on every path; run it under `timeout` so a hang ends 
 """
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
+from pathlib import Path
 
 try:
     from selenium import webdriver
@@ -25,6 +27,9 @@ try:
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     sys.exit("selenium is missing: `make deps` installs it (python3 -m pip install selenium)")
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "ConformanceChecks"))
+import answer_words  # noqa: E402
 
 WAIT = 15
 
@@ -70,21 +75,48 @@ def browser(profile, flags=()):
                  "--window-size=1280,900", "--no-first-run", "--disable-extensions",
                  "--user-data-dir=" + profile, *flags):
         options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    # "performance": Chromium's network events, so that every JSON answer the page read is checked afterwards
+    # (`check_answer_bodies`).
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL", "performance": "ALL"})
     driver_path = shutil.which("chromedriver") or "/usr/bin/chromedriver"
     service = Service(executable_path=driver_path, log_output=subprocess.DEVNULL)
     return webdriver.Chrome(service=service, options=options)
 
 
-def run_in_browser(server, folder, steps, failure_screenshot, make_browser=browser):
+def check_answer_bodies(driver):
+    """Checks every JSON answer the page has read since the last call (from Chromium's network log, which `browser`
+    turns on) for our Swift type names (Tests/ConformanceChecks/answer_words.py); returns how many it checked. An
+    answer whose body Chromium no longer holds is passed over."""
+    checked = 0
+    for entry in driver.get_log("performance"):
+        message = json.loads(entry["message"]).get("message", {})
+        if message.get("method") != "Network.responseReceived":
+            continue
+        response = message["params"]["response"]
+        if "json" not in response.get("mimeType", ""):
+            continue
+        try:
+            body = driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": message["params"]["requestId"]})
+        except Exception:
+            continue
+        answer_words.check(body.get("body", ""), response.get("mimeType"))
+        checked += 1
+    return checked
+
+
+def run_in_browser(server, folder, steps, failure_screenshot, make_browser=browser, check_answers=True):
     """Starts `server` and Chromium (`make_browser` with a profile in the temporary `folder`) and returns
-    `steps(driver)`. On a failure saves `failure_screenshot` and prints the browser console. On every path stops
-    Chromium and the server, closes the server's log and removes `folder`."""
+    `steps(driver)`, then (`check_answers`) checks every JSON answer the page read for our type names. On a failure
+    saves `failure_screenshot` and prints the browser console. On every path stops Chromium and the server, closes
+    the server's log and removes `folder`."""
     driver = None
     try:
         server.start()
         driver = make_browser(os.path.join(folder, "profile"))
-        return steps(driver)
+        result = steps(driver)
+        if check_answers:
+            check("%d JSON answers the page read name none of our types" % check_answer_bodies(driver))
+        return result
     except BaseException:
         if driver:
             driver.save_screenshot(failure_screenshot)
