@@ -38,17 +38,19 @@ def forbidden() -> list[str]:
     return sorted(names) + PHRASES
 
 
-def leaked(body: bytes | str, content_type: str | None) -> str | None:
-    """The first forbidden word a JSON answer's body holds, or None (and None for any other answer)."""
+def leaked(body: bytes | str, content_type: str | None, sent: str = "") -> str | None:
+    """The first forbidden word a JSON answer's body holds, or None (and None for any other answer). A word that is in
+    `sent` (what the request said: its target, headers and body) is the client's own, echoed, not a leak."""
     if not content_type or "json" not in content_type:
         return None
     text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
-    return next((word for word in forbidden() if word in text), None)
+    return next((word for word in forbidden() if word in text and word not in sent), None)
 
 
-def check(body: bytes | str, content_type: str | None) -> None:
-    """Raises AssertionError, with the body, when a JSON answer names one of our types or a decoder's text."""
-    word = leaked(body, content_type)
+def check(body: bytes | str, content_type: str | None, sent: str = "") -> None:
+    """Raises AssertionError, with the body, when a JSON answer names one of our types or a decoder's text that the
+    request did not send."""
+    word = leaked(body, content_type, sent)
     if word is not None:
         text = body.decode("utf-8", errors="replace") if isinstance(body, bytes) else body
         raise AssertionError(f"an answer names {word!r}: {text[:300]}")
