@@ -85,9 +85,9 @@ def browser(profile, flags=()):
 
 def check_answer_bodies(driver):
     """Checks every JSON answer the page has read since the last call (from Chromium's network log, which `browser`
-    turns on) for our Swift type names (Tests/ConformanceChecks/answer_words.py); returns how many it checked. An
-    answer whose body Chromium no longer holds is passed over."""
-    checked = 0
+    turns on) for our Swift type names (Tests/ConformanceChecks/answer_words.py); says how many it checked. An
+    answer whose body Chromium no longer holds is passed over (and counted)."""
+    checked = missed = 0
     for entry in driver.get_log("performance"):
         message = json.loads(entry["message"]).get("message", {})
         if message.get("method") != "Network.responseReceived":
@@ -98,10 +98,11 @@ def check_answer_bodies(driver):
         try:
             body = driver.execute_cdp_cmd("Network.getResponseBody", {"requestId": message["params"]["requestId"]})
         except Exception:
+            missed += 1  # no longer held (a page left, a server restarted)
             continue
         answer_words.check(body.get("body", ""), response.get("mimeType"))
         checked += 1
-    return checked
+    return "%d JSON answers the page read name none of our types (%d no longer held)" % (checked, missed)
 
 
 def run_in_browser(server, folder, steps, failure_screenshot, make_browser=browser, check_answers=True):
@@ -115,7 +116,7 @@ def run_in_browser(server, folder, steps, failure_screenshot, make_browser=brows
         driver = make_browser(os.path.join(folder, "profile"))
         result = steps(driver)
         if check_answers:
-            check("%d JSON answers the page read name none of our types" % check_answer_bodies(driver))
+            check(check_answer_bodies(driver))
         return result
     except BaseException:
         if driver:
@@ -380,10 +381,15 @@ def main():
     server = Server(args.binary, log)
 
     def steps(driver):
+        # The answers are checked after each step: a page that is left takes its answers' bodies with it.
         session_id = counter(driver, server)
+        check(check_answer_bodies(driver))
         client_library(driver, session_id)
+        check(check_answer_bodies(driver))
         timers(driver, server)
+        check(check_answer_bodies(driver))
         paging(driver, server, args.screenshots)
+        check(check_answer_bodies(driver))
         console_errors(driver)
         restart(driver, server, args.screenshots)
 

@@ -22,7 +22,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Server, check, run_in_browser, text_of, wait_for, wait_text  # noqa: E402
+from browser_test import Server, check, check_answer_bodies, run_in_browser, text_of, wait_for, wait_text  # noqa: E402
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -235,8 +235,11 @@ def main():
         "--inspector", "on", "--clock", "manual", "--history-retention", "forever", "--fsync", "interval:50"])
 
     def steps(driver):
+        # The answers are checked after each step: a page that is left takes its answers' bodies with it.
         origin = traffic_light(driver, server)
+        check(check_answer_bodies(driver))
         fork(driver, server, origin)
+        check(check_answer_bodies(driver))
         driver.save_screenshot(os.path.join(args.screenshots, "inspector-test.png"))
         long_history(driver, server, args.events)
         console_errors(driver)

@@ -23,6 +23,7 @@ extension LocalInstance {
     var checkedHost: FeedbackHost { FeedbackHost(url: url, transport: CheckedTransport()) }
 
     /// `request`, its answer checked.
+    @discardableResult
     func checkedRequest(_ method: String, _ path: String, body: Data? = nil) async throws -> Data {
         let data = try await request(method, path, body: body)
         AnswerWords.check(Array(data), contentType: "application/json")
