@@ -46,6 +46,34 @@ struct RemoteStoreCrashTests {
         let numbers = (1...lost).map { "\(client) \($0)" } + ["\(client) \(lost)", "\(client) \(lost + 1)"]
         #expect(script.posts == numbers)
     }
+
+    /// The app quits while the stream has shown its post and the answer has not come: the queue file keeps the event,
+    /// and the store opened next sends it again with its client and number.
+    @Test func aPostTheStreamShowedStaysInTheQueueFile() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("queue-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        let script = CrashingServer(losing: 1)
+        let host = FeedbackHost(url: URL(string: "http://127.0.0.1:1")!, transport: script)
+        let store = try await host.store(CounterSystem(), session: "s", queueFile: file)
+        let client = store.clientID
+        store.send(.increment)
+        await script.lostPostArrived()
+        let shown = ServerSentEvent(
+            type: "snapshot",
+            id: "e-1",
+            data: #"{"rev":1,"state":{"count":1},"clients":{"\#(client)":1}}"#
+        )
+        #expect(store.take(.events([shown])))
+        store.close()
+        script.crash()
+        let reopened = try await host.store(CounterSystem(), session: "s", queueFile: file)
+        defer { reopened.close() }
+        try await reopened.settle()
+        #expect(reopened.clientID == client)
+        #expect(reopened.state.count == 1)
+        #expect(script.count == 1)
+        #expect(script.posts == ["\(client) 1", "\(client) 1"])
+    }
 }
 
 /// A counter server behind the store's posts that applies each numbered post once, as `ClientLedger` does, and
