@@ -3,12 +3,13 @@ import Foundation
 import SystemKit
 
 /// The outbox: the pending events go out one post at a time, in order, each with its number; a lost answer is
-/// retried with the same number (the server answers it again instead of applying it twice).
+/// retried with the same number (the server answers it again instead of applying it twice). An event leaves the outbox
+/// only when its post is answered: a stream event that shows it applied takes it out of the prediction, not out of
+/// the outbox, since the server shows a state before its journal holds it.
 extension RemoteStore {
     /// Starts the sender when there is something to send and it is not running.
     func pump() {
-        guard sender == nil, !closed, connection != .needsToken, pending.contains(where: { $0.sequence > acknowledged })
-        else { return }
+        guard sender == nil, !closed, connection != .needsToken, nextToSend() != nil else { return }
         sender = Task { [weak self] in
             await self?.sendAll()
             self?.sender = nil
@@ -17,13 +18,13 @@ extension RemoteStore {
     }
 
     private func sendAll() async {
-        while !closed, connection != .needsToken, let item = pending.first(where: { $0.sequence > acknowledged }) {
+        while !closed, connection != .needsToken, let item = nextToSend() {
             let body: Data
             do {
                 body = Data(try System.encodeEvent(item.event))
             } catch {
                 lastRefusal = HostClientError(status: 0, message: "the event does not encode: \(error)")
-                pending.removeAll { $0.sequence == item.sequence }
+                drop(item)
                 renumber(from: item.sequence)
                 predict()
                 continue
@@ -56,6 +57,7 @@ extension RemoteStore {
     private func handle(answer json: [String: JSONValue], status: Int, for item: Pending) {
         switch status {
         case 200:
+            answer(through: item.sequence)
             failures = 0
             if connection != .live, streamRev != nil { connection = .live }
             guard case .int(let rev)? = json["rev"], let stateJSON = json["state"],
@@ -72,16 +74,19 @@ extension RemoteStore {
                 if expected > item.sequence {
                     // The server has the numbers before `expected`: they were taken.
                     acknowledged = max(acknowledged, expected - 1)
+                    answer(through: expected - 1)
                     pending.removeAll { $0.sequence < expected }
                 } else {
                     // The server knows fewer numbers than this store sent (its record was lost): number again.
                     acknowledged = expected - 1
+                    answered = expected - 1
                     renumber(from: expected)
                 }
                 predict()
             } else if case .int = json["last"] {
                 // Answered before and superseded: it was applied.
                 acknowledged = max(acknowledged, item.sequence)
+                answer(through: item.sequence)
                 pending.removeAll { $0.sequence <= item.sequence }
                 predict()
             } else {
@@ -91,19 +96,39 @@ extension RemoteStore {
             // Refused for good: the number is used up; this event goes, the others stay.
             lastRefusal = FeedbackHost.problem(status, json)
             acknowledged = max(acknowledged, item.sequence)
-            pending.removeAll { $0.sequence == item.sequence }
+            answer(through: item.sequence)
+            drop(item)
             predict()
         default:
             connection = .offline(retryingIn: backoff())
         }
     }
 
+    /// The next event to post: the first one the server has not answered, shown by the stream or not.
+    func nextToSend() -> Pending? {
+        shownUnanswered.first { $0.sequence > answered } ?? pending.first { $0.sequence > answered }
+    }
+
+    /// The server answered the posts up to `sequence`: they are journaled, and leave the outbox.
+    private func answer(through sequence: UInt64) {
+        answered = max(answered, sequence)
+        shownUnanswered.removeAll { $0.sequence <= answered }
+    }
+
+    private func drop(_ item: Pending) {
+        pending.removeAll { $0.sequence == item.sequence }
+        shownUnanswered.removeAll { $0.sequence == item.sequence }
+    }
+
     /// The server does not know this store's client (it forgot it: it remembers the clients that posted most
     /// recently). The store goes on as a new client, numbering from 1 (the old id's numbers in stream events that are
-    /// still on their way no longer count). An event sent before without an answer may have been applied: it is
-    /// dropped rather than risked twice, and `lastRefusal` says so.
+    /// still on their way no longer count). An event sent before without an answer, or shown applied by the stream,
+    /// may have been applied: it is dropped rather than risked twice, and `lastRefusal` says so.
     private func startAsNewClient(refusing item: Pending, _ json: [String: JSONValue]) {
-        if unanswered == item.sequence {
+        // The stream shows only posts that were sent, so what it showed is the post without an answer, if any.
+        let uncertain = unanswered == item.sequence || shownUnanswered.contains { $0.sequence == item.sequence }
+        shownUnanswered.removeAll()
+        if uncertain {
             pending.removeAll { $0.sequence == item.sequence }
             lastRefusal = HostClientError(
                 status: 409,
@@ -115,13 +140,18 @@ extension RemoteStore {
         unanswered = nil
         clientID = Self.newClientID()
         acknowledged = 0
+        answered = 0
         renumber(from: 1)
         predict()
     }
 
-    /// Gives the pending events after a dropped one numbers from `first` on, so the server sees no gap.
+    /// Gives the events of the outbox after a dropped one numbers from `first` on, so the server sees no gap.
     private func renumber(from first: UInt64) {
         var number = first
+        for index in shownUnanswered.indices where shownUnanswered[index].sequence >= first {
+            shownUnanswered[index].sequence = number
+            number += 1
+        }
         for index in pending.indices where pending[index].sequence >= first {
             pending[index].sequence = number
             number += 1

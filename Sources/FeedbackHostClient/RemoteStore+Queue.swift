@@ -2,7 +2,7 @@ import FeedbackJSON
 import Foundation
 import SystemKit
 
-/// The outbox kept in a file (optional): the store's client id, its numbers and the events not yet confirmed, written
+/// The outbox kept in a file (optional): the store's client id, its numbers and the events not yet answered, written
 /// after every change, so that an app that quits while offline sends them after its next start, each exactly once
 /// (same client id, same numbers: the server answers a number it already took again instead of applying it twice).
 extension RemoteStore {
@@ -19,6 +19,11 @@ extension RemoteStore {
         var pending: [Item]
         /// A post sent without an answer (`RemoteStore.unanswered`); absent in files of earlier versions.
         var unanswered: UInt64?
+        /// The highest number answered (`RemoteStore.answered`); absent in files of earlier versions, which kept
+        /// only `acknowledged`.
+        var answered: UInt64?
+        /// Events a stream event showed whose posts were not answered (`RemoteStore.shownUnanswered`).
+        var shown: [Item]?
     }
 
     /// The queue saved in `file` for `session`, if there is one.
@@ -34,11 +39,26 @@ extension RemoteStore {
         acknowledged = saved.acknowledged
         nextSequence = saved.nextSequence
         unanswered = saved.unanswered
-        pending = saved.pending.compactMap { item in
+        answered = saved.answered ?? saved.acknowledged
+        pending = Self.decoded(saved.pending)
+        // Sent again but not predicted: the server's state showed them when they were saved.
+        shownUnanswered = Self.decoded(saved.shown ?? [])
+    }
+
+    private static func decoded(_ items: [SavedQueue.Item]) -> [Pending] {
+        items.compactMap { item in
             guard let value = try? JSONValue(parsing: Array(item.event.utf8)),
                 let event = try? value.decode(System.Event.self)
             else { return nil }
             return Pending(sequence: item.sequence, event: event)
+        }
+    }
+
+    private static func encoded(_ items: [Pending]) -> [SavedQueue.Item] {
+        items.compactMap { item in
+            (try? System.encodeEvent(item.event)).map {
+                SavedQueue.Item(sequence: item.sequence, event: String(decoding: $0, as: UTF8.self))
+            }
         }
     }
 
@@ -50,12 +70,10 @@ extension RemoteStore {
             clientID: clientID,
             acknowledged: acknowledged,
             nextSequence: nextSequence,
-            pending: pending.compactMap { item in
-                (try? System.encodeEvent(item.event)).map {
-                    SavedQueue.Item(sequence: item.sequence, event: String(decoding: $0, as: UTF8.self))
-                }
-            },
-            unanswered: unanswered
+            pending: Self.encoded(pending),
+            unanswered: unanswered,
+            answered: answered,
+            shown: Self.encoded(shownUnanswered)
         )
         guard let data = try? JSONEncoder().encode(saved) else { return }
         try? data.write(to: queueFile, options: .atomic)

@@ -36,8 +36,8 @@ extension RemoteStore {
         }
     }
 
-    /// Handles one thing the stream did; false ends this connection.
-    private func take(_ happening: EventStreamReader.Happening) -> Bool {
+    /// Handles one thing the stream did; false ends this connection. (Internal: a test feeds it events.)
+    func take(_ happening: EventStreamReader.Happening) -> Bool {
         switch happening {
         case .opened(let status):
             if status == 401 || status == 403 {

@@ -62,6 +62,13 @@ public final class RemoteStore<System: FeedbackSystem> {
     var unanswered: UInt64?
     /// The highest number the server confirmed it included (answers and stream events' `clients`).
     var acknowledged: UInt64 = 0
+    /// The highest number the server answered (applied, refused for good, or said it had taken). Only an answer says
+    /// that a post is journaled: a stream event shows a state as soon as it is reduced, before its journal commit, so
+    /// a crash can still undo a post that the stream showed and that was not answered. The sender goes on from here.
+    var answered: UInt64 = 0
+    /// Events the confirmed state includes (a stream event showed them) whose post has not been answered: no longer
+    /// predicted, but sent again, with the same number, until the server answers them.
+    var shownUnanswered: [Pending] = []
     /// The stream's own last value (patches apply to it), which may lag `confirmed` (a post's answer came first).
     var streamJSON: JSONValue?
     var streamRev: UInt64?
@@ -136,15 +143,16 @@ public final class RemoteStore<System: FeedbackSystem> {
         sender?.cancel()
     }
 
-    /// Waits until every event sent is confirmed and the confirmed revision is at least `rev` (polling, at most
-    /// `timeout`); throws on the timeout.
+    /// Waits until every event sent is confirmed and answered, and the confirmed revision is at least `rev` (polling,
+    /// at most `timeout`); throws on the timeout.
     public func settle(atLeast rev: UInt64 = 0, timeout: Duration = .seconds(10)) async throws {
         let deadline = ContinuousClock.now + timeout
-        while !(pending.isEmpty && confirmed.rev >= rev) {
+        while !(pending.isEmpty && shownUnanswered.isEmpty && confirmed.rev >= rev) {
             guard ContinuousClock.now < deadline else {
                 throw HostClientError(
                     status: 0,
-                    message: "not settled within \(timeout): \(pending.count) pending, confirmed rev \(confirmed.rev)"
+                    message: "not settled within \(timeout): \(pending.count) pending, "
+                        + "\(shownUnanswered.count) shown but not answered, confirmed rev \(confirmed.rev)"
                 )
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -181,6 +189,8 @@ public final class RemoteStore<System: FeedbackSystem> {
             if expected != newState { stopPredicting() }
         }
         acknowledged = mine
+        // Those not answered yet stay in the outbox: the state that shows them may not be journaled.
+        shownUnanswered += covered.filter { $0.sequence > answered }
         pending.removeAll { $0.sequence <= mine }
         if rev >= confirmed.rev { confirmed = Confirmed(state: newState, rev: rev) }
         predict()
