@@ -40,9 +40,16 @@ public final class PostgresServer: Sendable {
                         as: nil,
                         log: "/dev/null"
                     )) ?? 0
+                removeAtExit = server.directory.path
                 atexit {
-                    if stopAtExit > 0 { kill(stopAtExit, SIGQUIT) }
                     if stopWatchdogAtExit > 0 { kill(stopWatchdogAtExit, SIGKILL) }
+                    guard stopAtExit > 0 else { return }
+                    kill(stopAtExit, SIGQUIT)
+                    // Its directory goes once it has exited (at most 5 s): every run left one behind in /tmp.
+                    for _ in 0..<100 where !hasExited(stopAtExit) { usleep(50_000) }
+                    if hasExited(stopAtExit), let directory = removeAtExit {
+                        try? FileManager.default.removeItem(atPath: directory)
+                    }
                 }
             }
             return result
@@ -242,9 +249,18 @@ public final class PostgresServer: Sendable {
     }
 }
 
-/// The pid `atexit` stops (a C callback cannot capture).
+/// The pid `atexit` stops and the directory it removes (a C callback cannot capture).
 nonisolated(unsafe) private var stopAtExit: Int32 = 0
 nonisolated(unsafe) private var stopWatchdogAtExit: Int32 = 0
+nonisolated(unsafe) private var removeAtExit: String?
+
+/// Whether process `pid` has ended: reaped (here or by Foundation), or a zombie waiting to be.
+private func hasExited(_ pid: Int32) -> Bool {
+    var status: Int32 = 0
+    if waitpid(pid, &status, WNOHANG) == pid || kill(pid, 0) != 0 { return true }
+    guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return true }
+    return stat.contains(") Z ")
+}
 
 /// Why the private server could not be started or used.
 public struct PostgresServerError: Error, CustomStringConvertible {
