@@ -24,6 +24,7 @@ try:
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
     from selenium.webdriver.common.by import By
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
     from selenium.webdriver.support.ui import Select, WebDriverWait
 except ImportError:
     sys.exit("selenium is missing: `make deps` installs it (python3 -m pip install selenium)")
@@ -143,8 +144,12 @@ def text_of(driver, element_id):
 
 
 def wait_for(driver, what, condition):
+    # An element the page redraws between its lookup and a read of it is stale: the condition is asked again (the
+    # inspector's state tree is redrawn as its answer arrives; a stale read failed the wait at once).
     try:
-        return WebDriverWait(driver, WAIT, poll_frequency=0.05).until(lambda d: condition(d))
+        return WebDriverWait(driver, WAIT, poll_frequency=0.05,
+                             ignored_exceptions=(NoSuchElementException, StaleElementReferenceException)) \
+            .until(lambda d: condition(d))
     except Exception as error:
         raise AssertionError("timed out waiting for %s (badge: %r)" % (what, safe_text(driver, "connection"))) \
             from error
