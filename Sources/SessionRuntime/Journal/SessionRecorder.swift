@@ -101,7 +101,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
             creation = nil
             if step.revision != startRevision { records.append(snapshot(step)) }
             records += deadlineRecord(step.state)  // a restored deadline that fired before this is measured here
-            hold(records, step)
+            hold(nil, records, step)
             return
         }
         let bytes: [UInt8]
@@ -169,12 +169,6 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         guard next != journaledDeadline else { return [] }
         journaledDeadline = next
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
-    }
-
-    /// Appends `step`'s `records` now, or holds them while a batch is open.
-    private func hold(_ records: [JournalRecord], _ step: Step<System.State, System.Event>) {
-        guard let first = records.first else { return hold(nil, [], step) }
-        hold(first, Array(records.dropFirst()), step)
     }
 
     /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `unstamped`: `first`
