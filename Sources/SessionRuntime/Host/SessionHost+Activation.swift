@@ -21,7 +21,9 @@ extension SessionHost {
         // once) takes the session back from the journal instead of being refused again by the same copy.
         if let persistence, persistence.isSuperseded(id) { dropSuperseded(id) }
         if let session = store[id] { return session }
-        guard let persistence, persistence.brokenProblem(id) == nil else { return nil }
+        // A session a request is creating right now is not there yet, even though the journal may hold its first
+        // records: restoring it would make a second copy (`SessionStore.insert(restored:)` refuses it too).
+        guard let persistence, !store.isBeingCreated(id), persistence.brokenProblem(id) == nil else { return nil }
         // Read from the journal at every activation: another replica may have quarantined it.
         if let quarantined = persistence.quarantineProblem(id) { throw quarantined }
         return try activate([id], forTimer: forTimer, persistence: persistence).get()[id]
@@ -84,6 +86,10 @@ extension SessionHost {
                 if let existing = refused.existing.first {
                     restored.stop()
                     found[existing.id] = existing
+                    continue
+                }
+                if !refused.beingCreated.isEmpty {
+                    restored.stop()
                     continue
                 }
                 found[restored.id] = restored

@@ -74,14 +74,33 @@ package final class SessionStore: Sendable {
         sessions.withLock { $0.reserveCapacity(min(count, capacity)) }
     }
 
-    /// Adds sessions restored at start, under one lock for all of them. No request can create a session before the
-    /// restore ends, so no id is reserved. Returns the sessions that were not added because the store is full; a
-    /// session whose id the store already holds is not added either. The caller stops both kinds.
-    package func insert(restored: [any HostedSession]) -> (full: [any HostedSession], existing: [any HostedSession]) {
+    /// Whether a request is making a session for `id` right now (it is reserved, not yet in the store).
+    package func isBeingCreated(_ id: SessionID) -> Bool {
+        reserved.withLock { $0.contains(id) }
+    }
+
+    /// The sessions `insert(restored:)` did not add, which the caller stops.
+    package struct Refused {
+        /// Not added because the store is full.
+        package var full: [any HostedSession] = []
+        /// Not added because the store holds a session with the same id.
+        package var existing: [any HostedSession] = []
+        /// Not added because a request is creating a session with the same id: the journal held that creation's
+        /// first records, but the session is the creating request's, which adds it once it is made.
+        package var beingCreated: [any HostedSession] = []
+    }
+
+    /// Adds sessions restored from the journal (at start, or activated), under one lock for all of them. A session
+    /// whose id is reserved by a creation is not added: the creation journals its session before it adds it, so a
+    /// restore in between reads it from the journal. Looking at the reservations under the table's lock leaves no
+    /// gap, because a creation adds its session before it gives up its reservation.
+    package func insert(restored: [any HostedSession]) -> Refused {
         sessions.withLock { sessions in
-            var refused: (full: [any HostedSession], existing: [any HostedSession]) = ([], [])
+            var refused = Refused()
             for session in restored {
-                if sessions[session.id] != nil {
+                if reserved.withLock({ $0.contains(session.id) }) {
+                    refused.beingCreated.append(session)
+                } else if sessions[session.id] != nil {
                     refused.existing.append(session)
                 } else if sessions.count >= capacity {
                     refused.full.append(session)
