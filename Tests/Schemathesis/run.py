@@ -1,12 +1,11 @@
 #!/usr/bin/env python3
 """Checks openapi.yaml against the running server with schemathesis, in a bounded time.
 
-Starts the debug binary on 127.0.0.1:0 with sessions in memory and derives the document schemathesis reads from
-openapi.yaml and the schemas the systems publish (GET /v1/systems/{name}): the events a post may carry, in one body or
-a batch, are each system's published `eventSchema`, and a creation's starting `state` is the system's `stateSchema`,
-so the events and states generated are those the macros derived, not the document's own copies. It runs
-`schemathesis run` on it over every operation but the event stream (it never ends), with hooks.py giving the `{id}`
-routes real sessions of the right system, and fails on any finding:
+Starts the debug binary on 127.0.0.1:0 with sessions in memory and first checks that openapi.yaml's schemas of the
+systems are what they publish (GET /v1/systems/{name}, written by `make openapi`: openapi_systems.py), so the events
+and states generated are those the macros derived. It runs `schemathesis run` on openapi.yaml over every operation
+but the event stream (it never ends), with hooks.py giving the `{id}` routes real sessions of the right system, and
+fails on any finding:
 a 5xx or a dropped connection, a status, content type, header or body the document does not allow, data the
 document calls valid that the server refuses (or the reverse), a method the server takes that the document does
 not list. The server is stopped by its pid whatever happens; its log is kept in .build/schemathesis/.
@@ -20,7 +19,6 @@ The budget is time, not cases: schemathesis repeats its phases (100 cases per op
 import argparse
 import json
 import os
-import re
 import selectors
 import signal
 import subprocess
@@ -29,7 +27,6 @@ import time
 import urllib.request
 from pathlib import Path
 
-import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -99,45 +96,6 @@ def published_schemas(base: str) -> list[dict]:
     return systems
 
 
-def embedded(schema: dict) -> dict:
-    """A published schema document as a schema of the OpenAPI document (3.1: JSON Schema 2020-12 as it is)."""
-    return {key: value for key, value in schema.items() if key != "$schema"}
-
-
-def derived_document(systems: list[dict], out: Path) -> Path:
-    """openapi.yaml with the systems' published schemas in place of the document's own event and state schemas:
-    `Event` (one event, and a batch's items) is one of the systems' `eventSchema`s, `SessionCreation`'s `state` the
-    named system's `stateSchema`, `SystemName` the systems served. Written beside the run's reports."""
-    document = yaml.safe_load((ROOT / "openapi.yaml").read_text())
-    schemas = document["components"]["schemas"]
-    events, states = [], []
-    for system in systems:
-        if "eventSchema" not in system or "stateSchema" not in system:
-            raise SystemExit(f"schemathesis: {system['name']} publishes no event or state schema")
-        component = "Published" + "".join(part.capitalize() for part in re.split(r"[^A-Za-z0-9]+", system["name"]))
-        schemas[component + "Event"] = embedded(system["eventSchema"])
-        schemas[component + "State"] = embedded(system["stateSchema"])
-        events.append({"$ref": f"#/components/schemas/{component}Event"})
-        states.append(
-            {
-                "if": {"properties": {"system": {"const": system["name"]}}},
-                "then": {"properties": {"state": {"$ref": f"#/components/schemas/{component}State"}}},
-            }
-        )
-    schemas["Event"] = {
-        "description": "A client event of one of the systems served: one of their published event schemas.",
-        "oneOf": events,
-    }
-    schemas["Batch"]["properties"]["events"] = {
-        "oneOf": [{"type": "array", "minItems": 1, "maxItems": 100, "items": event} for event in events]
-    }
-    schemas["SessionCreation"]["allOf"] = states
-    schemas["SystemName"] = {"enum": [system["name"] for system in systems]}
-    path = out / "openapi.published.json"
-    path.write_text(json.dumps(document, indent=1))
-    return path
-
-
 def stop_server(server: subprocess.Popen) -> int | None:
     """Stops the server by its pid: SIGTERM, then SIGKILL after 10 s. Returns its exit status."""
     if server.poll() is None:
@@ -167,10 +125,17 @@ def main() -> int:
     started = time.monotonic()
     try:
         systems = published_schemas(base)
-        document = derived_document(systems, out)
+        # openapi.yaml's schemas of the systems are written from what they publish (make openapi); a stale copy
+        # would test the document's word, not the systems'.
+        from openapi_systems import stale
+
+        diff = stale(systems)
+        if diff:
+            raise SystemExit(f"openapi.yaml's systems are not what the server publishes; run `make openapi`:\n{diff}")
     except BaseException:
         stop_server(server)
         raise
+    document = ROOT / "openapi.yaml"
     command = [
         sys.executable, "-m", "schemathesis.cli", "--config-file", str(HERE / "schemathesis.toml"),
         "run", str(document),
