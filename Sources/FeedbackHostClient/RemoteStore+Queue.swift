@@ -62,7 +62,9 @@ extension RemoteStore {
         }
     }
 
-    /// Writes the queue to the file (atomically), when the store has one.
+    /// Writes the queue to the file (atomically), when the store has one: to a sibling file first, then renamed over
+    /// it, so a reader (the next start) finds the old queue or the new one, never half of one. Not `Data.write` with
+    /// `.atomic`: on Linux that leaves a `TemporaryDirectory.*` in the temporary folder at every write.
     func persist() {
         guard let queueFile else { return }
         let saved = SavedQueue(
@@ -76,6 +78,13 @@ extension RemoteStore {
             shown: Self.encoded(shownUnanswered)
         )
         guard let data = try? JSONEncoder().encode(saved) else { return }
-        try? data.write(to: queueFile, options: .atomic)
+        let partial = queueFile.deletingLastPathComponent()
+            .appendingPathComponent(".\(queueFile.lastPathComponent).partial")
+        do {
+            try data.write(to: partial)
+            if rename(partial.path, queueFile.path) != 0 { try FileManager.default.removeItem(at: partial) }
+        } catch {
+            try? FileManager.default.removeItem(at: partial)
+        }
     }
 }
