@@ -58,23 +58,25 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
     struct Core: Sendable {
         @usableFromInline var state: State
         @usableFromInline var revision: UInt64 = 0
-        @usableFromInline var stopped = false
+        @usableFromInline var stopped = false {
+            didSet { unusual = offloaded || feedbacksStopped || marked || stopped }
+        }
         @usableFromInline var queue = EventQueue<Entry>()
         @usableFromInline var observers: [StepObserver<State, Event>] = []
         /// Set when the feedbacks ran away: steps reach observers only, feedback events are dropped.
         @usableFromInline var feedbacksStopped = false {
-            didSet { unusual = offloaded || feedbacksStopped || marked }
+            didSet { unusual = offloaded || feedbacksStopped || marked || stopped }
         }
         /// Set by `offload(to:)`: no caller's thread runs a step, and reduces run outside the lock.
         @usableFromInline var offloaded = false {
-            didSet { unusual = offloaded || feedbacksStopped || marked }
+            didSet { unusual = offloaded || feedbacksStopped || marked || stopped }
         }
         /// The loop has a `marker` (set once, at init): its steps are marked, so they run in the queue's run.
         @usableFromInline var marked = false {
-            didSet { unusual = offloaded || feedbacksStopped || marked }
+            didSet { unusual = offloaded || feedbacksStopped || marked || stopped }
         }
-        /// `offloaded || feedbacksStopped || marked`: the one flag the send path reads before the common case (a
-        /// check of the marker itself there cost about 2 ns a send).
+        /// `offloaded || feedbacksStopped || marked || stopped`: the one flag the send path reads before the common
+        /// case (a check of the marker itself there cost about 2 ns a send, a separate one of `stopped` about 1).
         @usableFromInline var unusual = false
         /// An offloaded loop's reduce is running outside the lock: the revision is about to move.
         @usableFromInline var reducing = false
@@ -250,16 +252,16 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         var revision: UInt64 = 0
         var queued = false
         let state = withCore { core, flags -> State? in
-            if core.stopped { return nil }
-            guard EngineLock.claim(&flags) else {
+            // A stopped loop, a marked one, an offloaded one, or one whose feedbacks are stopped: one flag, and the
+            // queue's run knows each case, so that this path stays the plain loop's.
+            if core.unusual {
+                if core.stopped { return nil }
                 core.queue.append(.event(event, nil, nil))
+                queued = EngineLock.claim(&flags)
                 return nil
             }
-            // A marked loop, an offloaded one, or one whose feedbacks are stopped: the queue's run knows each case,
-            // so that this path stays the plain loop's.
-            guard !core.unusual else {
+            guard EngineLock.claim(&flags) else {
                 core.queue.append(.event(event, nil, nil))
-                queued = true
                 return nil
             }
             reduce(&core.state, event)
