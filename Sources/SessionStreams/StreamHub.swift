@@ -64,7 +64,8 @@ package final class StreamHub: @unchecked Sendable {
 
     // MARK: - New states (any thread)
 
-    /// Takes a new state of the session; called by the loop's observer, in revision order.
+    /// Takes a new state of the session, in revision order: from the session's observation, on the journal's writer
+    /// queue once the state is durable (on the thread that reduced it without a journal).
     func publish(rev: UInt64, json: [UInt8], clients: [UInt8]? = nil) {
         let schedule = incoming.withLock { incoming -> Bool in
             if incoming.states.count >= Self.incomingLimit { incoming.states.removeFirst() }
@@ -90,8 +91,8 @@ package final class StreamHub: @unchecked Sendable {
 
     /// Starts following the session (on the queue): observes its loop, then takes its current state at once, so
     /// the views hold the latest value before a subscriber is served and no later state falls between (states
-    /// the observation delivers that are not newer are ignored). With a shared journal the current state is taken
-    /// only once the journal holds it (`journaledSnapshot`); until then the observation brings it when it is, and
+    /// the observation delivers that are not newer are ignored). With a journal the current state is taken only
+    /// once the journal holds it (`journaledSnapshot`); until then the observation brings it when it is, and
     /// never when the journal refuses it (another replica took the session over meanwhile).
     func follow() {
         dispatchPrecondition(condition: .onQueue(queue))

@@ -275,7 +275,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// Calls `notify` with nil once the records of the step at `revision` (and of every step before it) are
     /// journaled, or with the error once an append failed. A step still held in an open batch waits for its batch's
-    /// append. What a shared journal's stream shows: only states no other replica's takeover can undo.
+    /// append. What a stream shows: only states nothing can undo (a crash, a refused write, another replica's
+    /// takeover).
     func whenJournaled(revision: UInt64, _ notify: @escaping @Sendable (JournalError?) -> Void) {
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
@@ -302,9 +303,6 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     private func appended(through revision: UInt64, _ held: Held) -> Bool {
         (held.last?.revision ?? startRevision) >= revision
     }
-
-    /// Whether other replicas may take this session over (a shared journal): see `whenJournaled(revision:)`.
-    var journalIsShared: Bool { persistence.journal.sharesSessions }
 
     /// The failure of records dropped by a sealed recorder: the session was passivated before they were appended.
     package static var sealed: JournalError {

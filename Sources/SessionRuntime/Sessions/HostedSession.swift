@@ -55,13 +55,14 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Counts now as a use of the session: a stream's last subscriber leaving does, so the idle time of a session
     /// that was watched starts when nobody watches it any more.
     func touch()
-    /// The current state, when no other replica's takeover can undo it: with a shared journal only once the records
-    /// of its step are journaled (nil until then, and for good when the journal refused them); else `snapshot()`.
-    /// What a stream may start from.
+    /// The current state, when nothing can undo it: with a journal only once the records of its step are journaled
+    /// (nil until then, and for good when the journal refused them); without one `snapshot()`. What a stream may
+    /// start from.
     func journaledSnapshot() -> SessionSnapshot?
-    /// Calls `body` with the current state, then with each new one, in order, on the thread that reduced it
-    /// (keep it short); the encoding is the one `snapshot()` caches. Ends when the returned observation is
-    /// cancelled or the loop stops.
+    /// Calls `body` with the current state, then with each new one, in order: with a journal once each is journaled
+    /// (on the journal's thread; never for a state whose records the journal refused), without one on the thread
+    /// that reduced it. Keep it short; the encoding is the one `snapshot()` caches. Ends when the returned
+    /// observation is cancelled or the loop stops.
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation
     /// The generation the tokens the server mints for this session carry (`TokenGeneration`): 0 until a revocation,
     /// read back from the journal with the session.

@@ -326,19 +326,25 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     func journaledSnapshot() -> SessionSnapshot? {
         let current = snapshot()
-        guard let recorder, recorder.journalIsShared else { return current }
+        guard let recorder else { return current }
         return recorder.isJournaled(revision: current.rev) ? current : nil
     }
 
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {
-        // With a shared journal this copy may have been taken over by another replica without knowing it yet (it
-        // learns at its next write): a state reaches the stream only once the journal holds it, so a stale copy's
-        // step (a timer firing on a replica that woke from a stall) is never shown and then undone.
-        let journaledOnly = recorder?.journalIsShared == true
+        // With a journal, a state reaches the stream only once the journal holds it, so a step is never shown and
+        // then undone: not by a crash before its commit (the restarted session would reach that revision again with
+        // another state, and a client resuming from it would take a patch against the wrong base), not by a failed
+        // write (the session is re-anchored from the journal), and, with a shared journal, not by another replica's
+        // takeover this copy does not know of yet (a timer firing on a replica that woke from a stall).
+        guard let recorder else {
+            return loop.observe { [weak self] step in
+                guard let self else { return }
+                body(snapshot(of: step.state, rev: step.revision))
+            }
+        }
         return loop.observe { [weak self] step in
             guard let self else { return }
             let snapshot = snapshot(of: step.state, rev: step.revision)
-            guard journaledOnly, let recorder else { return body(snapshot) }
             recorder.whenJournaled(revision: step.revision) { failure in if failure == nil { body(snapshot) } }
         }
     }
