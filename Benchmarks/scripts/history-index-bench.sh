@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 32: what the history index (SQLite's `timeline`, filled by a background step every second) costs the posts, in
+# Issue 32: what the history index (SQLite's `timeline`, filled by a background step every 250 ms) costs the posts, in
 # one run of one release binary: posted events/s and p99 with the index as shipped (`index`) against the same binary
 # with the background step off (`no-index`: --journal-timeline-rows 0), and optionally further `--journal-timeline-rows`
 # values (`rows:N`). Every round starts each variant afresh in an empty directory (shipped defaults otherwise: journal
