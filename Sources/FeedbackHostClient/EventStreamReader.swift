@@ -57,7 +57,9 @@ final class EventStreamReader: NSObject, URLSessionDataDelegate, Sendable {
         request.timeoutInterval = idleLimit.seconds
         pending = Mutex(request)
         super.init()
-        let configuration = URLSessionConfiguration.default
+        // No cache: a stream is never cached, and a session with one can trap when its task is cancelled (see
+        // `URLSessionTransport.session`), as `cancel` does.
+        let configuration = URLSessionTransport.uncachedConfiguration()
         configuration.timeoutIntervalForRequest = idleLimit.seconds
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1

@@ -11,13 +11,28 @@ public protocol HostTransport: Sendable {
     func send(_ request: URLRequest) async throws -> (body: Data, status: Int)
 }
 
-/// `URLSession.shared`.
+/// One `URLSession` without a cache, shared by every transport.
 public struct URLSessionTransport: HostTransport {
     /// The shared session's transport.
     public init() {}
 
     public func send(_ request: URLRequest) async throws -> (body: Data, status: Int) {
-        let (data, response) = try await URLSession.shared.data(for: request)
+        let (data, response) = try await Self.session.data(for: request)
         return (data, (response as? HTTPURLResponse)?.statusCode ?? 0)
+    }
+
+    /// The session the transports send with: `URLSessionConfiguration.default` without its `URLCache`. A feedback
+    /// host's answers are never to be taken from a cache, and on Linux a session with one can trap the process: a
+    /// task cancelled while swift-corelibs-foundation looks it up in the cache (on a background queue, before the
+    /// task's protocol exists) reports its failure after it has left the session's task registry ("Trying to access
+    /// a behaviour for a task that in not in the registry"; seen in `make test` when a store closed).
+    public static let session = URLSession(configuration: uncachedConfiguration())
+
+    /// `URLSessionConfiguration.default` without a cache (see `session`).
+    public static func uncachedConfiguration() -> URLSessionConfiguration {
+        let configuration = URLSessionConfiguration.default
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        return configuration
     }
 }

@@ -1,3 +1,4 @@
+import FeedbackHostClient
 public import Foundation
 
 #if canImport(FoundationNetworking)
@@ -60,7 +61,7 @@ extension LocalInstance {
         let data: Data
         let response: URLResponse
         do {
-            (data, response) = try await URLSession.shared.data(for: request)
+            (data, response) = try await URLSessionTransport.session.data(for: request)
         } catch {
             throw LocalInstanceError(
                 .requestFailed,

@@ -31,9 +31,9 @@ extension LocalInstance {
     }
 }
 
-/// `URLSession.shared.data(for:)`, its answer checked.
+/// `URLSessionTransport.session.data(for:)` (the client's session, without a cache), its answer checked.
 func checkedData(for request: URLRequest) async throws -> (Data, URLResponse) {
-    let (data, response) = try await URLSession.shared.data(for: request)
+    let (data, response) = try await URLSessionTransport.session.data(for: request)
     AnswerWords.check(
         Array(data),
         contentType: (response as? HTTPURLResponse)?.value(forHTTPHeaderField: "Content-Type")
