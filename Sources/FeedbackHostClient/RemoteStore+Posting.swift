@@ -5,7 +5,8 @@ import SystemKit
 /// The outbox: the pending events go out one post at a time, in order, each with its number; a lost answer is
 /// retried with the same number (the server answers it again instead of applying it twice). An event leaves the outbox
 /// only when its post is answered: a stream event that shows it applied takes it out of the prediction, not out of
-/// the outbox, since the server shows a state before its journal holds it.
+/// the outbox, since an answer can be lost with its connection and a server without a journal streams a state a
+/// restart forgets.
 extension RemoteStore {
     /// Starts the sender when there is something to send and it is not running.
     func pump() {

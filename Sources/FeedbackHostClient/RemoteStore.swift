@@ -63,8 +63,9 @@ public final class RemoteStore<System: FeedbackSystem> {
     /// The highest number the server confirmed it included (answers and stream events' `clients`).
     var acknowledged: UInt64 = 0
     /// The highest number the server answered (applied, refused for good, or said it had taken). Only an answer says
-    /// that a post is journaled: a stream event shows a state as soon as it is reduced, before its journal commit, so
-    /// a crash can still undo a post that the stream showed and that was not answered. The sender goes on from here.
+    /// that the post is done: a server without a journal streams a state a restart forgets, and an answer lost with
+    /// its connection leaves the store unsure, so a post the stream showed is sent again until it is answered. The
+    /// sender goes on from here.
     var answered: UInt64 = 0
     /// Events the confirmed state includes (a stream event showed them) whose post has not been answered: no longer
     /// predicted, but sent again, with the same number, until the server answers them.

@@ -8,9 +8,10 @@ import Testing
 import FoundationNetworking
 #endif
 
-/// A server shows a state on its stream as soon as it is reduced, before its journal commit holds it: a crash in
-/// between undoes a post that the store saw applied. The store takes an event out of its outbox only when the post is
-/// answered, so it sends that post again, with the same number, and the restarted server applies it once.
+/// A server without a journal shows a state on its stream as soon as it is reduced (one with a journal once the
+/// journal holds it): a crash undoes a post that the store saw applied. The store takes an event out of its outbox
+/// only when the post is answered, so it sends that post again, with the same number, and the restarted server
+/// applies it once. A scripted transport plays the server, so the test holds whatever the server's streams do.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 @MainActor
 struct RemoteStoreCrashTests {
