@@ -3,37 +3,40 @@ import Dispatch
 import FeedbackLoop
 import SystemKit
 
+// Not nested in the generic `SystemSession`: a type nested there is generic too, and the session's unspecialised
+// code then looks up its metadata at every use (a post used each of these several times).
+
+/// What a post's answer needs: its idempotency claim, whether it waits for the journal, how many events it
+/// brought, and where the answer goes. `finish` gives it.
+struct PostAnswer: Sendable {
+    var claim: IdempotencyClaim?
+    /// A client's numbered post (issue 34): its revision is marked for the streams.
+    var stamp: ClientStamp? = nil
+    /// Whether the post's revision was marked when its batch was queued (on the state it was tried on).
+    var marked = false
+    var durable: Bool
+    var count = 0
+    var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
+}
+
+/// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
+struct Trial: Sendable {
+    let snapshot: SessionSnapshot
+    let weight: SessionBudget.Weight
+}
+
+/// What `submit` did with a batch.
+enum Submission {
+    /// Queued; `finish` is (or was already) called.
+    case queued
+    /// Refused before anything was queued: the state would pass its limit, or the budget has no room.
+    case refused(APIError)
+    /// `If-Match` does not name the current cursor; nothing was queued.
+    case stale(String)
+}
+
 /// How a post's events reach the loop: checked against the per-state limit and the memory budget first, on a copy.
 extension SystemSession {
-    /// What a post's answer needs: its idempotency claim, whether it waits for the journal, how many events it
-    /// brought, and where the answer goes. `finish` gives it.
-    struct PostAnswer: Sendable {
-        var claim: IdempotencyClaim?
-        /// A client's numbered post (issue 34): its revision is marked for the streams.
-        var stamp: ClientStamp? = nil
-        /// Whether the post's revision was marked when its batch was queued (on the state it was tried on).
-        var marked = false
-        var durable: Bool
-        var count = 0
-        var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
-    }
-
-    /// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
-    struct Trial: Sendable {
-        let snapshot: SessionSnapshot
-        let weight: SessionBudget.Weight
-    }
-
-    /// What `submit` did with a batch.
-    enum Submission {
-        /// Queued; `finish` is (or was already) called.
-        case queued
-        /// Refused before anything was queued: the state would pass its limit, or the budget has no room.
-        case refused(APIError)
-        /// `If-Match` does not name the current cursor; nothing was queued.
-        case stale(String)
-    }
-
     /// Queues `events` unless what they make of the state is refused. The reducer is pure, so the batch is first
     /// reduced on a copy of the current state and the copy encoded: a state past `session.state.max.bytes`, or a
     /// growth the budget has no room for, is refused with the session untouched, nothing journaled. Otherwise the
@@ -86,7 +89,10 @@ extension SystemSession {
         // loop's reduces.
         var states: [System.State] = []
         states.reserveCapacity(events.count)
-        for (offset, event) in events.enumerated() {
+        // By index, not `enumerated()`: its sequence, iterator, tuple and optional would each be a metadata lookup
+        // in this unspecialised code.
+        for offset in events.indices {
+            let event = events[offset]
             containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
             let start = DispatchTime.now().uptimeNanoseconds
             System.reduce(&state, event)
