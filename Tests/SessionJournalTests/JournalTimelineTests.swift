@@ -113,17 +113,41 @@ import Testing
         #expect(seen == history.problems)
     }
 
-    @Test func aVersionOneDatabaseOpensAsVersionTwo() throws {
+    @Test(arguments: ["1", "2"])
+    func anOlderDatabaseOpensAsVersionThree(older: String) throws {
         let place = try JournalPlace(.postgres)
         defer { place.remove() }
         try place.open().close()
-        _ = try PostgresServer.shared().psql(place.url!, "UPDATE fh_meta SET value = '1' WHERE name = 'schema.version'")
+        let server = try PostgresServer.shared()
+        _ = try server.psql(place.url!, "UPDATE fh_meta SET value = '\(older)' WHERE name = 'schema.version'")
         let journal = try place.open()
         journal.close()
-        let version = try PostgresServer.shared().psql(
+        let version = try server.psql(place.url!, "SELECT value FROM fh_meta WHERE name = 'schema.version'")
+        #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "3")
+    }
+
+    /// A database a newer build wrote is refused before anything of this build's schema is applied: its functions
+    /// stay the newer build's (an older replica in a rolling upgrade must not replace them with its own).
+    @Test func aNewerDatabaseIsRefusedWithItsFunctionsUntouched() throws {
+        let place = try JournalPlace(.postgres)
+        defer { place.remove() }
+        try place.open().close()
+        let server = try PostgresServer.shared()
+        // What a newer build would have written: another version, and a function of its own.
+        _ = try server.psql(
             place.url!,
-            "SELECT value FROM fh_meta WHERE name = 'schema.version'"
+            "UPDATE fh_meta SET value = '4' WHERE name = 'schema.version'; "
+                + "CREATE OR REPLACE FUNCTION fh_owns(p_session text, p_owner bigint) RETURNS boolean "
+                + "LANGUAGE sql AS $$ SELECT true /* written by version 4 */ $$"
         )
-        #expect(version.trimmingCharacters(in: .whitespacesAndNewlines) == "2")
+        var refusal: String?
+        do {
+            try place.open().close()
+        } catch {
+            refusal = "\(error)"
+        }
+        #expect(refusal?.contains("schema version 4") == true, "\(refusal ?? "opened")")
+        let body = try server.psql(place.url!, "SELECT prosrc FROM pg_proc WHERE proname = 'fh_owns'")
+        #expect(body.contains("written by version 4"), "\(body)")
     }
 }

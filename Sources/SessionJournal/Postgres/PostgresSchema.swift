@@ -38,16 +38,24 @@
 /// the commit, so a takeover (an `UPDATE` of the row) waits for every append that passed the check, and an append
 /// checked after a takeover sees the new owner. Creation (`fh_create`) takes the row whoever owned it.
 enum PostgresSchema {
-    /// Version 2 (issue 32) adds `fh_events.feedback`, `fh_history.at` and the functions that write them; a version 1
-    /// database gets them when opened (`schema.sql` adds what is missing) and is marked version 2.
-    static let version = "2"
+    /// Version 2 (issue 32) adds `fh_events.feedback`, `fh_history.at` and the functions that write them. Version 3
+    /// (issue 32's forks) adds `fh_paused` and the functions that read and write it: a build that does not know it
+    /// would run a paused fork's effects, so it must not open such a database. An older database gets what is
+    /// missing when opened (`schema.sql` adds it) and is marked this version.
+    static let version = "3"
 
     /// Creates what is missing (`Schema/schema.sql`, under an advisory lock so that replicas starting together do not
-    /// race) and records the schema version when there is none, or moves version 1 on, in one transaction.
+    /// race), records the schema version when there is none or moves an older one on, and refuses a newer one, in one
+    /// transaction: a build older than the database's schema raises before the commit, so the functions a newer
+    /// build wrote are not replaced by its own (a multi-statement query is one transaction, and the error rolls all
+    /// of it back). Builds before version 3 compared the version only after this transaction had committed.
     static let create =
         embedded("schema.sql")
         + "\nINSERT INTO fh_meta VALUES('schema.version', '\(version)') ON CONFLICT (name) DO UPDATE "
-        + "SET value = EXCLUDED.value WHERE fh_meta.value = '1';"
+        + "SET value = EXCLUDED.value WHERE fh_meta.value IN ('1', '2');"
+        + "\nDO $$ DECLARE found text := (SELECT value FROM fh_meta WHERE name = 'schema.version'); BEGIN "
+        + "IF found IS DISTINCT FROM '\(version)' THEN RAISE EXCEPTION 'the database holds journal schema version %; "
+        + "this build reads version \(version) (a newer build wrote it: upgrade this replica)', found; END IF; END $$;"
 
     /// The prepared statements by name: the record writers return whether the caller owned the session.
     static let statements: [(name: String, sql: String)] = [
