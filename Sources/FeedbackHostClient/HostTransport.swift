@@ -29,7 +29,7 @@ public struct URLSessionTransport: HostTransport {
     public static let session = URLSession(configuration: uncachedConfiguration())
 
     /// `URLSessionConfiguration.default` without a cache (see `session`).
-    public static func uncachedConfiguration() -> URLSessionConfiguration {
+    static func uncachedConfiguration() -> URLSessionConfiguration {
         let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData

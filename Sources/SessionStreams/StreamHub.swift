@@ -64,8 +64,8 @@ package final class StreamHub: @unchecked Sendable {
 
     // MARK: - New states (any thread)
 
-    /// Takes a new state of the session, in revision order: from the session's observation, on the journal's writer
-    /// queue once the state is durable (on the thread that reduced it without a journal).
+    /// Takes a new state of the session, in revision order, from the session's observation: with a journal once the
+    /// state is journaled (usually on the journal's writer queue), without one on the thread that reduced it.
     func publish(rev: UInt64, json: [UInt8], clients: [UInt8]? = nil) {
         let schedule = incoming.withLock { incoming -> Bool in
             if incoming.states.count >= Self.incomingLimit { incoming.states.removeFirst() }

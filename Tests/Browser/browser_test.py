@@ -348,13 +348,18 @@ def console_errors(driver):
     check("without a journal the page hides the inspector (no history) and lists the sessions in memory")
 
 
-def restart(driver, server, screenshots):
-    driver.get(server.base + "/")
+def counter_at_one(driver, base):
+    """Opens the page at `base`, starts a counter from it and increments it once, waiting for each step."""
+    driver.get(base + "/")
     wait_for(driver, "the system list", lambda d: d.find_elements(By.ID, "start-counter"))
     driver.find_element(By.ID, "start-counter").click()
     wait_text(driver, "connection", "live")
     driver.find_element(By.ID, "counter-increment").click()
     wait_text(driver, "counter-value", "1")
+
+
+def restart(driver, server, screenshots):
+    counter_at_one(driver, server.base)
     port = server.port
     server.stop()
     wait_for(driver, "the page to notice", lambda d: text_of(d, "connection") == "reconnecting…")

@@ -22,7 +22,16 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from browser_test import Server, check, check_answer_bodies, run_in_browser, text_of, wait_for, wait_text  # noqa: E402
+from browser_test import (  # noqa: E402
+    Server,
+    check,
+    check_answer_bodies,
+    counter_at_one,
+    run_in_browser,
+    text_of,
+    wait_for,
+    wait_text,
+)
 from selenium.webdriver.common.by import By  # noqa: E402
 from selenium.webdriver.common.keys import Keys  # noqa: E402
 
@@ -209,12 +218,7 @@ def console_errors(driver):
 def inspector_off(driver, binary, log):
     server = Server(binary, log, flags=["--inspector", "off"]).start()
     try:
-        driver.get(server.base + "/")
-        wait_for(driver, "the system list", lambda d: d.find_elements(By.ID, "start-counter"))
-        driver.find_element(By.ID, "start-counter").click()
-        wait_text(driver, "connection", "live")
-        driver.find_element(By.ID, "counter-increment").click()
-        wait_text(driver, "counter-value", "1")
+        counter_at_one(driver, server.base)
         assert not driver.find_element(By.ID, "inspector").is_displayed()
         assert not driver.find_element(By.ID, "sessions").is_displayed()
         check("with --inspector off the page hides the inspector and the list, and runs a counter")

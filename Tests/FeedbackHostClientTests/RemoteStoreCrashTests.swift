@@ -29,12 +29,7 @@ struct RemoteStoreCrashTests {
         for _ in 0..<lost { store.send(.increment) }
         await script.lostPostArrived()
         // What the stream says while that post is being journaled: the state that includes it.
-        let shown = ServerSentEvent(
-            type: "snapshot",
-            id: "e-\(lost)",
-            data: #"{"rev":\#(lost),"state":{"count":\#(lost)},"clients":{"\#(client)":\#(lost)}}"#
-        )
-        #expect(store.take(.events([shown])))
+        #expect(store.take(.events([Self.shown(count: lost, by: client)])))
         #expect(store.pending.isEmpty)
         #expect(store.state.count == Int(lost))
         store.send(.increment)
@@ -48,6 +43,15 @@ struct RemoteStoreCrashTests {
         #expect(script.posts == numbers)
     }
 
+    /// A counter's snapshot at revision `count` (count `count`) that includes post `count` of `client`.
+    private static func shown(count: UInt64, by client: String) -> ServerSentEvent {
+        ServerSentEvent(
+            type: "snapshot",
+            id: "e-\(count)",
+            data: #"{"rev":\#(count),"state":{"count":\#(count)},"clients":{"\#(client)":\#(count)}}"#
+        )
+    }
+
     /// The app quits while the stream has shown its post and the answer has not come: the queue file keeps the event,
     /// and the store opened next sends it again with its client and number.
     @Test func aPostTheStreamShowedStaysInTheQueueFile() async throws {
@@ -59,12 +63,7 @@ struct RemoteStoreCrashTests {
         let client = store.clientID
         store.send(.increment)
         await script.lostPostArrived()
-        let shown = ServerSentEvent(
-            type: "snapshot",
-            id: "e-1",
-            data: #"{"rev":1,"state":{"count":1},"clients":{"\#(client)":1}}"#
-        )
-        #expect(store.take(.events([shown])))
+        #expect(store.take(.events([Self.shown(count: 1, by: client)])))
         store.close()
         script.crash()
         let reopened = try await host.store(CounterSystem(), session: "s", queueFile: file)

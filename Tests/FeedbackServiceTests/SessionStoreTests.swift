@@ -32,19 +32,23 @@ struct SessionStoreTests {
     @Test func aRestoreWhileTheIdIsBeingCreatedIsRefusedAndTheCreationWins() throws {
         let store = SessionStore(capacity: 4)
         let id = SessionID.random()
-        var refusedMeanwhile: SessionStore.Refused?
+        var meanwhile: SessionStore.Restoring?
         var seenBeingCreated = false
         let made = try counter(id)
         let insertion = try store.insert(id: id) { () throws(APIError) in
             seenBeingCreated = store.isBeingCreated(id)
             let copy = try counter(id)
-            refusedMeanwhile = store.insert(restored: [copy])
+            meanwhile = store.insert(restored: copy)
             copy.stop()
             return made
         }
         #expect(seenBeingCreated)
-        #expect(refusedMeanwhile?.beingCreated.count == 1)
-        #expect(refusedMeanwhile?.existing.isEmpty == true)
+        guard case .beingCreated? = meanwhile else {
+            Issue.record(
+                "a restore during the creation was not refused as being created: \(String(describing: meanwhile))"
+            )
+            return
+        }
         guard case .inserted(let session) = insertion else {
             Issue.record("the creation found its own id taken: \(insertion)")
             return
@@ -53,11 +57,16 @@ struct SessionStoreTests {
         #expect(!store.isBeingCreated(id))
         #expect(store.count == 1)
 
-        // Once it is added, a later restore of the same id meets it as existing.
+        // Once it is added, a later restore of the same id meets it as existing, and is handed the store's session to
+        // use, not its own copy (which the caller stops).
         let late = try counter(id)
-        let refused = store.insert(restored: [late])
+        let outcome = store.insert(restored: late)
         late.stop()
-        #expect(refused.existing.count == 1 && refused.beingCreated.isEmpty)
+        guard case .existing(let existing) = outcome else {
+            Issue.record("a restore of an id the store holds was not refused as existing: \(outcome)")
+            return
+        }
+        #expect(existing === made)
         made.stop()
     }
 }

@@ -78,17 +78,18 @@ extension SessionHost {
                     continue
                 }
                 makeRoomLocked()
-                let refused = store.insert(restored: [restored])
-                if !refused.full.isEmpty {
+                switch store.insert(restored: restored) {
+                case .inserted:
+                    break
+                case .full:
                     restored.stop()
                     return found.isEmpty ? .failure(store.full) : .success(found)
-                }
-                if let existing = refused.existing.first {
+                case .existing(let existing):
+                    // The store's session, not this copy (before, the stopped copy was handed back).
                     restored.stop()
                     found[existing.id] = existing
                     continue
-                }
-                if !refused.beingCreated.isEmpty {
+                case .beingCreated:
                     restored.stop()
                     continue
                 }

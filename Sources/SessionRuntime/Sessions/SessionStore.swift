@@ -79,36 +79,30 @@ package final class SessionStore: Sendable {
         reserved.withLock { $0.contains(id) }
     }
 
-    /// The sessions `insert(restored:)` did not add, which the caller stops.
-    package struct Refused {
-        /// Not added because the store is full.
-        package var full: [any HostedSession] = []
-        /// Not added because the store holds a session with the same id.
-        package var existing: [any HostedSession] = []
-        /// Not added because a request is creating a session with the same id: the journal held that creation's
-        /// first records, but the session is the creating request's, which adds it once it is made.
-        package var beingCreated: [any HostedSession] = []
+    /// What `insert(restored:)` did with a session read back from the journal; the caller stops one it did not add.
+    package enum Restoring {
+        /// Added.
+        case inserted
+        /// Not added: the store is full.
+        case full
+        /// Not added: the store holds a session with the same id, this one (the session to use).
+        case existing(any HostedSession)
+        /// Not added: a request is creating a session with the same id. The journal held that creation's first
+        /// records, but the session is the creating request's, which adds it once it is made.
+        case beingCreated
     }
 
-    /// Adds sessions restored from the journal (at start, or activated), under one lock for all of them. A session
-    /// whose id is reserved by a creation is not added: the creation journals its session before it adds it, so a
-    /// restore in between reads it from the journal. Looking at the reservations under the table's lock leaves no
-    /// gap, because a creation adds its session before it gives up its reservation.
-    package func insert(restored: [any HostedSession]) -> Refused {
+    /// Adds a session restored from the journal (an activation). A session whose id is reserved by a creation is not
+    /// added: the creation journals its session before it adds it, so a restore in between reads it from the
+    /// journal. Looking at the reservations under the table's lock leaves no gap, because a creation adds its session
+    /// before it gives up its reservation.
+    package func insert(restored session: any HostedSession) -> Restoring {
         sessions.withLock { sessions in
-            var refused = Refused()
-            for session in restored {
-                if reserved.withLock({ $0.contains(session.id) }) {
-                    refused.beingCreated.append(session)
-                } else if sessions[session.id] != nil {
-                    refused.existing.append(session)
-                } else if sessions.count >= capacity {
-                    refused.full.append(session)
-                } else {
-                    sessions[session.id] = session
-                }
-            }
-            return refused
+            if reserved.withLock({ $0.contains(session.id) }) { return .beingCreated }
+            if let existing = sessions[session.id] { return .existing(existing) }
+            guard sessions.count < capacity else { return .full }
+            sessions[session.id] = session
+            return .inserted
         }
     }
 

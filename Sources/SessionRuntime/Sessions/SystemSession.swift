@@ -336,15 +336,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         // another state, and a client resuming from it would take a patch against the wrong base), not by a failed
         // write (the session is re-anchored from the journal), and, with a shared journal, not by another replica's
         // takeover this copy does not know of yet (a timer firing on a replica that woke from a stall).
-        guard let recorder else {
-            return loop.observe { [weak self] step in
-                guard let self else { return }
-                body(snapshot(of: step.state, rev: step.revision))
-            }
-        }
-        return loop.observe { [weak self] step in
+        loop.observe { [weak self] step in
             guard let self else { return }
             let snapshot = snapshot(of: step.state, rev: step.revision)
+            guard let recorder else { return body(snapshot) }
             recorder.whenJournaled(revision: step.revision) { failure in if failure == nil { body(snapshot) } }
         }
     }
