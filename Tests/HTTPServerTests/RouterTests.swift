@@ -86,4 +86,36 @@ import Testing
             return
         }
     }
+
+    @Test func pathsOfMoreSegmentsThanTheRoomStillMatchOrNot() {
+        var router = router()
+        let deep = "/" + (1...20).map { "s\($0)" }.joined(separator: "/")
+        router.get(deep + "/{id}") { _ in Response.text("deep") }
+        guard case .found(_, let parameters) = router.match(.get, deep + "/x") else {
+            Issue.record("no match for a path of 21 segments")
+            return
+        }
+        #expect(parameters == ["id": "x"])
+        guard case .notFound = router.match(.get, deep + "/x/y") else {
+            Issue.record("expected 404")
+            return
+        }
+        // Mostly empty segments: 40 slashes, two segments.
+        guard case .found(_, let id) = router.match(.delete, String(repeating: "/", count: 20) + "v1/sessions"
+            + String(repeating: "/", count: 20) + "y")
+        else {
+            Issue.record("no match")
+            return
+        }
+        #expect(id == ["id": "y"])
+    }
+
+    @Test func theAccessLogWritesTheRoutesPattern() {
+        var out: [UInt8] = []
+        router().appendRoute(of: "/v1/sessions/AAAAAAAAAAAAAAAAAAAAAA/events", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "/v1/sessions/{id}/events")
+        out = []
+        router().appendRoute(of: "/v1/sessions//x", to: &out)
+        #expect(String(decoding: out, as: UTF8.self) == "/v1/sessions/{id}")
+    }
 }

@@ -11,54 +11,24 @@ extension Router {
     func appendRoute(of path: String, to out: inout [UInt8]) {
         var scanned = path
         scanned.withUTF8 { bytes in
-            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: 16) { parts in
-                var count = 0
-                var start = 0
-                var long = false
-                for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
-                    long = long || index - start > Self.longestLoggedSegment
-                    if index > start {
-                        if count == parts.count {
-                            count = -1  // more segments than any route has: no route matches
-                            break
-                        }
-                        parts[count] = start..<index
-                        count += 1
-                    }
-                    start = index + 1
-                }
-                if count >= 0, let route = template(for: bytes, parts: UnsafeBufferPointer(rebasing: parts[..<count])) {
-                    for segment in route.segments {
-                        out.append(UInt8(ascii: "/"))
-                        switch segment {
-                        case .literal(let literal): out.append(contentsOf: literal)
-                        case .parameter(let name):
-                            out.append(UInt8(ascii: "{"))
-                            out.append(contentsOf: name.utf8)
-                            out.append(UInt8(ascii: "}"))
-                        }
-                    }
-                    return
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
+                // More segments than the room holds: more than any route has, so no route matches.
+                let split = Self.split(bytes, into: room)
+                if split.count >= 0, let index = template(for: bytes, parts: UnsafeBufferPointer(rebasing: room[..<split.count])) {
+                    return out.append(contentsOf: parameterRoutes[index].pattern)
                 }
                 // Only a path with a long segment needs the literal routes' table (a hash of the path).
-                Self.appendRedacted(bytes, keepLongSegments: long && staticRoutes[path] != nil, to: &out)
+                Self.appendRedacted(bytes, keepLongSegments: split.long && staticRoutes[path] != nil, to: &out)
             }
         }
     }
 
-    private func template(for bytes: UnsafeBufferPointer<UInt8>, parts: UnsafeBufferPointer<Range<Int>>) -> Route? {
-        for route in parameterRoutes where route.segments.count == parts.count {
-            var matches = true
-            for (segment, part) in zip(route.segments, parts) {
-                guard case .literal(let literal) = segment else { continue }
-                if literal.count != part.count || !literal.elementsEqual(bytes[part]) {
-                    matches = false
-                    break
-                }
-            }
-            if matches { return route }
+    /// The index of the first parameter route whose literals match the path's segments.
+    private func template(for bytes: UnsafeBufferPointer<UInt8>, parts: UnsafeBufferPointer<Range<Int>>) -> Int? {
+        guard parts.count < parameterRoutesBySegmentCount.count else { return nil }
+        return parameterRoutesBySegmentCount[parts.count].first { index in
+            Self.literalsMatch(parameterRoutes[index].segments, parts, bytes)
         }
-        return nil
     }
 
     private static func appendRedacted(

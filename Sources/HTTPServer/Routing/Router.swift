@@ -21,6 +21,8 @@ public struct Router: Sendable {
         var segments: [Segment]
         var handler: Handler
         var maxBodySize: Int
+        /// The pattern as the access log writes it: `/v1/sessions/{id}/events`.
+        var pattern: [UInt8]
     }
 
     enum Segment: Sendable, Equatable {
@@ -40,6 +42,9 @@ public struct Router: Sendable {
     public var defaultMaxBodySize: Int
     private(set) var staticRoutes: [String: [Route]] = [:]
     private(set) var parameterRoutes: [Route] = []
+    /// For each segment count, the indices of the parameter routes with that many segments, in the order they were
+    /// registered: a lookup compares only those, and copies only the routes that match.
+    private(set) var parameterRoutesBySegmentCount: [[Int]] = []
 
     /// Creates an empty router.
     public init(defaultMaxBodySize: Int = 1 << 20) {
@@ -52,13 +57,24 @@ public struct Router: Sendable {
             s.hasPrefix("{") && s.hasSuffix("}") && s.count > 2
                 ? .parameter(String(s.dropFirst().dropLast())) : .literal(Array(s.utf8))
         }
+        var pattern: [UInt8] = segments.isEmpty ? [UInt8(ascii: "/")] : []
+        for segment in segments {
+            pattern.append(UInt8(ascii: "/"))
+            switch segment {
+            case .literal(let literal): pattern.append(contentsOf: literal)
+            case .parameter(let name): pattern.append(contentsOf: "{\(name)}".utf8)
+            }
+        }
         let route = Route(
             method: method,
             segments: segments,
             handler: handler,
-            maxBodySize: maxBodySize ?? defaultMaxBodySize
+            maxBodySize: maxBodySize ?? defaultMaxBodySize,
+            pattern: pattern
         )
         if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
+            while parameterRoutesBySegmentCount.count <= segments.count { parameterRoutesBySegmentCount.append([]) }
+            parameterRoutesBySegmentCount[segments.count].append(parameterRoutes.count)
             parameterRoutes.append(route)
         } else {
             staticRoutes[
@@ -149,36 +165,67 @@ public struct Router: Sendable {
     func match(_ method: HTTPMethod, _ path: String) -> Match {
         if let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
         var path = path
-        return path.withUTF8 { bytes in matchSegments(method, bytes) }
+        return path.withUTF8 { bytes in
+            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
+                let split = Self.split(bytes, into: room)
+                // Past the room: more segments than any route has, unless the path is mostly empty segments.
+                guard split.count >= 0 else { return matchLongPath(method, bytes) }
+                return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
+            }
+        }
     }
 
-    private func matchSegments(_ method: HTTPMethod, _ bytes: UnsafeBufferPointer<UInt8>) -> Match {
-        // The non-empty segments, as byte ranges; `//` and a trailing `/` make empty ones, which are dropped.
-        var parts: [Range<Int>] = []
-        parts.reserveCapacity(8)
+    /// The most segments a path is split into without allocating; a longer path is split into an array.
+    static let mostSegments = 16
+
+    /// How a path splits into segments.
+    struct Split {
+        /// The non-empty segments found, or -1 when there are more than the room holds.
+        var count: Int
+        /// Whether `//`, a trailing `/` or a missing leading `/` made empty segments, which are dropped.
+        var droppedEmpty: Bool
+        /// Whether a segment is longer than ``longestLoggedSegment``.
+        var long: Bool
+    }
+
+    /// Writes the byte ranges of the path's non-empty segments into `room`.
+    static func split(_ bytes: UnsafeBufferPointer<UInt8>, into room: UnsafeMutableBufferPointer<Range<Int>>) -> Split {
+        var split = Split(count: 0, droppedEmpty: bytes.first != UInt8(ascii: "/"), long: false)
         var start = 0
-        var droppedEmpty = bytes.first != UInt8(ascii: "/")
         for index in 0...bytes.count where index == bytes.count || bytes[index] == UInt8(ascii: "/") {
+            split.long = split.long || index - start > longestLoggedSegment
             if index > start {
-                parts.append(start..<index)
+                if split.count == room.count {
+                    split.count = -1
+                    return split
+                }
+                room[split.count] = start..<index
+                split.count += 1
             } else if index > 0 {
-                droppedEmpty = true
+                split.droppedEmpty = true
             }
             start = index + 1
         }
-        if droppedEmpty {
+        return split
+    }
+
+    private func matchSegments(
+        _ method: HTTPMethod,
+        _ bytes: UnsafeBufferPointer<UInt8>,
+        _ parts: UnsafeBufferPointer<Range<Int>>,
+        _ split: Split
+    ) -> Match {
+        if split.droppedEmpty {
             let normalized = "/" + parts.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "/")
             if let candidates = staticRoutes[normalized] { return Self.choose(method, candidates) }
         }
         // The usual case first: the route this method picks among those whose literals match, with its parameters
         // decoded once. A parameter that does not percent-decode rules its routes out: the full search below.
+        guard parts.count < parameterRoutesBySegmentCount.count else { return .notFound }
         var matching: [Route] = []
-        for route in parameterRoutes where route.segments.count == parts.count {
-            let literalsMatch = zip(route.segments, parts).allSatisfy { segment, part in
-                guard case .literal(let literal) = segment else { return true }
-                return literal.count == part.count && literal.elementsEqual(bytes[part])
-            }
-            if literalsMatch { matching.append(route) }
+        for index in parameterRoutesBySegmentCount[parts.count]
+        where Self.literalsMatch(parameterRoutes[index].segments, parts, bytes) {
+            matching.append(parameterRoutes[index])
         }
         guard !matching.isEmpty else { return .notFound }
         if let route = Self.pick(method, matching), let parameters = Self.parameters(of: route, in: parts, of: bytes) {
@@ -198,6 +245,31 @@ public struct Router: Sendable {
         return .methodNotAllowed(allow: Self.allow(candidates.map(\.route)))
     }
 
+    /// A path of more than ``mostSegments`` segments, split into an array.
+    private func matchLongPath(_ method: HTTPMethod, _ bytes: UnsafeBufferPointer<UInt8>) -> Match {
+        let separators = bytes.lazy.filter { $0 == UInt8(ascii: "/") }.count
+        var room = [Range<Int>](repeating: 0..<0, count: separators + 1)
+        return room.withUnsafeMutableBufferPointer { room in
+            let split = Self.split(bytes, into: room)
+            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
+        }
+    }
+
+    /// Whether every literal segment of a route equals the path's segment at its place (as many segments as it).
+    static func literalsMatch(
+        _ segments: [Segment],
+        _ parts: UnsafeBufferPointer<Range<Int>>,
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
+        for position in segments.indices {
+            guard case .literal(let literal) = segments[position] else { continue }
+            let part = parts[position]
+            guard literal.count == part.count else { return false }
+            for offset in 0..<part.count where literal[offset] != bytes[part.lowerBound + offset] { return false }
+        }
+        return true
+    }
+
     private static func choose(_ method: HTTPMethod, _ candidates: [Route]) -> Match {
         if let route = pick(method, candidates) { return .found(route, parameters: [:]) }
         return .methodNotAllowed(allow: allow(candidates))
@@ -206,7 +278,7 @@ public struct Router: Sendable {
     /// The decoded parameters of a route whose literals match; nil when one does not percent-decode.
     private static func parameters(
         of route: Route,
-        in parts: [Range<Int>],
+        in parts: UnsafeBufferPointer<Range<Int>>,
         of bytes: UnsafeBufferPointer<UInt8>
     ) -> [String: String]? {
         var parameters: [String: String] = [:]
