@@ -115,6 +115,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ name: String) -> Bool {
+        // Most fields a lookup passes differ in length: no byte is compared for them.
+        guard bytes.count == name.utf8.count else { return false }
         var utf8 = name.utf8.makeIterator()
         for b in bytes {
             guard let c = utf8.next(), ASCII.lower(b) == ASCII.lower(c) else { return false }

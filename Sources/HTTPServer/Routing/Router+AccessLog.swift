@@ -26,9 +26,7 @@ extension Router {
     /// The index of the first parameter route whose literals match the path's segments.
     private func template(for bytes: UnsafeBufferPointer<UInt8>, parts: UnsafeBufferPointer<Range<Int>>) -> Int? {
         guard parts.count < parameterRoutesBySegmentCount.count else { return nil }
-        return parameterRoutesBySegmentCount[parts.count].first { index in
-            Self.literalsMatch(parameterRoutes[index].segments, parts, bytes)
-        }
+        return parameterRoutesBySegmentCount[parts.count].first { literalsMatch(route: $0, parts, bytes) }
     }
 
     private static func appendRedacted(

@@ -45,6 +45,17 @@ public struct Router: Sendable {
     /// For each segment count, the indices of the parameter routes with that many segments, in the order they were
     /// registered: a lookup compares only those, and copies only the routes that match.
     private(set) var parameterRoutesBySegmentCount: [[Int]] = []
+    /// What a lookup compares for each parameter route (by its index): its literal segments, the last first (it tells
+    /// most routes of a length apart), as ranges of ``literalBytes``; flat, so that a comparison retains nothing.
+    private(set) var literalChecks: [LiteralCheck] = []
+    private(set) var literalChecksOfRoute: [Range<Int>] = []
+    private(set) var literalBytes: [UInt8] = []
+
+    /// One literal segment of a parameter route: its place in the path and its bytes in ``literalBytes``.
+    struct LiteralCheck {
+        var position: Int
+        var bytes: Range<Int>
+    }
 
     /// Creates an empty router.
     public init(defaultMaxBodySize: Int = 1 << 20) {
@@ -76,6 +87,13 @@ public struct Router: Sendable {
             while parameterRoutesBySegmentCount.count <= segments.count { parameterRoutesBySegmentCount.append([]) }
             parameterRoutesBySegmentCount[segments.count].append(parameterRoutes.count)
             parameterRoutes.append(route)
+            let first = literalChecks.count
+            for (position, segment) in segments.enumerated().reversed() {
+                guard case .literal(let literal) = segment else { continue }
+                literalChecks.append(LiteralCheck(position: position, bytes: literalBytes.count..<literalBytes.count + literal.count))
+                literalBytes.append(contentsOf: literal)
+            }
+            literalChecksOfRoute.append(first..<literalChecks.count)
         } else {
             staticRoutes[
                 "/"
@@ -222,15 +240,25 @@ public struct Router: Sendable {
         // The usual case first: the route this method picks among those whose literals match, with its parameters
         // decoded once. A parameter that does not percent-decode rules its routes out: the full search below.
         guard parts.count < parameterRoutesBySegmentCount.count else { return .notFound }
-        var matching: [Route] = []
-        for index in parameterRoutesBySegmentCount[parts.count]
-        where Self.literalsMatch(parameterRoutes[index].segments, parts, bytes) {
-            matching.append(parameterRoutes[index])
+        let sameLength = parameterRoutesBySegmentCount[parts.count]
+        // What `pick` would choose among the matching routes, found without listing them: the first of this method,
+        // else for HEAD the first GET.
+        var anyMatches = false
+        var picked: Int?
+        for index in sameLength where literalsMatch(route: index, parts, bytes) {
+            anyMatches = true
+            let routeMethod = parameterRoutes[index].method
+            if routeMethod == method {
+                picked = index
+                break
+            }
+            if method == .head, routeMethod == .get, picked == nil { picked = index }
         }
-        guard !matching.isEmpty else { return .notFound }
-        if let route = Self.pick(method, matching), let parameters = Self.parameters(of: route, in: parts, of: bytes) {
-            return .found(route, parameters: parameters)
+        guard anyMatches else { return .notFound }
+        if let picked, let parameters = Self.parameters(of: parameterRoutes[picked], in: parts, of: bytes) {
+            return .found(parameterRoutes[picked], parameters: parameters)
         }
+        let matching = sameLength.filter { literalsMatch(route: $0, parts, bytes) }.map { parameterRoutes[$0] }
         var candidates: [(route: Route, parameters: [String: String])] = []
         for route in matching {
             guard let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
@@ -255,19 +283,23 @@ public struct Router: Sendable {
         }
     }
 
-    /// Whether every literal segment of a route equals the path's segment at its place (as many segments as it).
-    static func literalsMatch(
-        _ segments: [Segment],
-        _ parts: UnsafeBufferPointer<Range<Int>>,
-        _ bytes: UnsafeBufferPointer<UInt8>
-    ) -> Bool {
-        for position in segments.indices {
-            guard case .literal(let literal) = segments[position] else { continue }
-            let part = parts[position]
-            guard literal.count == part.count else { return false }
-            for offset in 0..<part.count where literal[offset] != bytes[part.lowerBound + offset] { return false }
+    /// Whether every literal segment of the parameter route at `index` equals the path's segment at its place (the
+    /// path has as many segments as the route).
+    func literalsMatch(route index: Int, _ parts: UnsafeBufferPointer<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        literalChecks.withUnsafeBufferPointer { checks in
+            literalBytes.withUnsafeBufferPointer { literals in
+                for check in checks[literalChecksOfRoute[index]] {
+                    let part = parts[check.position]
+                    guard check.bytes.count == part.count else { return false }
+                    var offset = 0
+                    while offset < part.count {
+                        guard literals[check.bytes.lowerBound + offset] == bytes[part.lowerBound + offset] else { return false }
+                        offset += 1
+                    }
+                }
+                return true
+            }
         }
-        return true
     }
 
     private static func choose(_ method: HTTPMethod, _ candidates: [Route]) -> Match {
