@@ -214,16 +214,15 @@ final class JournalStore {
             deletePaused.bind(1, creation.id)
             try deletePaused.run()
         case .event(let id, let revision, let event, let origin, let stamp):
-            insertEvent.bind(1, id)
             insertEvent.bind(2, Int64(bitPattern: revision))
             insertEvent.bind(3, Int64(origin.rawValue))
-            insertEvent.bind(4, event)
             insertEvent.bind(5, RecordChecksum.event(id, revision, origin.rawValue, event, stamp))
             insertEvent.bind(6, Int64(stamp.version))
             insertEvent.bind(7, stamp.time)
             insertEvent.bind(8, stamp.stateChecksum.map { Int64(bitPattern: $0) })
             insertEvent.bind(9, stamp.feedback)
-            try insertEvent.run()
+            // The session and the event, the row's two texts on every post, are bound without a copy.
+            try insertEvent.run(binding: 1, id, and: 4, event)
         case .snapshot(let id, let revision, let state, let version):
             upsertSnapshot.bind(1, id)
             upsertSnapshot.bind(2, Int64(bitPattern: revision))

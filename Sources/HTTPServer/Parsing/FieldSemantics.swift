@@ -65,6 +65,7 @@ struct FieldSemantics {
 
     /// RFC 9112 3.2: `uri-host [ ":" port ]`, or empty. A list, a space, userinfo or any other byte is refused (400).
     static func isHost(_ v: UnsafeBufferPointer<UInt8>) -> Bool {
+        let hostBytes = ASCII.host  // read once: each read of a static array is a `swift_once` call
         var i = 0
         if v.first == UInt8(ascii: "[") {
             while i < v.count, v[i] != UInt8(ascii: "]") { i += 1 }
@@ -72,7 +73,7 @@ struct FieldSemantics {
             i += 1
         } else {
             while i < v.count, v[i] != ASCII.colon {
-                guard ASCII.host[Int(v[i])], v[i] != UInt8(ascii: "["), v[i] != UInt8(ascii: "]") else { return false }
+                guard hostBytes[Int(v[i])], v[i] != UInt8(ascii: "["), v[i] != UInt8(ascii: "]") else { return false }
                 if v[i] == UInt8(ascii: "%") {
                     guard i + 2 < v.count, ASCII.hexValue(v[i + 1]) != nil, ASCII.hexValue(v[i + 2]) != nil else {
                         return false
@@ -81,7 +82,7 @@ struct FieldSemantics {
                 i += 1
             }
         }
-        for j in 0..<i where !ASCII.host[Int(v[j])] { return false }
+        for j in 0..<i where !hostBytes[Int(v[j])] { return false }
         guard i < v.count else { return true }
         guard v[i] == ASCII.colon else { return false }
         for j in (i + 1)..<v.count where v[j] < UInt8(ascii: "0") || v[j] > UInt8(ascii: "9") { return false }

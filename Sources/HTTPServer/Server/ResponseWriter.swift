@@ -8,10 +8,12 @@ enum ResponseWriter {
 
     /// Whether a handler's header field can be sent as is (no CR, LF or NUL; a token name).
     static func isValid(_ headers: HTTPHeaders) -> Bool {
+        let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
+        let fieldValue = ASCII.fieldValue
         for field in headers.fields {
             let name = headers.nameBytes(field)
-            guard !name.isEmpty, name.allSatisfy({ ASCII.token[Int($0)] }) else { return false }
-            guard headers.valueBytes(field).allSatisfy({ ASCII.fieldValue[Int($0)] }) else { return false }
+            guard !name.isEmpty, name.allSatisfy({ token[Int($0)] }) else { return false }
+            guard headers.valueBytes(field).allSatisfy({ fieldValue[Int($0)] }) else { return false }
         }
         return true
     }
