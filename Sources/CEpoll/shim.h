@@ -1,8 +1,9 @@
 #ifndef FEEDBACKHOST_CEPOLL_SHIM_H
 #define FEEDBACKHOST_CEPOLL_SHIM_H
-// Linux epoll, accept4 and CPU affinity, which Glibc's Swift module map leaves out (they need _GNU_SOURCE,
+// Linux epoll, accept4, eventfd and CPU affinity, which Glibc's Swift module map leaves out (they need _GNU_SOURCE,
 // which must not be defined here: it would change shared types such as fd_set). Used only by HTTPServer.
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/types.h>
 

@@ -65,7 +65,13 @@ public final class Server: Sendable {
             configuration.writeTimeout
         )
         let tickMillis = min(max(Int(shortest.nanoseconds / 4_000_000), 10), 1000)
-        for shard in core.shards { shard.start(tick: .milliseconds(tickMillis)) }
+        do throws(HTTPServerError) {
+            for shard in core.shards { try shard.start(tick: .milliseconds(tickMillis)) }
+        } catch {
+            for shard in core.shards { shard.queue.sync { shard.stop() } }
+            close(fd)
+            throw error
+        }
         let first = core.shards[0]
         first.queue.sync {
             first.listenFD = fd
