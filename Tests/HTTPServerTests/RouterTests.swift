@@ -101,8 +101,12 @@ import Testing
             return
         }
         // Mostly empty segments: 40 slashes, two segments.
-        guard case .found(_, let id) = router.match(.delete, String(repeating: "/", count: 20) + "v1/sessions"
-            + String(repeating: "/", count: 20) + "y")
+        guard
+            case .found(_, let id) = router.match(
+                .delete,
+                String(repeating: "/", count: 20) + "v1/sessions"
+                    + String(repeating: "/", count: 20) + "y"
+            )
         else {
             Issue.record("no match")
             return

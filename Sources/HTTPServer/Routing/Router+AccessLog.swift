@@ -14,7 +14,9 @@ extension Router {
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
                 // More segments than the room holds: more than any route has, so no route matches.
                 let split = Self.split(bytes, into: room)
-                if split.count >= 0, let index = template(for: bytes, parts: UnsafeBufferPointer(rebasing: room[..<split.count])) {
+                if split.count >= 0,
+                    let index = template(for: bytes, parts: UnsafeBufferPointer(rebasing: room[..<split.count]))
+                {
                     return out.append(contentsOf: parameterRoutes[index].pattern)
                 }
                 // Only a path with a long segment needs the literal routes' table (a hash of the path).

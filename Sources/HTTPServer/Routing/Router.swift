@@ -90,7 +90,9 @@ public struct Router: Sendable {
             let first = literalChecks.count
             for (position, segment) in segments.enumerated().reversed() {
                 guard case .literal(let literal) = segment else { continue }
-                literalChecks.append(LiteralCheck(position: position, bytes: literalBytes.count..<literalBytes.count + literal.count))
+                literalChecks.append(
+                    LiteralCheck(position: position, bytes: literalBytes.count..<literalBytes.count + literal.count)
+                )
                 literalBytes.append(contentsOf: literal)
             }
             literalChecksOfRoute.append(first..<literalChecks.count)
@@ -285,7 +287,11 @@ public struct Router: Sendable {
 
     /// Whether every literal segment of the parameter route at `index` equals the path's segment at its place (the
     /// path has as many segments as the route).
-    func literalsMatch(route index: Int, _ parts: UnsafeBufferPointer<Range<Int>>, _ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+    func literalsMatch(
+        route index: Int,
+        _ parts: UnsafeBufferPointer<Range<Int>>,
+        _ bytes: UnsafeBufferPointer<UInt8>
+    ) -> Bool {
         literalChecks.withUnsafeBufferPointer { checks in
             literalBytes.withUnsafeBufferPointer { literals in
                 for check in checks[literalChecksOfRoute[index]] {
@@ -293,7 +299,9 @@ public struct Router: Sendable {
                     guard check.bytes.count == part.count else { return false }
                     var offset = 0
                     while offset < part.count {
-                        guard literals[check.bytes.lowerBound + offset] == bytes[part.lowerBound + offset] else { return false }
+                        guard literals[check.bytes.lowerBound + offset] == bytes[part.lowerBound + offset] else {
+                            return false
+                        }
                         offset += 1
                     }
                 }

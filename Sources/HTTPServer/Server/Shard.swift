@@ -64,10 +64,15 @@ final class Shard: @unchecked Sendable {
         var thread = pthread_t()
         // The waiter holds the shard until it ends (after `stop`).
         let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { context in
-            Unmanaged<Shard>.fromOpaque(context!).takeRetainedValue().waitForEvents()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread,
+            nil,
+            { context in
+                Unmanaged<Shard>.fromOpaque(context!).takeRetainedValue().waitForEvents()
+                return nil
+            },
+            context
+        )
         guard created == 0 else {
             Unmanaged<Shard>.fromOpaque(context).release()
             close(wake)
