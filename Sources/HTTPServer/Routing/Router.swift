@@ -40,16 +40,38 @@ public struct Router: Sendable {
 
     /// The body limit of routes registered without one.
     public var defaultMaxBodySize: Int
-    private(set) var staticRoutes: [String: [Route]] = [:]
-    private(set) var parameterRoutes: [Route] = []
-    /// For each segment count, the indices of the parameter routes with that many segments, in the order they were
-    /// registered: a lookup compares only those, and copies only the routes that match.
-    private(set) var parameterRoutesBySegmentCount: [[Int]] = []
-    /// What a lookup compares for each parameter route (by its index): its literal segments, the last first (it tells
-    /// most routes of a length apart), as ranges of ``literalBytes``; flat, so that a comparison retains nothing.
-    private(set) var literalChecks: [LiteralCheck] = []
-    private(set) var literalChecksOfRoute: [Range<Int>] = []
-    private(set) var literalBytes: [UInt8] = []
+    /// The routes and the lookup's tables, in one object: a copy of the router (each lookup's `server.router`) retains
+    /// one reference, not six. Copied on write by the registering methods.
+    private var tables = Tables()
+
+    final class Tables: @unchecked Sendable {  // mutated only while uniquely referenced (before the server starts)
+        var staticRoutes: [String: [Route]] = [:]
+        var parameterRoutes: [Route] = []
+        /// For each segment count, the indices of the parameter routes with that many segments, in the order they
+        /// were registered: a lookup compares only those, and copies only the routes that match.
+        var parameterRoutesBySegmentCount: [[Int]] = []
+        /// What a lookup compares for each parameter route (by its index): its literal segments, the last first (it
+        /// tells most routes of a length apart), as ranges of `literalBytes`; flat, so that a comparison retains
+        /// nothing.
+        var literalChecks: [LiteralCheck] = []
+        var literalChecksOfRoute: [Range<Int>] = []
+        var literalBytes: [UInt8] = []
+
+        func copy() -> Tables {
+            let copy = Tables()
+            copy.staticRoutes = staticRoutes
+            copy.parameterRoutes = parameterRoutes
+            copy.parameterRoutesBySegmentCount = parameterRoutesBySegmentCount
+            copy.literalChecks = literalChecks
+            copy.literalChecksOfRoute = literalChecksOfRoute
+            copy.literalBytes = literalBytes
+            return copy
+        }
+    }
+
+    var staticRoutes: [String: [Route]] { tables.staticRoutes }
+    var parameterRoutes: [Route] { tables.parameterRoutes }
+    var parameterRoutesBySegmentCount: [[Int]] { tables.parameterRoutesBySegmentCount }
 
     /// One literal segment of a parameter route: its place in the path and its bytes in ``literalBytes``.
     struct LiteralCheck {
@@ -83,21 +105,28 @@ public struct Router: Sendable {
             maxBodySize: maxBodySize ?? defaultMaxBodySize,
             pattern: pattern
         )
+        if !isKnownUniquelyReferenced(&tables) { tables = tables.copy() }
+        let tables = tables
         if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
-            while parameterRoutesBySegmentCount.count <= segments.count { parameterRoutesBySegmentCount.append([]) }
-            parameterRoutesBySegmentCount[segments.count].append(parameterRoutes.count)
-            parameterRoutes.append(route)
-            let first = literalChecks.count
+            while tables.parameterRoutesBySegmentCount.count <= segments.count {
+                tables.parameterRoutesBySegmentCount.append([])
+            }
+            tables.parameterRoutesBySegmentCount[segments.count].append(tables.parameterRoutes.count)
+            tables.parameterRoutes.append(route)
+            let first = tables.literalChecks.count
             for (position, segment) in segments.enumerated().reversed() {
                 guard case .literal(let literal) = segment else { continue }
-                literalChecks.append(
-                    LiteralCheck(position: position, bytes: literalBytes.count..<literalBytes.count + literal.count)
+                tables.literalChecks.append(
+                    LiteralCheck(
+                        position: position,
+                        bytes: tables.literalBytes.count..<tables.literalBytes.count + literal.count
+                    )
                 )
-                literalBytes.append(contentsOf: literal)
+                tables.literalBytes.append(contentsOf: literal)
             }
-            literalChecksOfRoute.append(first..<literalChecks.count)
+            tables.literalChecksOfRoute.append(first..<tables.literalChecks.count)
         } else {
-            staticRoutes[
+            tables.staticRoutes[
                 "/"
                     + segments.map { if case .literal(let l) = $0 { String(decoding: l, as: UTF8.self) } else { "" } }
                     .joined(separator: "/"),
@@ -292,9 +321,10 @@ public struct Router: Sendable {
         _ parts: UnsafeBufferPointer<Range<Int>>,
         _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        literalChecks.withUnsafeBufferPointer { checks in
-            literalBytes.withUnsafeBufferPointer { literals in
-                for check in checks[literalChecksOfRoute[index]] {
+        let tables = tables
+        return tables.literalChecks.withUnsafeBufferPointer { checks in
+            tables.literalBytes.withUnsafeBufferPointer { literals in
+                for check in checks[tables.literalChecksOfRoute[index]] {
                     let part = parts[check.position]
                     guard check.bytes.count == part.count else { return false }
                     var offset = 0

@@ -201,8 +201,8 @@ extension Shard {
         }
     }
 
-    /// Writes a response that comes after the handler returned: hops to this shard, and answers only if the
-    /// connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
+    /// Writes a response that comes after the handler returned: hops to this shard (its waiter thread), and answers
+    /// only if the connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
     private func lateDelivery(
         for head: RequestHead,
         on connection: Connection
@@ -212,7 +212,7 @@ extension Shard {
         let mailbox = server.lateAnswers[index]
         return { [self] response in
             if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, head: head, response: response)) {
-                queue.async { [self] in deliver(mailbox.take()) }
+                wakeWaiter()  // which delivers them on the shard's queue
             }
         }
     }

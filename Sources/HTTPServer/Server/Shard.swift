@@ -2,6 +2,7 @@ import CEpoll
 import Dispatch
 import Glibc
 import Logging
+import Synchronization
 
 /// One event loop of the server: a serial queue, a private level-triggered epoll set watched by one waiter thread of
 /// its own, and the table of its connections indexed by fd. When the set has something ready, the waiter serves it
@@ -10,7 +11,9 @@ import Logging
 ///
 /// A `DispatchSourceRead` on the set did this before. On Linux every firing of such a source goes through
 /// Dispatch's manager thread (its own epoll, a hand-off to a worker, then a re-arm that wakes the manager again):
-/// three thread wake-ups per burst of requests, 3 % of a durable post's CPU. The waiter needs none of them.
+/// three thread wake-ups per burst of requests, 3 % of a durable post's CPU. The waiter needs none of them, and it
+/// also writes the answers a journal commit releases (`LateAnswers` wakes it through `wakeFD`), so that the shard's
+/// work stays on one thread instead of moving to a Dispatch worker and back.
 ///
 /// Every mutable property is touched only on `queue` (checked with `dispatchPrecondition` at entry points).
 /// Sockets are closed on the queue after `EPOLL_CTL_DEL`; no DispatchSource watches them individually.
@@ -19,8 +22,10 @@ final class Shard: @unchecked Sendable {
     let queue: DispatchQueue
     let epollFD: Int32
     let server: ServerCore
-    /// Written by `stop` to end the waiter thread (an eventfd); -1 before `start`.
-    private var wakeFD: Int32 = -1
+    /// Wakes the waiter thread (an eventfd): for answers that arrived for this shard (`LateAnswers`) and for `stop`.
+    let wakeFD: Int32
+    /// `stop` ran: the waiter ends at its next wake.
+    private let stopping = Atomic<Bool>(false)
     var timer: (any DispatchSourceTimer)?
     var connections: [Connection?] = []
     var live: [Connection] = []
@@ -46,21 +51,28 @@ final class Shard: @unchecked Sendable {
         self.queue = DispatchQueue(label: "feedbackhost.http.shard\(index)")
         let fd = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard fd >= 0 else { throw HTTPServerError(.io, "epoll_create1 failed: errno \(errno)") }
+        let wake = eventfd(0, Int32(EFD_CLOEXEC | EFD_NONBLOCK))
+        guard wake >= 0 else {
+            close(fd)
+            throw HTTPServerError(.io, "eventfd failed: errno \(errno)")
+        }
         self.epollFD = fd
+        self.wakeFD = wake
         self.readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         self.events = .allocate(capacity: Int(Self.maxEvents))
     }
 
     deinit {
+        // Closed only here, when nothing can use them any more: a late answer's wake-up or a handler's `watch` after
+        // `stop` then never reaches a descriptor number the process has reused.
+        close(epollFD)
+        close(wakeFD)
         readBuffer.deallocate()
         events.deallocate()
     }
 
     /// Starts the waiter thread and the timeout timer.
     func start(tick: DispatchTimeInterval) throws(HTTPServerError) {
-        let wake = eventfd(0, Int32(EFD_CLOEXEC))
-        guard wake >= 0 else { throw HTTPServerError(.io, "eventfd failed: errno \(errno)") }
-        wakeFD = wake
         var thread = pthread_t()
         // The waiter holds the shard until it ends (after `stop`).
         let context = Unmanaged.passRetained(self).toOpaque()
@@ -75,8 +87,6 @@ final class Shard: @unchecked Sendable {
         )
         guard created == 0 else {
             Unmanaged<Shard>.fromOpaque(context).release()
-            close(wake)
-            wakeFD = -1
             throw HTTPServerError(.io, "pthread_create failed: \(created)")
         }
         pthread_detach(thread)
@@ -96,30 +106,41 @@ final class Shard: @unchecked Sendable {
 
     static let readMask = EPOLLIN.rawValue | EPOLLRDHUP.rawValue
 
-    /// The waiter thread: sleeps in `poll` until the epoll set has something ready, then serves it on the queue.
+    /// The waiter thread: sleeps in `poll` until the epoll set has something ready or `wakeFD` was written (answers
+    /// arrived, or `stop`), then serves the shard on its queue (`queue.sync`, on this thread while the queue is idle).
     /// `handleEvents` reads the set again there, so a readiness that work on the queue consumed meanwhile (a closed
-    /// connection, say) is never acted on. Ends, closing both descriptors, once `stop` wrote to `wakeFD`.
+    /// connection, say) is never acted on. Ends at the first wake after `stop`.
     private func waitForEvents() {
-        // Both were set before the thread started; `stop` clears `wakeFD` on the queue once it has written to it.
-        let epollFD = epollFD
-        let wakeFD = wakeFD
         var watched = [
             pollfd(fd: epollFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
+        let mailbox = server.lateAnswers[index]
         while true {
             watched[0].revents = 0
             watched[1].revents = 0
             let ready = poll(&watched, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
-                break
+                return
             }
-            if watched[1].revents != 0 { break }
-            if watched[0].revents != 0 { queue.sync { handleEvents() } }
+            let woken = watched[1].revents != 0
+            if woken {
+                var count: UInt64 = 0
+                _ = read(wakeFD, &count, 8)
+                if stopping.load(ordering: .acquiring) { return }
+            }
+            queue.sync {
+                if woken { deliver(mailbox.take()) }
+                handleEvents()
+            }
         }
-        close(epollFD)
-        close(wakeFD)
+    }
+
+    /// Wakes the waiter (from any thread): answers wait in this shard's `LateAnswers`.
+    func wakeWaiter() {
+        var one: UInt64 = 1
+        _ = write(wakeFD, &one, 8)
     }
 
     /// Runs `epoll_wait` until it reports no more ready sockets, serving each inline.
@@ -235,10 +256,6 @@ final class Shard: @unchecked Sendable {
         releaseSpareDescriptor()
         timer?.cancel()
         timer = nil
-        if wakeFD >= 0 {
-            var one: UInt64 = 1
-            _ = write(wakeFD, &one, 8)
-            wakeFD = -1  // the waiter closes it
-        }
+        if !stopping.exchange(true, ordering: .acquiringAndReleasing) { wakeWaiter() }
     }
 }
