@@ -21,7 +21,8 @@ final class Connection {
     var decoder: RequestDecoder
     var lifecycle: ConnectionLifecycle
     var pendingBody: PendingBody?
-    /// The head of the request being answered (HEAD and keep-alive decisions for async and streamed answers).
+    /// The head of the request being answered when its answer comes after its handler returned: `deliver` takes
+    /// it to write the late answer (the connection reads no other request meanwhile); set for a stream too.
     var respondingTo: RequestHead?
     var stream: ResponseStream?
     var streamChunked = false

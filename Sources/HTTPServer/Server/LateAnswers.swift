@@ -11,7 +11,6 @@ final class LateAnswers: Sendable {
     struct Answer: Sendable {
         var fd: Int32
         var connectionID: UInt64
-        var head: RequestHead
         var response: Response
     }
 

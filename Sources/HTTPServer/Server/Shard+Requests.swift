@@ -151,8 +151,7 @@ extension Shard {
 
     /// A body ended: hand the request to its route, or finish the early answer whose body was discarded.
     private func complete(_ connection: Connection, trailers: HTTPHeaders) {
-        guard let pending = connection.pendingBody else { return }
-        connection.pendingBody = nil
+        guard let pending = connection.pendingBody.take() else { return }  // moved out, not copied
         connection.lifecycle.bodyCompleted()
         guard let route = pending.route else {
             finishResponse(connection)
@@ -180,7 +179,7 @@ extension Shard {
             respond(response, to: request.head, on: connection)
         case .async(let handler):
             connection.respondingTo = request.head
-            let deliver = lateDelivery(for: request.head, on: connection)
+            let deliver = lateDelivery(on: connection)
             Task {
                 let response: Response
                 do {
@@ -193,7 +192,7 @@ extension Shard {
         case .deferred(let handler):
             let responder = Responder()
             handler(request, responder)
-            if let response = responder.handlerReturned(deliver: lateDelivery(for: request.head, on: connection)) {
+            if let response = responder.handlerReturned(deliver: lateDelivery(on: connection)) {
                 respond(response, to: request.head, on: connection)
             } else {
                 connection.respondingTo = request.head
@@ -203,15 +202,12 @@ extension Shard {
 
     /// Writes a response that comes after the handler returned: hops to this shard (its waiter thread), and answers
     /// only if the connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
-    private func lateDelivery(
-        for head: RequestHead,
-        on connection: Connection
-    ) -> @Sendable (Response) -> Void {
+    private func lateDelivery(on connection: Connection) -> @Sendable (Response) -> Void {
         let fd = connection.fd
         let id = connection.id
         let mailbox = server.lateAnswers[index]
         return { [self] response in
-            if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, head: head, response: response)) {
+            if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, response: response)) {
                 wakeWaiter()  // which delivers them on the shard's queue
             }
         }
