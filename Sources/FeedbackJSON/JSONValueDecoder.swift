@@ -174,6 +174,38 @@ extension JSONValueDecoder {
 
         func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try child(key).decodeValue(type) }
 
+        // The common members read straight from the object: no child decoder, no longer coding path, no
+        // `T(from:)` through a single-value container. Anything else (absent, another kind, out of range) takes the
+        // generic way, which makes the same error it always made.
+
+        func decode(_ type: String.Type, forKey key: Key) throws -> String {
+            if case .string(let text)? = members[key.stringValue] { return text }
+            return try child(key).decodeValue(type)
+        }
+
+        func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool {
+            if case .bool(let flag)? = members[key.stringValue] { return flag }
+            return try child(key).decodeValue(type)
+        }
+
+        func decode(_ type: Int.Type, forKey key: Key) throws -> Int {
+            if case .int(let number)? = members[key.stringValue], let exact = Int(exactly: number) { return exact }
+            return try child(key).decodeValue(type)
+        }
+
+        func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 {
+            if case .int(let number)? = members[key.stringValue] { return number }
+            return try child(key).decodeValue(type)
+        }
+
+        func decode(_ type: Double.Type, forKey key: Key) throws -> Double {
+            switch members[key.stringValue] {
+            case .double(let number)?: return number
+            case .int(let number)?: return Double(number)
+            default: return try child(key).decodeValue(type)
+            }
+        }
+
         func nestedContainer<NestedKey: CodingKey>(
             keyedBy type: NestedKey.Type,
             forKey key: Key
