@@ -23,9 +23,17 @@ final class Shard: @unchecked Sendable {
     let epollFD: Int32
     let server: ServerCore
     /// Wakes the waiter thread (an eventfd): for answers that arrived for this shard (`LateAnswers`) and for `stop`.
-    let wakeFD: Int32
+    /// Under the `Mutex`, -1 once the waiter ended and closed it, so that a late wake-up never writes to a
+    /// descriptor number the process has reused.
+    private let wake: Mutex<Int32>
+    /// The eventfd, as the waiter polls it (the waiter alone closes it).
+    private let wakeFD: Int32
     /// `stop` ran: the waiter ends at its next wake.
     private let stopping = Atomic<Bool>(false)
+    /// The waiter thread started; it closes the epoll set and the eventfd when it ends (else `deinit` does).
+    private var waiterStarted = false
+    /// The waiter thread ended (for tests).
+    let waiterEnded = Atomic<Bool>(false)
     var timer: (any DispatchSourceTimer)?
     var connections: [Connection?] = []
     var live: [Connection] = []
@@ -58,15 +66,16 @@ final class Shard: @unchecked Sendable {
         }
         self.epollFD = fd
         self.wakeFD = wake
+        self.wake = Mutex(wake)
         self.readBuffer = .allocate(byteCount: 64 * 1024, alignment: 16)
         self.events = .allocate(capacity: Int(Self.maxEvents))
     }
 
     deinit {
-        // Closed only here, when nothing can use them any more: a late answer's wake-up or a handler's `watch` after
-        // `stop` then never reaches a descriptor number the process has reused.
-        close(epollFD)
-        close(wakeFD)
+        if !waiterStarted {
+            close(epollFD)
+            close(wakeFD)
+        }
         readBuffer.deallocate()
         events.deallocate()
     }
@@ -90,6 +99,7 @@ final class Shard: @unchecked Sendable {
             throw HTTPServerError(.io, "pthread_create failed: \(created)")
         }
         pthread_detach(thread)
+        waiterStarted = true
         let timer = DispatchSource.makeTimerSource(queue: queue)
         timer.schedule(deadline: .now() + tick, repeating: tick, leeway: .milliseconds(5))
         timer.setEventHandler { [unowned self] in self.tick() }
@@ -109,8 +119,17 @@ final class Shard: @unchecked Sendable {
     /// The waiter thread: sleeps in `poll` until the epoll set has something ready or `wakeFD` was written (answers
     /// arrived, or `stop`), then serves the shard on its queue (`queue.sync`, on this thread while the queue is idle).
     /// `handleEvents` reads the set again there, so a readiness that work on the queue consumed meanwhile (a closed
-    /// connection, say) is never acted on. Ends at the first wake after `stop`.
+    /// connection, say) is never acted on. Ends at the first wake after `stop`, closing the epoll set (as the read
+    /// source's cancel handler did before) and the eventfd.
     private func waitForEvents() {
+        defer {
+            close(epollFD)
+            wake.withLock { descriptor in
+                close(descriptor)
+                descriptor = -1
+            }
+            waiterEnded.store(true, ordering: .releasing)
+        }
         var watched = [
             pollfd(fd: epollFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
@@ -139,8 +158,11 @@ final class Shard: @unchecked Sendable {
 
     /// Wakes the waiter (from any thread): answers wait in this shard's `LateAnswers`.
     func wakeWaiter() {
-        var one: UInt64 = 1
-        _ = write(wakeFD, &one, 8)
+        wake.withLock { descriptor in
+            guard descriptor >= 0 else { return }  // the waiter ended: nothing is served any more
+            var one: UInt64 = 1
+            _ = write(descriptor, &one, 8)
+        }
     }
 
     /// Runs `epoll_wait` until it reports no more ready sockets, serving each inline.
