@@ -90,8 +90,8 @@ extension SystemSession {
         var states: [System.State] = []
         states.reserveCapacity(events.count)
         // By index, not `enumerated()`: its sequence, iterator, tuple and optional would each be a metadata lookup
-        // in this unspecialised code.
-        for offset in events.indices {
+        // in this unspecialised code; and over `0..<count`, not `indices`, whose type is looked up as well.
+        for offset in 0..<events.count {
             let event = events[offset]
             containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
             let start = DispatchTime.now().uptimeNanoseconds
