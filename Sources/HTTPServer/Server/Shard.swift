@@ -141,6 +141,11 @@ final class Shard: @unchecked Sendable {
             let ready = poll(&watched, 2, -1)
             if ready < 0 {
                 if errno == EINTR { continue }
+                if errno == ENOMEM {
+                    // Out of kernel memory for a moment: the shard must not stop serving over it.
+                    usleep(1_000)
+                    continue
+                }
                 return
             }
             let woken = watched[1].revents != 0
