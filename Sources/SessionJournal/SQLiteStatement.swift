@@ -63,12 +63,8 @@ final class SQLiteStatement {
         }
         sqlite3_bind_null(handle, first)
         sqlite3_bind_null(handle, second)
-        guard rc == SQLITE_DONE || rc == SQLITE_ROW else {
-            let message = connection.errorMessage
-            reset()
-            throw JournalError(rc & 0xFF == SQLITE_FULL ? .full : .sqlite, "step: \(message) (\(rc))")
-        }
-        reset()
+        defer { reset() }
+        _ = try stepped(rc)
     }
 
     /// Binds NULL for nil.
@@ -78,7 +74,11 @@ final class SQLiteStatement {
 
     /// Steps once: true when a row is available, false when the statement is done.
     func step() throws(JournalError) -> Bool {
-        let rc = sqlite3_step(handle)
+        try stepped(sqlite3_step(handle))
+    }
+
+    /// What a step's result code says: a row, done, or the error (the statement reset).
+    private func stepped(_ rc: Int32) throws(JournalError) -> Bool {
         switch rc {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false

@@ -42,9 +42,9 @@ public struct Router: Sendable {
     public var defaultMaxBodySize: Int
     /// The routes and the lookup's tables, in one object: a copy of the router (each lookup's `server.router`) retains
     /// one reference, not six. Copied on write by the registering methods.
-    private var tables = Tables()
+    private var box = TablesBox(Tables())
 
-    final class Tables: @unchecked Sendable {  // mutated only while uniquely referenced (before the server starts)
+    struct Tables {
         var staticRoutes: [String: [Route]] = [:]
         var parameterRoutes: [Route] = []
         /// For each segment count, the indices of the parameter routes with that many segments, in the order they
@@ -56,22 +56,16 @@ public struct Router: Sendable {
         var literalChecks: [LiteralCheck] = []
         var literalChecksOfRoute: [Range<Int>] = []
         var literalBytes: [UInt8] = []
-
-        func copy() -> Tables {
-            let copy = Tables()
-            copy.staticRoutes = staticRoutes
-            copy.parameterRoutes = parameterRoutes
-            copy.parameterRoutesBySegmentCount = parameterRoutesBySegmentCount
-            copy.literalChecks = literalChecks
-            copy.literalChecksOfRoute = literalChecksOfRoute
-            copy.literalBytes = literalBytes
-            return copy
-        }
     }
 
-    var staticRoutes: [String: [Route]] { tables.staticRoutes }
-    var parameterRoutes: [Route] { tables.parameterRoutes }
-    var parameterRoutesBySegmentCount: [[Int]] { tables.parameterRoutesBySegmentCount }
+    final class TablesBox: @unchecked Sendable {  // mutated only while uniquely referenced (before the server starts)
+        var tables: Tables
+        init(_ tables: Tables) { self.tables = tables }
+    }
+
+    var staticRoutes: [String: [Route]] { box.tables.staticRoutes }
+    var parameterRoutes: [Route] { box.tables.parameterRoutes }
+    var parameterRoutesBySegmentCount: [[Int]] { box.tables.parameterRoutesBySegmentCount }
 
     /// One literal segment of a parameter route: its place in the path and its bytes in ``literalBytes``.
     struct LiteralCheck {
@@ -105,8 +99,11 @@ public struct Router: Sendable {
             maxBodySize: maxBodySize ?? defaultMaxBodySize,
             pattern: pattern
         )
-        if !isKnownUniquelyReferenced(&tables) { tables = tables.copy() }
-        let tables = tables
+        if !isKnownUniquelyReferenced(&box) { box = TablesBox(box.tables) }
+        Self.register(route, segments, in: &box.tables)
+    }
+
+    private static func register(_ route: Route, _ segments: [Segment], in tables: inout Tables) {
         if segments.contains(where: { if case .parameter = $0 { true } else { false } }) {
             while tables.parameterRoutesBySegmentCount.count <= segments.count {
                 tables.parameterRoutesBySegmentCount.append([])
@@ -321,10 +318,10 @@ public struct Router: Sendable {
         _ parts: UnsafeBufferPointer<Range<Int>>,
         _ bytes: UnsafeBufferPointer<UInt8>
     ) -> Bool {
-        let tables = tables
-        return tables.literalChecks.withUnsafeBufferPointer { checks in
-            tables.literalBytes.withUnsafeBufferPointer { literals in
-                for check in checks[tables.literalChecksOfRoute[index]] {
+        let box = box
+        return box.tables.literalChecks.withUnsafeBufferPointer { checks in
+            box.tables.literalBytes.withUnsafeBufferPointer { literals in
+                for check in checks[box.tables.literalChecksOfRoute[index]] {
                     let part = parts[check.position]
                     guard check.bytes.count == part.count else { return false }
                     var offset = 0
