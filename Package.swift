@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "FeedbackService", targets: ["FeedbackService"]),
         .library(name: "Systems", targets: ["Systems"]),
         .library(name: "SessionJournal", targets: ["SessionJournal"]),
+        .library(name: "SessionJournalPostgres", targets: ["SessionJournalPostgres"]),
         .library(name: "FeedbackTesting", targets: ["FeedbackTesting"]),
         .library(name: "FeedbackHostTesting", targets: ["FeedbackHostTesting"]),
         .library(name: "FeedbackHostClient", targets: ["FeedbackHostClient"]),
@@ -75,12 +76,22 @@ let package = Package(
             name: "SessionJournal",
             dependencies: [
                 "CSQLite",
-                "CLibPQ",
                 "CZlib",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
-            exclude: ["Postgres/Schema"],
+            swiftSettings: strict
+        ),
+        // The journal in one PostgreSQL database shared by every replica (`--journal-url`): the only target with libpq.
+        .target(
+            name: "SessionJournalPostgres",
+            dependencies: [
+                "SessionJournal",
+                "CLibPQ",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            exclude: ["Schema"],
             swiftSettings: strict,
             plugins: ["EmbedFiles"]
         ),
@@ -216,6 +227,7 @@ let package = Package(
                 "HTTPServer",
                 "CurlClient",
                 "SessionJournal",
+                "SessionJournalPostgres",
                 "DemoUpstream",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -252,6 +264,7 @@ let package = Package(
             dependencies: [
                 "FeedbackService",
                 "SessionJournal",
+                "SessionJournalPostgres",
                 "Systems",
                 "HTTPServer",
                 "CurlClient",
@@ -303,8 +316,8 @@ let package = Package(
         .testTarget(
             name: "FeedbackServiceTests",
             dependencies: [
-                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "CSQLiteFaults", "FeedbackJSON",
-                "PostgresFixture", "ConformanceChecks",
+                "FeedbackService", "Systems", "CurlClient", "SessionJournal", "SessionJournalPostgres", "CSQLiteFaults",
+                "FeedbackJSON", "PostgresFixture", "ConformanceChecks",
                 "SystemKit", "Upstream", "FeedbackTesting",
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
@@ -371,7 +384,7 @@ let package = Package(
         .testTarget(
             name: "SessionJournalTests",
             dependencies: [
-                "SessionJournal", "CSQLiteFaults", "PostgresFixture",
+                "SessionJournal", "SessionJournalPostgres", "CSQLiteFaults", "PostgresFixture",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],

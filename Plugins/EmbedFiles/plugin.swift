@@ -6,11 +6,11 @@ import PackagePlugin
 /// they are and the server still ships as one executable (no resource bundle to copy into the container).
 ///
 /// The folders, of which a target using the plugin has at least one and excludes it from its sources: `Web/Files`
-/// (FeedbackService's web page: `.html`, `.js`, `.css`) and `Postgres/Schema` (SessionJournal's PostgreSQL schema:
+/// (FeedbackService's web page: `.html`, `.js`, `.css`) and `Schema` (SessionJournalPostgres's PostgreSQL schema:
 /// `.sql`, a file a person runs in psql). Names are unique across a target's folders.
 @main
 struct EmbedFiles: BuildToolPlugin {
-    static let folders = ["Web/Files", "Postgres/Schema"]
+    static let folders = ["Web/Files", "Schema"]
 
     func createBuildCommands(context: PluginContext, target: any Target) throws -> [Command] {
         let manager = FileManager.default

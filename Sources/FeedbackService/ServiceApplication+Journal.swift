@@ -4,6 +4,7 @@ import Foundation
 public import Logging
 public import Metrics
 public import SessionJournal
+import SessionJournalPostgres
 
 /// The journal's configuration keys and the restore at start.
 extension ServiceApplication {

@@ -40,7 +40,7 @@ public struct ClientSequence: Sendable, Equatable {
 
 extension RecordChecksum {
     /// The sum of a client's sequence row.
-    static func sequence(_ record: ClientSequence) -> Int64 {
+    package static func sequence(_ record: ClientSequence) -> Int64 {
         of(
             record.sessionID,
             record.sequence,

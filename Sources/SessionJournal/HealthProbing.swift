@@ -1,12 +1,12 @@
-import Dispatch
-import Logging
+package import Dispatch
+package import Logging
 
 /// A journal whose failed commit makes it `failing` until a test write succeeds: the health cycle both journals share
 /// (unhealthy, a test write every `probeIntervalMilliseconds`, healthy again), each with its own test write and its own
 /// way of refusing what was appended during the failure.
 ///
 /// Concurrency: everything here runs on the journal's `queue`, which owns `probeTimer` and which the timer fires on.
-protocol HealthProbing: AnyObject {
+package protocol HealthProbing: AnyObject {
     /// The journal's serial queue.
     var queue: DispatchQueue { get }
     var metrics: JournalMetrics { get }
@@ -27,7 +27,7 @@ protocol HealthProbing: AnyObject {
 extension HealthProbing {
     /// After a failed commit (recorded as the journal's failure by the caller): reports it (gauges, an error line,
     /// `handler`) and starts the test writes, one timer at a time.
-    func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
+    package func becameUnhealthy(_ error: JournalError, handler: (@Sendable (JournalHealth) -> Void)?) {
         dispatchPrecondition(condition: .onQueue(queue))
         metrics.report(error)
         logger.error(

@@ -1,8 +1,8 @@
 /// Lower-case hexadecimal text of bytes, and random keys: how both journals keep their fingerprint key.
 ///
 /// Concurrency: pure functions.
-enum Hex {
-    static func encode(_ bytes: [UInt8]) -> String {
+package enum Hex {
+    package static func encode(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789abcdef".utf8)
         var text: [UInt8] = []
         text.reserveCapacity(bytes.count * 2)
@@ -13,7 +13,7 @@ enum Hex {
         return String(decoding: text, as: UTF8.self)
     }
 
-    static func decode(_ text: String) -> [UInt8]? {
+    package static func decode(_ text: String) -> [UInt8]? {
         let characters = Array(text.utf8)
         guard characters.count % 2 == 0 else { return nil }
         var bytes: [UInt8] = []
@@ -26,7 +26,7 @@ enum Hex {
         return bytes
     }
 
-    static func randomKey() -> [UInt8] {
+    package static func randomKey() -> [UInt8] {
         var generator = SystemRandomNumberGenerator()
         return (0..<16).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }

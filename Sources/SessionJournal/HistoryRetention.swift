@@ -53,7 +53,7 @@ public enum HistoryRetention: Sendable, Equatable, CustomStringConvertible {
     }
 
     /// Whether snapshots are kept in the journal's history at all (`snapshots:0` keeps only the latest).
-    var keepsSnapshots: Bool { self != .snapshots(0) }
+    package var keepsSnapshots: Bool { self != .snapshots(0) }
 
     private static func milliseconds(_ text: String) -> Int64? {
         let units: [(String, Int64)] = [("ms", 1), ("s", 1000), ("m", 60_000), ("h", 3_600_000), ("d", 86_400_000)]

@@ -12,6 +12,14 @@ public struct CompactionReport: Sendable, Equatable {
     public var vacuumed: Bool
     /// The database file's size in bytes afterwards (page count × page size).
     public var bytes: Int64
+
+    package init(deletedEvents: Int, deletedSnapshots: Int, deletedAnswers: Int, vacuumed: Bool, bytes: Int64) {
+        self.deletedEvents = deletedEvents
+        self.deletedSnapshots = deletedSnapshots
+        self.deletedAnswers = deletedAnswers
+        self.vacuumed = vacuumed
+        self.bytes = bytes
+    }
 }
 
 /// Compaction: runs on the writer queue between two group commits, so appends wait for it.

@@ -5,14 +5,14 @@ import Synchronization
 /// writer queue.
 extension Journal: HealthProbing {
     /// Writes to the database's `meta` table.
-    func testWrite(then done: @escaping (Bool) -> Void) {
+    package func testWrite(then done: @escaping (Bool) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let store else { return }
         done(store.probe().failure == nil)
     }
 
     /// Refuses whatever waits for the writer (the failure is still set), then clears the failure.
-    func endFailure() -> (@Sendable (JournalHealth) -> Void)? {
+    package func endFailure() -> (@Sendable (JournalHealth) -> Void)? {
         while commitBatch() != nil {}
         return pending.withLock { state in
             state.failure = nil
@@ -20,7 +20,7 @@ extension Journal: HealthProbing {
         }
     }
 
-    static func unavailable(_ cause: JournalError) -> JournalError {
+    package static func unavailable(_ cause: JournalError) -> JournalError {
         JournalError(
             cause.code == .full ? .full : .unavailable,
             "not written: an earlier commit failed (\(cause.message)) and no test write has succeeded since"

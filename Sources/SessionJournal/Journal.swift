@@ -1,4 +1,4 @@
-import Dispatch
+package import Dispatch
 import Glibc
 public import Logging
 public import Metrics
@@ -48,15 +48,15 @@ public final class Journal: @unchecked Sendable {
     public static let batchSizeBuckets: [String: [Double]] = Dictionary(
         uniqueKeysWithValues: JournalMetrics.batchHistograms.map { ($0, JournalMetrics.batchBuckets) }
     )
-    let metrics: JournalMetrics
-    let queue = DispatchQueue(label: "Journal.writer")
+    package let metrics: JournalMetrics
+    package let queue = DispatchQueue(label: "Journal.writer")
     let pending = Mutex(Pending())
-    let logger: Logger
+    package let logger: Logger
     /// Owned by `queue`.
     var store: JournalStore?
     private var syncTimer: (any DispatchSourceTimer)?
     private var compactionTimer: (any DispatchSourceTimer)?
-    var probeTimer: (any DispatchSourceTimer)?
+    package var probeTimer: (any DispatchSourceTimer)?
     private var openProblems: [String]
     private let movedAside: String?
     private let lock: DataDirectoryLock

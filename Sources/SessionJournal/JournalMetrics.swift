@@ -1,4 +1,4 @@
-import Metrics
+package import Metrics
 
 /// The journal's swift-metrics handles, created once when it opens, from the factory it is given.
 ///
@@ -10,21 +10,21 @@ import Metrics
 /// io_error}` (1 for the cause of the current failure, else 0).
 ///
 /// Concurrency: the handles are thread-safe; the journal updates them on its writer queue.
-struct JournalMetrics: Sendable {
-    let committed: Counter
-    let failed: Counter
-    let records: Counter
-    let batchRecords: Recorder
-    let batchAppends: Recorder
-    let commitDuration: Timer
+package struct JournalMetrics: Sendable {
+    package let committed: Counter
+    package let failed: Counter
+    package let records: Counter
+    package let batchRecords: Recorder
+    package let batchAppends: Recorder
+    package let commitDuration: Timer
     let fsyncs: Counter
-    let bytes: Gauge
+    package let bytes: Gauge
     let backgroundCompactions: Counter
-    let fullCompactions: Counter
+    package let fullCompactions: Counter
     let healthy: Gauge
     let failing: [(cause: String, gauge: Gauge)]
 
-    init(factory: any MetricsFactory) {
+    package init(factory: any MetricsFactory) {
         committed = Counter(label: "journal_commits_total", dimensions: [("outcome", "committed")], factory: factory)
         failed = Counter(label: "journal_commits_total", dimensions: [("outcome", "failed")], factory: factory)
         records = Counter(label: "journal_records_total", factory: factory)
@@ -54,7 +54,7 @@ struct JournalMetrics: Sendable {
     }
 
     /// Sets the health gauges: healthy when `failure` is nil, else failing for its cause.
-    func report(_ failure: JournalError?) {
+    package func report(_ failure: JournalError?) {
         healthy.record(failure == nil ? 1 : 0)
         let cause = failure.map(Self.cause(of:))
         for (name, gauge) in failing { gauge.record(name == cause ? 1 : 0) }

@@ -66,7 +66,7 @@
 /// `history`), 6 (no `tokens`), 7 (no `quarantine`) or 8 (no `feedback`, no `timeline`, no `clients`) gets what it
 /// lacks and becomes version 9 in one transaction when opened; a new file starts at 9 the same way. Any other version
 /// is refused.
-enum JournalSchema {
+package enum JournalSchema {
     static let version: Int64 = 9
     /// The versions `JournalStore` opens: 0 is a new, empty file; 2 to 8 are migrated.
     static let readable: Set<Int64> = [0, 2, 3, 4, 5, 6, 7, 8, 9]
@@ -293,8 +293,8 @@ enum JournalSchema {
 
     static let fingerprintKeyName = "fingerprint.key"
     /// Set in `meta` once the file's keyed answers written before fingerprints were HMAC-SHA256 are marked unknown.
-    static let fingerprintSchemeName = "fingerprint.scheme"
-    static let fingerprintScheme = "hmac-sha256"
+    package static let fingerprintSchemeName = "fingerprint.scheme"
+    package static let fingerprintScheme = "hmac-sha256"
     static let readMeta = "SELECT value FROM meta WHERE name = ?1"
     static let insertMetaIfMissing = "INSERT OR IGNORE INTO meta(name, value) VALUES(?1, ?2)"
 

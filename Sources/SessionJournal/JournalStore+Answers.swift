@@ -176,7 +176,7 @@ extension JournalStore {
 }
 
 extension RecordChecksum {
-    static func answer(_ answer: KeyedAnswer) -> Int64 {
+    package static func answer(_ answer: KeyedAnswer) -> Int64 {
         var sum = RecordChecksum()
         sum.add(answer.sessionID)
         sum.add(answer.revision)

@@ -471,11 +471,13 @@ public struct JournalStatistics: Sendable, Equatable {
     public var syncs = 0
     /// Events deleted by background compaction.
     public var compactedEvents = 0
+
+    package init() {}
 }
 
 extension RecordChecksum {
     /// A version other than 1 is covered; a version 1 record sums as it did before versions existed.
-    static func creation(_ creation: SessionCreation, generation: Int64) -> Int64 {
+    package static func creation(_ creation: SessionCreation, generation: Int64) -> Int64 {
         if creation.version != 1 {
             return of(
                 creation.id,
@@ -490,15 +492,21 @@ extension RecordChecksum {
     }
 
     /// A session's token generation.
-    static func tokens(_ id: String, _ generation: UInt64) -> Int64 {
+    package static func tokens(_ id: String, _ generation: UInt64) -> Int64 {
         of(id, generation, "tokens")
     }
 
-    static func snapshot(_ id: String, _ revision: UInt64, _ state: String, version: Int) -> Int64 {
+    package static func snapshot(_ id: String, _ revision: UInt64, _ state: String, version: Int) -> Int64 {
         version == 1 ? of(id, revision, state) : of(id, revision, state, "v\(version)")
     }
 
-    static func event(_ id: String, _ revision: UInt64, _ origin: Int, _ event: String, _ stamp: EventStamp) -> Int64 {
+    package static func event(
+        _ id: String,
+        _ revision: UInt64,
+        _ origin: Int,
+        _ event: String,
+        _ stamp: EventStamp
+    ) -> Int64 {
         var sum = RecordChecksum()
         sum.add(id)
         sum.add(eventNumber(revision, origin))

@@ -26,7 +26,7 @@ public struct Quarantine: Sendable, Equatable {
     }
 
     /// This machine's host name (`gethostname`), recorded as the `replica` of the quarantines it writes.
-    static let hostName: String? = {
+    package static let hostName: String? = {
         var buffer = [CChar](repeating: 0, count: 256)
         guard gethostname(&buffer, buffer.count - 1) == 0 else { return nil }
         let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -4,7 +4,7 @@ internal import CZlib
 /// that SQLite's page structure does not cover (SQLite has no checksums on row contents).
 ///
 /// Concurrency: a value, used by one thread.
-struct RecordChecksum {
+package struct RecordChecksum {
     private var crc: UInt = 0
 
     /// Sum of a record written from Swift values.

@@ -78,6 +78,12 @@ public struct JournalRecovery: Sendable {
     /// What was detected and repaired, one line each, for the log.
     public var problems: [String]
 
+    package init(sessions: [RecoveredSession], movedAside: String?, problems: [String]) {
+        self.sessions = sessions
+        self.movedAside = movedAside
+        self.problems = problems
+    }
+
     /// What `Journal.start()` found: no session read back, only counted.
     public struct Summary: Sendable, Equatable {
         /// The sessions the journal holds.
@@ -86,6 +92,12 @@ public struct JournalRecovery: Sendable {
         public var movedAside: String?
         /// What was detected and repaired, one line each (logged by `start()`).
         public var problems: [String]
+
+        package init(sessions: Int, movedAside: String?, problems: [String]) {
+            self.sessions = sessions
+            self.movedAside = movedAside
+            self.problems = problems
+        }
     }
 }
 
@@ -93,17 +105,24 @@ public struct JournalRecovery: Sendable {
 /// and the history ends at the first record that fails or is missing.
 extension RecoveredSession {
     /// A snapshot as a journal stored it, with its checksum (nil when the stored value is unreadable).
-    struct StoredSnapshot {
+    package struct StoredSnapshot {
         var revision: UInt64
         var state: String
         var version: Int
         var checksum: Int64?
+
+        package init(revision: UInt64, state: String, version: Int, checksum: Int64?) {
+            self.revision = revision
+            self.state = state
+            self.version = version
+            self.checksum = checksum
+        }
     }
 
     /// The session of `creation` (written at `generation`, its stored checksum `creationChecksum`) at its latest
     /// `snapshot`: nil, said in `problems`, when the creation fails its checksum; at revision 0 with `damage` when
     /// the snapshot does (the events it covered are gone, so the initial state is the last consistent point).
-    static func checked(
+    package static func checked(
         _ creation: SessionCreation,
         generation: Int64,
         creationChecksum: Int64?,
@@ -141,7 +160,7 @@ extension RecoveredSession {
     /// Sets the token generation read from the journal (`stored`, nil for no row) when its checksum holds. A row that
     /// fails it leaves the generation unknown, and the session fails closed: it is marked damaged, so it is restored
     /// under a new epoch, which ends every token minted for it. Call it after the events were followed.
-    mutating func readTokens(_ stored: (generation: UInt64, checksum: Int64?)?) {
+    package mutating func readTokens(_ stored: (generation: UInt64, checksum: Int64?)?) {
         guard let stored else { return }
         guard RecordChecksum.tokens(creation.id, stored.generation) == stored.checksum else {
             damage =
@@ -153,7 +172,7 @@ extension RecoveredSession {
 
     /// Adds the event at `revision`, which `read` makes (nil when it fails its checksum), when it follows on without
     /// a gap; an event the snapshot covers is skipped, and the first missing or failing one ends the history.
-    mutating func follow(_ revision: UInt64, _ read: () -> JournalEvent?) {
+    package mutating func follow(_ revision: UInt64, _ read: () -> JournalEvent?) {
         guard damage == nil, revision > baseRevision else { return }
         guard revision == self.revision + 1 else {
             damage = "event \(self.revision + 1) is missing; events from \(revision) on dropped"

@@ -53,7 +53,7 @@ extension SessionHistory {
     /// is newer; when a kept snapshot has its revision, the two must agree, else a problem says so (issue 32, item 5:
     /// a latest snapshot changed with its record checksum recomputed passed `verify` as identical, since only the kept
     /// one at that revision was compared).
-    mutating func adoptLatest(_ latest: KeptSnapshot) {
+    package mutating func adoptLatest(_ latest: KeptSnapshot) {
         if let kept = snapshots.first(where: { $0.revision == latest.revision }) {
             if kept.state != latest.state || kept.version != latest.version {
                 problems.append(
@@ -68,7 +68,7 @@ extension SessionHistory {
     /// Puts the latest snapshot (what an activation loads) among the snapshots a replay compares when it lies in the
     /// range read, so that one changed with its record checksum recomputed is caught too; one at the range's first
     /// revision that differs from the kept snapshot there is a problem.
-    mutating func checkLatest(_ latest: KeptSnapshot, through: UInt64) {
+    package mutating func checkLatest(_ latest: KeptSnapshot, through: UInt64) {
         guard let base = snapshots.first, latest.revision >= base.revision, latest.revision <= through else { return }
         if latest.revision == base.revision {
             if latest.state != base.state || latest.version != base.version {

@@ -1,5 +1,5 @@
 /// What the service needs from a journal of sessions, whatever holds it: `Journal` (SQLite in the data directory, one
-/// machine) or `PostgresJournal` (one PostgreSQL database shared by every replica).
+/// machine) or `PostgresJournal` (module SessionJournalPostgres: one PostgreSQL database shared by every replica).
 ///
 /// The promises every implementation keeps:
 /// - An append completes only after its records are committed (durable under the journal's policy), or with the

@@ -2,6 +2,7 @@ import FeedbackService
 import Foundation
 import Logging
 import SessionJournal
+import SessionJournalPostgres
 
 /// `feedback-host verify [--data-dir DIR | --journal-url URL] [--sample N] [--max-divergent N]`: replays the journal's sessions through
 /// this build's systems and says, per system, how many are identical, migrated, diverged or failed. Exits 0 when

@@ -2,6 +2,7 @@ import Dispatch
 import FeedbackJSON
 import FeedbackLoop
 import PostgresFixture
+import SessionJournalPostgres
 import Synchronization
 import Testing
 

@@ -1,6 +1,7 @@
 import Testing
 
 @testable import SessionJournal
+@testable import SessionJournalPostgres
 
 /// How a group commit's records become statements: runs of events as one array call, the rest one each, and which
 /// appends the answers refused.

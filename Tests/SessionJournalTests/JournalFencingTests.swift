@@ -5,6 +5,7 @@ import Synchronization
 import Testing
 
 @testable import SessionJournal
+@testable import SessionJournalPostgres
 
 /// One owner per session in a shared journal: two `PostgresJournal`s on one database stand for two replicas. Reading a
 /// session back takes it; the previous owner's appends are then refused (`.fenced`) and write nothing, while what

@@ -4,6 +4,7 @@ import Synchronization
 import Testing
 
 @testable import SessionJournal
+@testable import SessionJournalPostgres
 
 /// The two journals behind `SessionJournaling`, for parameterized tests.
 enum JournalBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {

@@ -3,6 +3,7 @@ import PostgresFixture
 import Testing
 
 @testable import SessionJournal
+@testable import SessionJournalPostgres
 
 /// Issue 32's journal: one session's history read by range (through SQLite's `timeline` index, whether the background
 /// step indexed it yet or not; PostgreSQL's (session, rev) key), each effect event's feedback, and history retention.

@@ -3,6 +3,7 @@ import PostgresFixture
 import Testing
 
 @testable import SessionJournal
+@testable import SessionJournalPostgres
 
 /// What the PostgreSQL journal deletes as it writes, at a cost that does not grow with the rows deleted before: a
 /// snapshot's events since the session's last cut (`fh_snapshots.cut`), and keyed answers once a session has twice

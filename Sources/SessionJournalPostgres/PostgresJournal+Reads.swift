@@ -1,4 +1,5 @@
 import CoreMetrics
+public import SessionJournal
 import Synchronization
 
 /// The reads the service makes besides activations: the session count, the deadline index, compaction.

@@ -1,3 +1,5 @@
+import SessionJournal
+
 /// The keyed answers journaled before fingerprints were swift-crypto's HMAC-SHA256: marked unknown once per database.
 extension PostgresJournal {
     /// Marks the keyed answers journaled before fingerprints were HMAC-SHA256 (an earlier build's SipHash) as of

@@ -1,3 +1,5 @@
+import SessionJournal
+
 /// The PostgreSQL journal's tables, functions and prepared statements.
 ///
 /// The tables and functions are `Schema/schema.sql`, embedded in the binary at build time by the `EmbedFiles` plugin so
@@ -204,7 +206,7 @@ enum PostgresSchema {
     /// The text of a file of `Schema`; a missing one is a build mistake, caught by the first PostgreSQL journal opened.
     private static func embedded(_ name: String) -> String {
         guard let text = EmbeddedFiles.text(named: name) else {
-            preconditionFailure("Postgres/Schema/\(name) was not embedded; EmbedFiles embeds every file there")
+            preconditionFailure("Schema/\(name) was not embedded; EmbedFiles embeds every file there")
         }
         return text
     }

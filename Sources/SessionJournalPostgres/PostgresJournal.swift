@@ -1,6 +1,7 @@
-import Dispatch
+package import Dispatch
 public import Logging
 public import Metrics
+public import SessionJournal
 import Synchronization
 
 /// A journal of sessions in one PostgreSQL database that every replica shares, with group commit and fencing.
@@ -73,9 +74,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     public let leaseMilliseconds: Int
     /// The configuration the journal was opened with (`answersPerSession`, `probeIntervalMilliseconds` apply).
     public let configuration: JournalConfiguration
-    let metrics: JournalMetrics
-    let logger: Logger
-    let queue = DispatchQueue(label: "PostgresJournal")
+    package let metrics: JournalMetrics
+    package let logger: Logger
+    package let queue = DispatchQueue(label: "PostgresJournal")
     let state = Mutex(State())
     private let parameters: [(String, String)]
     /// Owned by `queue`.
@@ -86,7 +87,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     /// Keyed answers written per session since this journal took it, for their trimming (`statement(_:owner:)`). Owned
     /// by `queue`.
     var answerCounts: [String: Int] = [:]
-    var probeTimer: (any DispatchSourceTimer)?
+    package var probeTimer: (any DispatchSourceTimer)?
     private var leaseTimer: (any DispatchSourceTimer)?
     var probes = 0
 

@@ -1,11 +1,12 @@
 import Dispatch
+package import SessionJournal
 import Synchronization
 
 /// Health: a failed commit makes the journal `failing` until a test write (which reconnects) succeeds
 /// (`HealthProbing`). Runs on the journal's queue.
 extension PostgresJournal: HealthProbing {
     /// Writes to `fh_meta`, opening the connection again when it broke; not while the connection is busy.
-    func testWrite(then done: @escaping (Bool) -> Void) {
+    package func testWrite(then done: @escaping (Bool) -> Void) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !running else { return }
         probes += 1
@@ -16,7 +17,7 @@ extension PostgresJournal: HealthProbing {
     }
 
     /// Refuses the appends that waited during the failure and clears it, under the lock.
-    func endFailure() -> (@Sendable (JournalHealth) -> Void)? {
+    package func endFailure() -> (@Sendable (JournalHealth) -> Void)? {
         let (refused, error, handler) = state.withLock { state in
             var refused: [Append] = []
             state.jobs.removeAll { job in

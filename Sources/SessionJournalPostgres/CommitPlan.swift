@@ -1,3 +1,5 @@
+import SessionJournal
+
 /// The statements of one group commit: one per record, except that a run of event records (one per post, from many
 /// sessions, the bulk of a busy commit) goes as one call of `fh_events` with arrays, which refuses element by element.
 /// Remembers which append each statement's records came from, to tell the refused (fenced) appends from the others.

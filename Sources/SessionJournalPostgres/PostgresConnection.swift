@@ -1,6 +1,7 @@
 internal import CLibPQ
 import Dispatch
 import Glibc
+import SessionJournal
 
 /// One libpq connection, driven without blocking a thread: after `start()` it is in non-blocking pipeline mode, its
 /// socket is watched by a DispatchSource read source (and a write source while libpq has output it could not send),

@@ -1,4 +1,5 @@
 import Logging
+public import SessionJournal
 import Synchronization
 
 /// Reading sessions back from PostgreSQL, each in the transaction that takes it (see `PostgresSchema`'s "take").

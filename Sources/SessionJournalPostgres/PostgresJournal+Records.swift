@@ -1,4 +1,5 @@
 import Foundation
+import SessionJournal
 import Synchronization
 
 /// Each record as the prepared statement that writes it, under the owner token it carries (see `PostgresSchema`).

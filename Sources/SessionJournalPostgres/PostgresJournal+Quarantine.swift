@@ -1,3 +1,4 @@
+public import SessionJournal
 import Synchronization
 
 /// Quarantine in the shared database (`fh_quarantine`): what one replica records, every replica reads.

@@ -1,3 +1,5 @@
+public import SessionJournal
+
 /// Part of one session's history, and the list of sessions (issue 32): the events are keyed by (session, rev), so a
 /// range of one session's history is one index range. Read without taking the session over.
 ///
