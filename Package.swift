@@ -174,7 +174,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The session runtime: sessions (active or passive), activation, the journal glue, the clock, verification.
+        // The session runtime: sessions (active or passive), activation, the journal glue, the clock, containment.
         // No HTTPServer here: `swift build --target SessionRuntime` builds without it.
         .target(
             name: "SessionRuntime",
@@ -186,6 +186,19 @@ let package = Package(
                 "SessionJournal",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
+            ],
+            swiftSettings: strict
+        ),
+        // Looking inside sessions, on the runtime: the inspection (history, states, diffs, the list, export, forks) and
+        // the verification that replays the journal through this build (`feedback-host verify`, `verify.on.start`).
+        .target(
+            name: "SessionInspection",
+            dependencies: [
+                "SessionRuntime",
+                "SessionJournal",
+                "SystemKit",
+                "FeedbackJSON",
+                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
@@ -218,6 +231,7 @@ let package = Package(
             name: "FeedbackService",
             dependencies: [
                 "SessionRuntime",
+                "SessionInspection",
                 "SessionStreams",
                 "SessionAuth",
                 "FeedbackLoop",
@@ -263,6 +277,7 @@ let package = Package(
             name: "feedback-host",
             dependencies: [
                 "FeedbackService",
+                "SessionInspection",
                 "SessionJournal",
                 "SessionJournalPostgres",
                 "Systems",

@@ -6,6 +6,7 @@ public import Logging
 import Metrics
 import Prometheus
 import SessionAuth
+import SessionInspection
 public import SessionJournal
 import SessionStreams
 import Synchronization

@@ -1,5 +1,6 @@
 import FeedbackJSON
 import HTTPServer
+import SessionInspection
 import SessionRuntime
 import SystemKit
 

@@ -1,5 +1,6 @@
 import FeedbackJSON
 import HTTPServer
+import SessionInspection
 import SessionRuntime
 
 /// Forks and paused effects (issue 32): `POST /v1/sessions/{id}/forks` with `{"rev": N}` starts a new session from

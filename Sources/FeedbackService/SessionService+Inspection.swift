@@ -2,6 +2,7 @@ import FeedbackJSON
 import Foundation
 import HTTPServer
 import SessionAuth
+import SessionInspection
 import SessionRuntime
 
 /// The inspection routes (issue 32): `GET /v1/sessions/{id}/history`, `/states/{rev}`, `/diff` and `GET /v1/sessions`,

@@ -1,6 +1,7 @@
 import FeedbackService
 import Foundation
 import Logging
+import SessionInspection
 import SessionJournal
 import SessionJournalPostgres
 

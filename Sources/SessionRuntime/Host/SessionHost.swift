@@ -5,9 +5,10 @@ package import Synchronization
 package import SystemKit
 
 /// The hosted sessions of one server, whatever answers for them: the store, the journal, the systems, the memory
-/// budget and the metrics, and the logic of creating, activating, passivating, re-anchoring, waking, retiring,
-/// exporting and deleting sessions. It knows no HTTP: the API (`SessionService`) parses requests, calls it and
-/// renders what it returns or throws. The streams above it are reached through `SessionFollowing`.
+/// budget and the metrics, and the logic of creating, activating, passivating, re-anchoring, waking, retiring and
+/// deleting sessions. It knows no HTTP: the API (`SessionService`) parses requests, calls it and renders what it
+/// returns or throws. The streams above it are reached through `SessionFollowing`; looking inside sessions (history,
+/// states, the list, export, forks, verification) is SessionInspection's, in extensions of it a layer up.
 ///
 /// Thread-safe: methods run on any thread (shard queues, Tasks, the journal's writer queue); the session store and
 /// each session's loop carry their own locks, and passivations and activations take turns under `activation`.

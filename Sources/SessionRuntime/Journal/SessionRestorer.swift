@@ -189,8 +189,8 @@ package enum SessionRestorer {
 }
 
 /// The JSON Pointer of a decoding error's field, `""` for the whole value.
-enum SchemaFailurePath {
-    static func of(_ error: any Error) -> String {
+package enum SchemaFailurePath {
+    package static func of(_ error: any Error) -> String {
         guard let error = error as? DecodingError else { return "" }
         var keys: [any CodingKey]
         switch error {

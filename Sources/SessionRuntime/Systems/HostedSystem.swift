@@ -26,16 +26,15 @@ public struct HostedSystem: Sendable {
         @Sendable (RecoveredSession, SessionID, Int, SessionEnvironment, SessionPersistence) throws(APIError) ->
             any HostedSession
 
-    /// Replays a journaled session's history through this build (`feedback-host verify`).
-    let verify: @Sendable (SessionHistory) -> SessionVerdict
+    /// The system itself, its types erased: what the verifier and the inspection replay a journaled history through
+    /// (opening it, so that its reducer runs on its own types).
+    package let system: any FeedbackSystem
     /// The system's schema version in this build.
     public let schemaVersion: Int
     /// The history the journal keeps of its sessions, as the system declares it (nil: the server's setting).
     package let historyRetention: HistoryRetention?
     /// The JSON Pointers the inspection routes redact in its states and events.
     package let redactions: [JSONPointer]
-    /// Recomputes states from a journaled history (the inspection routes).
-    let inspect: @Sendable (SessionHistory, ClosedRange<UInt64>) -> Result<[InspectedState], InspectionFailure>
 
     /// Wraps a system.
     ///
@@ -57,8 +56,7 @@ public struct HostedSystem: Sendable {
     init<System: FeedbackSystem>(_ system: System, submission: @escaping LoopSubmission<System.State, System.Event>) {
         name = system.name
         schemaVersion = system.schemaVersion
-        verify = { history in SessionReplay.verify(history, of: system) }
-        inspect = { history, revisions in SessionInspection.states(history, revisions, of: system) }
+        self.system = system
         historyRetention = system.historyRetention.flatMap(HistoryRetention.init(parsing:))
         redactions = system.redactedPointers.compactMap { try? JSONPointer($0) }
         let examples = system.exampleEvents.compactMap { try? JSONValue(encoding: $0) }

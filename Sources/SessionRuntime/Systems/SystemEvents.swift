@@ -4,7 +4,7 @@ import SystemKit
 
 /// Checks posted JSON events against a system: tagged by a `"type"` the clients may send, with the fields the
 /// system's `Event` needs. Every refusal says what was wrong and what is accepted.
-enum SystemEvents {
+package enum SystemEvents {
     static func decode<System: FeedbackSystem>(
         _ event: JSONValue,
         at index: Int,
@@ -83,7 +83,7 @@ enum SystemEvents {
 
     /// A decoding error in a sentence: which field of `subject` ("the event", "the state"), and what was wrong with
     /// it, in the API's words (never a Swift type's name).
-    static func describe(_ error: any Error, subject: String = "the event") -> String {
+    package static func describe(_ error: any Error, subject: String = "the event") -> String {
         if let syntax = error as? JSONSyntaxError { return "\(subject) is not JSON: \(syntax)" }
         guard let error = error as? DecodingError else { return "\(subject) does not fit" }
         func path(_ context: DecodingError.Context) -> String {

@@ -1,5 +1,6 @@
 import FeedbackJSON
 package import SessionJournal
+package import SessionRuntime
 package import SystemKit
 
 /// A session as a test fixture (`SessionFixture`), from what the journal kept: what `GET /v1/sessions/{id}/export`

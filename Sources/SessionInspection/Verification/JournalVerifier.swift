@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 public import SessionJournal
+public import SessionRuntime
 import Synchronization
 
 /// `feedback-host verify` and `--verify-on-start`: replays every journaled session (or a sample) through this
@@ -70,6 +71,6 @@ public struct JournalVerifier: Sendable {
                 failure: "its system \"\(history.creation.system)\" is not served by this build"
             )
         }
-        return system.verify(history)
+        return SessionReplay.verify(history, of: system.system)
     }
 }

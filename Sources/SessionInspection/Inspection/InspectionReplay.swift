@@ -28,7 +28,7 @@ package struct InspectionFailure: Error, Sendable {
 /// against every kept snapshot on the way.
 ///
 /// Concurrency: a pure function of its arguments; runs on any thread.
-enum SessionInspection {
+enum InspectionReplay {
     static func states<System: FeedbackSystem>(
         _ history: SessionHistory,
         _ revisions: ClosedRange<UInt64>,

@@ -1,5 +1,6 @@
 import FeedbackJSON
 import SessionJournal
+import SessionRuntime
 import SystemKit
 
 /// Replays one session's kept history through a system of this build: from the earliest kept snapshot with the

@@ -1,6 +1,7 @@
 package import FeedbackJSON
 import Foundation
 import SessionJournal
+package import SessionRuntime
 
 /// The inspection routes' answers (issue 32): a session's history with patches, its state at any kept revision,
 /// the patch between two revisions, and the list of sessions. Everything is read from the journal (one session's part
@@ -168,7 +169,7 @@ extension SessionHost {
         if history.snapshots.isEmpty, let problem = history.problems.first {
             throw APIError(.historyMismatch, "session \(id): the journal: \(problem)")
         }
-        switch system.inspect(history, from...through) {
+        switch InspectionReplay.states(history, from...through, of: system.system) {
         case .success(let states): return (history, states, system)
         case .failure(let failure):
             throw APIError(

@@ -1,4 +1,5 @@
 import FeedbackJSON
+package import SessionRuntime
 
 /// Forks (issue 32): a new session whose state is another's at a revision, recomputed and checked from the journal as
 /// `states/{rev}` is, with its effects paused until a client resumes them, so that a fork never calls an upstream or

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 package import Logging
 import SessionJournal
+package import SessionRuntime
 import Synchronization
 
 /// `verify.on.start`: the journal is replayed through this build before the server takes traffic.

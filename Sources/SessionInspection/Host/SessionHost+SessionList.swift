@@ -1,6 +1,7 @@
 package import FeedbackJSON
 import Foundation
 import SessionJournal
+package import SessionRuntime
 
 /// The list of sessions (issue 32): the sessions in memory first (most recently used first), then the ones the
 /// journal holds (by the time they last left memory, newest first), with their status, and counts by system and status.
