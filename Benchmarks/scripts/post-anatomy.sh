@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Issue 30: what one posted event costs a server, split the way a profile cannot (docs/BENCHMARKS.md, session 15).
+# For each server named: a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor
+# takes any path segment as a session), `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin on LOAD_CPU,
+# and over WINDOW seconds in the middle of the run: its user and kernel CPU a post (utime and stime from
+# /proc/PID/stat), its share of its core, and, when perf can place a uprobe on glibc's malloc (root), its mallocs a
+# post, counted exactly (`perf stat` on the probe, not sampled). Servers: `floor` (JournalFloor), or a feedback-host
+# binary followed by its flags up to the next `--`.
+# Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
+#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559). Copy binaries aside first.
+set -euo pipefail
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-64}
+WINDOW=${WINDOW:-3}
+PORT=${PORT:-18559}
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
+PID=
+DIR=
+
+stop() {
+    [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
+    [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
+}
+trap stop EXIT
+
+MALLOC=
+if command -v perf >/dev/null && { perf probe -l 2>/dev/null | grep -q 'probe_libc:malloc\b' ||
+    perf probe -q -x "$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ {print $NF; exit}')" malloc 2>/dev/null; }; then
+    MALLOC=probe_libc:malloc
+fi
+
+measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "posts/s mallocs"
+    local mode=$1 ids u0 s0 u1 s1 t0 t1 mallocs=0 rps
+    shift
+    trap stop EXIT  # it runs in a subshell, which does not inherit the script's trap
+    DIR=$(mktemp -d)
+    ids=$DIR/ids
+    if [ "$1" = floor ]; then
+        [ -x "$FLOOR" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
+        taskset -c "$SERVER_CPU" "$FLOOR" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
+        PID=$!
+        for i in $(seq "$SESSIONS"); do echo "s$i" >>"$ids"; done
+    else
+        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
+        PID=$!
+    fi
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
+    if [ "$1" != floor ]; then
+        for _ in $(seq "$SESSIONS"); do
+            # The answer ends without a newline, which sed keeps: echo adds it.
+            echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+                "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$ids"
+        done
+    fi
+    # shellcheck disable=SC2046
+    taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$((WINDOW + 2))s" -s "$SCRIPTS/post-session-event.lua" \
+        "http://127.0.0.1:$PORT" -- $(cat "$ids") >"$DIR/wrk.out" &
+    local load=$!
+    sleep 1
+    read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+    t0=$(date +%s.%N)
+    if [ "$mode" = mallocs ]; then
+        mallocs=$(perf stat -x, -e "$MALLOC" -p "$PID" -- sleep "$WINDOW" 2>&1 | awk -F, '/malloc/ {print $1}')
+    else
+        sleep "$WINDOW"
+    fi
+    read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")
+    t1=$(date +%s.%N)
+    wait "$load"
+    rps=$(awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out")
+    grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
+    # CPU ticks are 1/100 s (USER_HZ); the window's posts are the run's rate times its length.
+    awk -v r="$rps" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t0="$t0" -v t1="$t1" -v m="$mallocs" -v mode="$mode" 'BEGIN {
+        w = t1 - t0; n = r * w
+        if (mode == "cpu") printf "%.0f %.2f %.2f %.0f\n", r, 1e4 * u / n, 1e4 * s / n, (u + s) / w
+        else printf "%.0f %.2f\n", r, m / n
+    }'
+    stop
+}
+
+group=()
+for argument in "$@" --; do
+    if [ "$argument" != -- ]; then
+        group+=("$argument")
+        continue
+    fi
+    [ ${#group[@]} -gt 0 ] || continue
+    name=$(basename "${group[0]}")
+    [ ${#group[@]} -eq 1 ] || name="$name ${group[*]:1}"
+    read -r rps user kernel share < <(measure cpu "${group[@]}")
+    mallocs="-"
+    # A second run for the count: the uprobe traps every malloc, which slows the server and would skew its CPU.
+    [ -z "$MALLOC" ] || mallocs=$(measure mallocs "${group[@]}" | awk '{print $2}')
+    printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s\n' \
+        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs"
+    group=()
+done
+[ -n "$MALLOC" ] || echo "(mallocs not counted: perf could not place a uprobe on glibc's malloc; run as root)"
