@@ -38,17 +38,29 @@ measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "pos
     trap stop EXIT  # it runs in a subshell, which does not inherit the script's trap
     DIR=$(mktemp -d)
     ids=$DIR/ids
-    if [ "$1" = floor ]; then
+    local kind=server
+    [ "$1" != floor ] || kind=floor
+    if [ "$kind" = floor ]; then
         [ -x "$FLOOR" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
         taskset -c "$SERVER_CPU" "$FLOOR" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
         PID=$!
         for i in $(seq "$SESSIONS"); do echo "s$i" >>"$ids"; done
     else
-        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
+        # The binary by its absolute path: the server runs in its own empty directory (its ./data).
+        local binary
+        binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+        shift
+        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$binary" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
         PID=$!
     fi
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
-    if [ "$1" != floor ]; then
+    local up=0
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && up=1 && break; sleep 0.1; done
+    if [ "$up" = 0 ]; then
+        echo "post-anatomy: nothing answers on port $PORT; the server's last words:" >&2
+        tail -5 "$DIR/stderr" >&2 2>/dev/null || true
+        exit 1
+    fi
+    if [ "$kind" = server ]; then
         for _ in $(seq "$SESSIONS"); do
             # The answer ends without a newline, which sed keeps: echo adds it.
             echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
