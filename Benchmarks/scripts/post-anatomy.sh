@@ -17,14 +17,14 @@ WINDOW=${WINDOW:-3}
 PORT=${PORT:-18559}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
+# Each measurement runs in a subshell of its own (its output is read back): its server's PID and directory live
+# there, and so does the EXIT trap that stops the server and removes the directory, on success or failure.
 PID=
 DIR=
-
 stop() {
     [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
     [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
 }
-trap stop EXIT
 
 MALLOC=
 if command -v perf >/dev/null && { perf probe -l 2>/dev/null | grep -q 'probe_libc:malloc\b' ||
@@ -35,7 +35,7 @@ fi
 measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "posts/s mallocs"
     local mode=$1 ids u0 s0 u1 s1 t0 t1 mallocs=0 rps
     shift
-    trap stop EXIT  # it runs in a subshell, which does not inherit the script's trap
+    trap stop EXIT
     DIR=$(mktemp -d)
     ids=$DIR/ids
     local kind=server
