@@ -26,9 +26,15 @@ public final class Journal: @unchecked Sendable {
     /// A completion handler of an append.
     public typealias Completion = @Sendable (Result<Void, JournalError>) -> Void
 
+    /// An append's completion as the pending batch holds it. In a struct: an array of bare function values holds
+    /// each one re-wrapped for its generic storage, an allocation per append.
+    struct Waiting {
+        let completion: Completion
+    }
+
     struct Pending {
         var records: [JournalRecord] = []
-        var completions: [Completion] = []
+        var completions: [Waiting] = []
         var scheduled = false
         var closed = false
         /// The error of the failed commit while the journal cannot commit; nil while it is healthy.
@@ -142,7 +148,7 @@ public final class Journal: @unchecked Sendable {
         let schedule = pending.withLock { state -> Bool? in
             guard !state.closed else { return nil }
             state.records.append(contentsOf: records)
-            state.completions.append(completion)
+            state.completions.append(Waiting(completion: completion))
             if state.scheduled { return false }
             state.scheduled = true
             return true
@@ -277,7 +283,7 @@ public final class Journal: @unchecked Sendable {
     /// Commits everything waiting and returns how many appends shared the commit; nil when nothing was waiting
     /// (the writer is then idle, and the next append starts a commit at once).
     func commitBatch() -> Int? {
-        let batch = pending.withLock { state -> ([JournalRecord], [Completion], JournalError?)? in
+        let batch = pending.withLock { state -> ([JournalRecord], [Waiting], JournalError?)? in
             if state.completions.isEmpty {
                 state.scheduled = false
                 return nil
@@ -295,7 +301,7 @@ public final class Journal: @unchecked Sendable {
         if let failure {
             // Sticky: nothing after a failed commit is written until a test write succeeded.
             let refused = Result<Void, JournalError>.failure(Self.unavailable(failure))
-            for completion in completions { completion(refused) }
+            for waiting in completions { waiting.completion(refused) }
             return completions.count
         }
         let start = DispatchTime.now().uptimeNanoseconds
@@ -320,8 +326,8 @@ public final class Journal: @unchecked Sendable {
                 return state.healthHandler
             }
         }
-        for completion in completions {
-            completion(result)
+        for waiting in completions {
+            waiting.completion(result)
         }
         if let error = result.failure, store != nil {
             becameUnhealthy(error, handler: handler)

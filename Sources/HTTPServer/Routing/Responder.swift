@@ -20,41 +20,45 @@ public final class Responder: Sendable {
 
     init() {}
 
+    // The late delivery is taken out of the lock through a local, not returned by `withLock`: a closure returned
+    // through a generic result is re-wrapped, an allocation per late answer.
     deinit {
-        let late = phase.withLock { phase -> (@Sendable (Response) -> Void)? in
-            guard case .detached(let deliver) = phase else { return nil }
+        var late: (@Sendable (Response) -> Void)?
+        phase.withLock { phase in
+            guard case .detached(let deliver) = phase else { return }
             phase = .done
-            return deliver
+            late = deliver
         }
         late?(.problem(status: 500, detail: "The handler ended without an answer."))
     }
 
     /// Sends the response. Calls after the first are ignored.
     public func respond(_ response: Response) {
-        let deliver = phase.withLock { phase -> (@Sendable (Response) -> Void)? in
+        var late: (@Sendable (Response) -> Void)?
+        phase.withLock { phase in
             switch phase {
             case .inHandler:
                 phase = .answeredInline(response)
-                return nil
             case .detached(let deliver):
                 phase = .done
-                return deliver
+                late = deliver
             case .answeredInline, .done:
-                return nil
+                break
             }
         }
-        deliver?(response)
+        late?(response)
     }
 
-    /// Called by the shard when the handler returns: the inline answer, or nil after arranging for `deliver`.
-    func handlerReturned(deliver: @escaping @Sendable (Response) -> Void) -> Response? {
+    /// Called by the shard when the handler returns: the inline answer, or nil after arranging for the delivery
+    /// `deliver` makes (made only then: an answer given inline costs no closure).
+    func handlerReturned(deliver: () -> @Sendable (Response) -> Void) -> Response? {
         phase.withLock { phase in
             switch phase {
             case .answeredInline(let response):
                 phase = .done
                 return response
             case .inHandler:
-                phase = .detached(deliver)
+                phase = .detached(deliver())
                 return nil
             case .detached, .done:
                 return nil

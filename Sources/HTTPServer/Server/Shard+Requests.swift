@@ -192,7 +192,7 @@ extension Shard {
         case .deferred(let handler):
             let responder = Responder()
             handler(request, responder)
-            if let response = responder.handlerReturned(deliver: lateDelivery(on: connection)) {
+            if let response = responder.handlerReturned(deliver: { lateDelivery(on: connection) }) {
                 respond(response, to: request.head, on: connection)
             } else {
                 connection.respondingTo = request.head

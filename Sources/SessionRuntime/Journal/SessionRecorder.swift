@@ -206,7 +206,9 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     private static func unpark(_ held: inout Held) {
         guard !held.parked.isEmpty, let last = held.last?.revision else { return }
         let through = held.appended
-        for wait in held.parked where wait.revision <= last { held.waiters.append((through, wait.notify)) }
+        for wait in held.parked where wait.revision <= last {
+            held.waiters.append(Held.Waiter(through: through, notify: wait.notify))
+        }
         held.parked.removeAll { $0.revision <= last }
     }
 
@@ -255,7 +257,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                     held.waiters = []
                     held.parked = []
                 }
-                return (held.waiters + held.parked.map { (0, $0.notify) }, held.failure)
+                return (held.waiters + held.parked.map { Held.Waiter(through: 0, notify: $0.notify) }, held.failure)
             }
         }
         for waiter in outcome.ready { waiter.notify(outcome.failure) }
@@ -267,7 +269,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
             if held.journaled >= held.appended { return .some(nil) }
-            held.waiters.append((held.appended, notify))
+            held.waiters.append(Held.Waiter(through: held.appended, notify: notify))
             return nil
         }
         if let now { notify(now) }
@@ -281,11 +283,11 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
             guard appended(through: revision, held) else {
-                held.parked.append((revision, notify))
+                held.parked.append(Held.Parked(revision: revision, notify: notify))
                 return nil
             }
             if held.journaled >= held.appended { return .some(nil) }
-            held.waiters.append((held.appended, notify))
+            held.waiters.append(Held.Waiter(through: held.appended, notify: notify))
             return nil
         }
         if let now { notify(now) }
@@ -424,13 +426,22 @@ private struct RecorderHeld {
     var failure: JournalError?
     /// Set by `seal`: an append from then on is dropped, and fails the session's waits with `sealed`.
     var sealed = false
-    /// A waiting answer with the append count it needs confirmed.
-    typealias Waiter = (through: UInt64, notify: @Sendable (JournalError?) -> Void)
+    /// A waiting answer with the append count it needs confirmed. A struct, not a tuple: an array of tuples holds
+    /// the closure re-wrapped for its generic storage, an allocation per wait.
+    struct Waiter {
+        let through: UInt64
+        let notify: @Sendable (JournalError?) -> Void
+    }
+    /// A wait for a step still held, with that step's revision.
+    struct Parked {
+        let revision: UInt64
+        let notify: @Sendable (JournalError?) -> Void
+    }
     /// Waiting answers, in the order they were added (so by `through`, which only grows).
     var waiters: [Waiter] = []
     /// Waits for a step whose records are not appended yet (held in an open batch): each becomes a waiter once
     /// `last` reaches its revision.
-    var parked: [(revision: UInt64, notify: @Sendable (JournalError?) -> Void)] = []
+    var parked: [Parked] = []
     /// The state (a `System.State`) and revision of the last step whose records were appended, and of the last step
     /// held: what a passivation snapshots.
     var last: (state: any Sendable, revision: UInt64)?
