@@ -35,6 +35,7 @@ else  # a given binary: the peer and the floor are built only when missing
     [ -x "$BENCH_BIN/JournalFloor" ] || (cd "$BENCH_DIR" && swift build -c release --product JournalFloor)
 fi
 WORK=$(mktemp -d)
+RUN_DIRS+=("$WORK")
 RESULTS=$WORK/results
 
 flags() {
@@ -112,6 +113,7 @@ for round in $(seq "$ROUNDS"); do
             measure JournalFloor healthz "$FLOOR_PORT"
             kill "$pid"
             wait "$pid" || true
+            rm -f "$dir"/floor.sqlite*
             rm -rf "$dir"
             continue
         fi
@@ -140,7 +142,8 @@ for round in $(seq "$ROUNDS"); do
         wait "$pid" || true
         lines=$(grep -c 'http.access' "$dir/stderr" || true)
         echo "  (access lines written by $variant, all flushed at its graceful stop: $lines)"
-        rm -rf "$dir/data"
+        # Its journal and its access log (about 150 MiB a run) are counted: nothing a later round reads.
+        rm -rf "$dir/data" "$dir/stderr"
     done
 done
 uptime

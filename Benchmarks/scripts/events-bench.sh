@@ -13,6 +13,7 @@ CONNECTIONS=${CONNECTIONS:-64}
 build_servers
 start_servers --max-connections 1000
 WORK=$(mktemp -d)
+RUN_DIRS+=("$WORK")
 
 create_sessions() { # port count file
     : >"$3"

@@ -26,7 +26,19 @@ stop_servers() {
     done
     SERVER_PIDS=()
 }
-trap stop_servers EXIT
+# Directories the run made (SERVER_LOGS, a script's WORK): removed when it ends well, kept when it fails, for the
+# servers' logs, and named on standard error.
+RUN_DIRS=("$SERVER_LOGS")
+finish_run() {
+    local status=$?
+    stop_servers
+    if [ "$status" -eq 0 ]; then
+        rm -rf "${RUN_DIRS[@]}"
+    else
+        echo "the run failed; its logs are kept in ${RUN_DIRS[*]}" >&2
+    fi
+}
+trap finish_run EXIT
 
 build_servers() { # extra products of the Benchmarks package to build
     [ -n "$FH_BINARY" ] || (cd "$ROOT_DIR" && swift build -c release --product feedback-host)
