@@ -3,8 +3,9 @@
 # For each server named: a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor
 # takes any path segment as a session), `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin on LOAD_CPU,
 # and over WINDOW seconds in the middle of the run: its user and kernel CPU a post (utime and stime from
-# /proc/PID/stat), its share of its core, and, when perf can place a uprobe on glibc's malloc (root), its mallocs a
-# post, counted exactly (`perf stat` on the probe, not sampled). Servers: `floor` (JournalFloor), or a feedback-host
+# /proc/PID/stat), its share of its core, and, when perf can place uprobes (root), its mallocs and its Swift retains
+# and releases a post, counted exactly (`perf stat` on the probes, not sampled; over a second run, which the probes
+# slow, divided by that window's answers: its send(2) calls). Servers: `floor` (JournalFloor), or a feedback-host
 # binary followed by its flags up to the next `--`.
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559). Copy binaries aside first.
@@ -30,6 +31,18 @@ MALLOC=
 if command -v perf >/dev/null && { perf probe -l 2>/dev/null | grep -q 'probe_libc:malloc\b' ||
     perf probe -q -x "$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ {print $NF; exit}')" malloc 2>/dev/null; }; then
     MALLOC=probe_libc:malloc
+fi
+# Swift's reference counting, counted the same way (a feedback-host server; the floor has none): every
+# swift_retain and swift_release, where a profile only samples them.
+ARC=
+SWIFT_CORE=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
+if [ -n "$MALLOC" ] && [ -f "$SWIFT_CORE" ]; then
+    for function in swift_retain swift_release; do
+        perf probe -l 2>/dev/null | grep -q "probe_libswiftCore:$function\b" ||
+            perf probe -q -x "$SWIFT_CORE" "$function" 2>/dev/null || true
+    done
+    perf probe -l 2>/dev/null | grep -q 'probe_libswiftCore:swift_release\b' &&
+        ARC="-e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release"
 fi
 
 measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "posts/s mallocs"
@@ -75,7 +88,12 @@ measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "pos
     read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
     t0=$(date +%s.%N)
     if [ "$mode" = mallocs ]; then
-        mallocs=$(perf stat -x, -e "$MALLOC" -p "$PID" -- sleep "$WINDOW" 2>&1 | awk -F, '/malloc/ {print $1}')
+        # The posts of the window are its answers: one send(2) each (the rate of the whole run would miscount them,
+        # since the probes slow the window alone). Prints mallocs, then retains and releases (0 without Swift).
+        # shellcheck disable=SC2086
+        mallocs=$(perf stat -x, -e "$MALLOC" $ARC -e syscalls:sys_enter_sendto -p "$PID" -- sleep "$WINDOW" 2>&1 |
+            awk -F, '/malloc/ {m = $1} /swift_retain/ {r = $1} /swift_release/ {l = $1} /sendto/ {n = $1}
+                END { if (n > 0) printf "%.2f %.1f", m / n, (r + l) / n }')
     else
         sleep "$WINDOW"
     fi
@@ -88,7 +106,7 @@ measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "pos
     awk -v r="$rps" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t0="$t0" -v t1="$t1" -v m="$mallocs" -v mode="$mode" 'BEGIN {
         w = t1 - t0; n = r * w
         if (mode == "cpu") printf "%.0f %.2f %.2f %.0f\n", r, 1e4 * u / n, 1e4 * s / n, (u + s) / w
-        else printf "%.0f %.2f\n", r, m / n
+        else printf "%.0f %s\n", r, m
     }'
     stop
 }
@@ -104,10 +122,12 @@ for argument in "$@" --; do
     [ ${#group[@]} -eq 1 ] || name="$name ${group[*]:1}"
     read -r rps user kernel share < <(measure cpu "${group[@]}")
     mallocs="-"
-    # A second run for the count: the uprobe traps every malloc, which slows the server and would skew its CPU.
-    [ -z "$MALLOC" ] || mallocs=$(measure mallocs "${group[@]}" | awk '{print $2}')
-    printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s\n' \
-        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs"
+    arc="-"
+    # A second run for the counts: the uprobes trap every call, which slows the server and would skew its CPU.
+    [ -z "$MALLOC" ] || read -r _ mallocs arc < <(measure mallocs "${group[@]}")
+    [ -n "$ARC" ] || arc="-"
+    printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s\n' \
+        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc"
     group=()
 done
 [ -n "$MALLOC" ] || echo "(mallocs not counted: perf could not place a uprobe on glibc's malloc; run as root)"

@@ -5,7 +5,7 @@ import Upstream
 /// `failed`, `cancelled`) and `upstream_request_duration_seconds`, from start to the end of the transfer.
 ///
 /// Immutable; the handles are thread-safe. Recorded on the client's queue when a transfer leaves the multi handle.
-struct UpstreamMetrics: Sendable {
+final class UpstreamMetrics: Sendable {
     private let answered: [Counter]
     private let failed: Counter
     private let cancelled: Counter

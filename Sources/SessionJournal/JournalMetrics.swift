@@ -10,7 +10,7 @@ package import Metrics
 /// io_error}` (1 for the cause of the current failure, else 0).
 ///
 /// Concurrency: the handles are thread-safe; the journal updates them on its writer queue.
-package struct JournalMetrics: Sendable {
+package final class JournalMetrics: Sendable {
     package let committed: Counter
     package let failed: Counter
     package let records: Counter

@@ -1,7 +1,7 @@
 package import Metrics
 
 /// The service's own metrics, created once from the factory the application renders on `/metrics`.
-package struct ServiceMetrics: Sendable {
+package final class ServiceMetrics: Sendable {
     package let sessions: Meter
     /// The bytes every session holds, as their ``SessionBudget`` counts them.
     package let sessionBytes: Meter

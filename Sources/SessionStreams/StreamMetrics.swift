@@ -2,7 +2,7 @@ package import Metrics
 
 /// The stream metrics, created once from the application's factory; handles are cached, and the hub adds the
 /// counts of a whole fan-out at once.
-package struct StreamMetrics: Sendable {
+package final class StreamMetrics: Sendable {
     /// Why a stream ended, as the `reason` label of `feedbackhost_stream_closes_total`.
     package enum CloseReason: String, CaseIterable, Sendable {
         /// The client went away.

@@ -4,7 +4,7 @@ import Metrics
 /// The server's swift-metrics handles, created once from one factory and shared by every shard.
 ///
 /// Immutable; the handles themselves are thread-safe, so any shard queue or Task may record through them.
-struct ServerMetrics: Sendable {
+final class ServerMetrics: Sendable {
     private let responses: [Counter]
     private let duration: Timer
     /// Open connections: incremented when a shard adopts a socket, decremented when it closes one.

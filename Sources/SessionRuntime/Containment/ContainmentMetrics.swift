@@ -1,7 +1,7 @@
 package import Metrics
 
 /// The containment's counters (`/metrics`): feedbacks throttled and stopped, slow reduces, sessions offloaded.
-package struct ContainmentMetrics: Sendable {
+package final class ContainmentMetrics: Sendable {
     /// Times a session's feedbacks began to wait for their budget.
     package let throttled: Counter
     /// Times a session's feedbacks were stopped as a runaway.
