@@ -79,7 +79,7 @@ measure() { # label kind port [ids file]
     bad=$(awk '/Non-2xx/ {print $5}' <<<"$out")
     printf '%-26s %-7s %9.0f req/s  p99 %-9s %s (load %s)\n' "$1" "$2" "$rps" "$p99" "${bad:+NON-2XX $bad}" \
         "$(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "$1 $2 $rps ${bad:-0}" >>"$RESULTS"
+    echo "$1 $2 $rps ${bad:-0} ${round:-0}" >>"$RESULTS"
 }
 
 taskset -c "$SERVER_CPU" "$BENCH_BIN/HummingbirdPeer" "$HB_PORT" >"$WORK/peer.log" 2>&1 &
@@ -177,6 +177,24 @@ if [ "$FLOOR" != 0 ]; then
         }'
     done
 fi
+# The same ratios round by round: each round's servers run within a minute or two of each other, so a machine whose
+# speed drifts between rounds (these are shared) moves both sides of a round's ratio alike.
+ratios() { # variant peer-label: that round's events of the variant over the peer's, each round, then their median
+    awk -v v="FeedbackHost:$1" -v p="$2" '$2 == "events" && $1 == v {e[$5] = $3} $2 == "events" && $1 == p {q[$5] = $3}
+        END {for (r in e) if (r in q) printf "%.3f\n", e[r] / q[r]}' "$RESULTS" | sort -n | tr '\n' ' '
+}
+echo "round by round (median of the rounds' own ratios, which a drifting machine disturbs less):"
+for variant in $VARIANTS; do
+    variant=${variant%%=*}
+    each=$(ratios "$variant" Hummingbird)
+    printf '  FeedbackHost:%s events / Hummingbird events: %s-> median %s (target 2)\n' "$variant" "$each" \
+        "$(tr ' ' '\n' <<<"$each" | grep . | median)"
+    if [ "$FLOOR" != 0 ]; then
+        each=$(ratios "$variant" JournalFloor)
+        printf '  FeedbackHost:%s events / floor events: %s-> median %s (target 0.8 with the journal, 0.95 without)\n' \
+            "$variant" "$each" "$(tr ' ' '\n' <<<"$each" | grep . | median)"
+    fi
+done
 failures=$(awk '{s += $4} END {print s + 0}' "$RESULTS")
 echo "non-2xx answers over all runs: $failures"
 [ "$failures" -eq 0 ]
