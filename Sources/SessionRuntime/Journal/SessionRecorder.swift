@@ -139,19 +139,26 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         )
     }
 
-    /// `record` with its state checksum set.
-    private static func stamping(_ record: JournalRecord, _ checksum: UInt64) -> JournalRecord {
-        guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return record }
+    /// Sets the state checksum of `record`, an event, in place.
+    private static func stamp(_ record: inout JournalRecord, _ checksum: UInt64) {
+        guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return }
         stamp.stateChecksum = checksum
-        return .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
+        record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
     }
 
     /// Under `held`: sets the checksum of every held event still without one, from `last` (a batch's final state as
-    /// its POST encoded it) for its revision, else by encoding the state.
+    /// its POST encoded it) for its revision, else by encoding the state. By index, in place: each entry and record
+    /// stays where it is (iterating them by value copied every text and state they hold).
     private static func stampHeld(_ held: inout Held, last: (revision: UInt64, encoded: [UInt8])?) {
-        for entry in held.unstamped {
-            let bytes = last?.revision == entry.revision ? last!.encoded : encode(entry.state)
-            held.records[entry.index] = stamping(held.records[entry.index], StateChecksum.of(bytes))
+        for position in held.unstamped.indices {
+            let revision = held.unstamped[position].revision
+            let checksum =
+                if let last, last.revision == revision {
+                    StateChecksum.of(last.encoded)
+                } else {
+                    StateChecksum.of(encode(held.unstamped[position].state))
+                }
+            stamp(&held.records[held.unstamped[position].index], checksum)
         }
         held.unstamped.removeAll(keepingCapacity: true)
     }
@@ -192,7 +199,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                 if let first { records.insert(first, at: 0) }
                 if unstamped {
                     // The batch ended between the record and here.
-                    records[0] = Self.stamping(records[0], StateChecksum.of(System.encodeState(step.state)))
+                    Self.stamp(&records[0], StateChecksum.of(System.encodeState(step.state)))
                 }
                 if !records.isEmpty { append(records, &held) }
                 held.last = (step.state, step.revision)

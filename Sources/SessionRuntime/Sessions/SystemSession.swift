@@ -123,7 +123,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     func cache(_ snapshot: SessionSnapshot, weight: SessionBudget.Weight? = nil) -> SessionSnapshot {
         let weight = weight ?? account.map { _ in SessionBudget.weigh(snapshot.state) }
         let crossed = encoded.withLock { current -> Bool in
-            guard current == nil || current!.rev < snapshot.rev else { return false }
+            // The cached revision read in place: `current!.rev` would copy the whole snapshot out first.
+            if let cached = current?.cursor.rev, cached >= snapshot.rev { return false }
             current = snapshot
             guard let account, let weight else { return false }
             return account.settleState(weight)
