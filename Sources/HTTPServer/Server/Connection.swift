@@ -5,11 +5,11 @@
 final class Connection {
     /// A request whose head is decoded and whose body is still arriving.
     struct PendingBody {
-        var head: RequestHead
+        /// The request as it will be handed to its route: the body arrives into it, and it moves out whole at the
+        /// end (taking its head, parameters and body field by field copied each of them).
+        var request: Request
         /// The route, or nil when the answer was already given (404/405) and the body is discarded.
         var route: Router.Route?
-        var parameters: [String: String]
-        var body: [UInt8]
     }
 
     let fd: Int32

@@ -81,7 +81,7 @@ extension Shard {
                 case .head(let head):
                     try begin(head, on: connection)
                 case .body(let range):
-                    connection.pendingBody?.body.append(
+                    connection.pendingBody?.request.body.append(
                         contentsOf: connection.input[(start + range.lowerBound)..<(start + range.upperBound)]
                     )
                 case .end(let trailers):
@@ -123,7 +123,10 @@ extension Shard {
             if try connection.decoder.readBody(limit: route.maxBodySize), connection.bufferedInput == 0 {
                 connection.output.append(contentsOf: ResponseWriter.continueLine)
             }
-            connection.pendingBody = Connection.PendingBody(head: head, route: route, parameters: parameters, body: [])
+            connection.pendingBody = Connection.PendingBody(
+                request: Request(head: head, pathParameters: parameters),
+                route: route
+            )
             return
         case .methodNotAllowed(let allow):
             early = Response.problem(status: 405, detail: "The resource does not take \(head.method.rawValue).")
@@ -146,24 +149,19 @@ extension Shard {
             return
         }
         respond(early, to: head, on: connection, finished: false)
-        connection.pendingBody = Connection.PendingBody(head: head, route: nil, parameters: [:], body: [])
+        connection.pendingBody = Connection.PendingBody(request: Request(head: head), route: nil)
     }
 
     /// A body ended: hand the request to its route, or finish the early answer whose body was discarded.
     private func complete(_ connection: Connection, trailers: HTTPHeaders) {
-        guard let pending = connection.pendingBody.take() else { return }  // moved out, not copied
+        guard var pending = connection.pendingBody.take() else { return }  // moved out, not copied
         connection.lifecycle.bodyCompleted()
         guard let route = pending.route else {
             finishResponse(connection)
             return
         }
-        let request = Request(
-            head: pending.head,
-            body: pending.body,
-            trailers: trailers,
-            pathParameters: pending.parameters
-        )
-        dispatch(request, route: route, on: connection)
+        pending.request.trailers = trailers
+        dispatch(pending.request, route: route, on: connection)
     }
 
     /// Runs the route's handler: inline for sync handlers, in a Task for async ones.
