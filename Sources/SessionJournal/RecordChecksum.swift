@@ -53,8 +53,7 @@ package struct RecordChecksum {
     }
 
     private mutating func gather(_ bytes: UnsafeRawBufferPointer) {
-        let count = gatheredCount
-        if count + bytes.count > Self.room {
+        if gatheredCount + bytes.count > Self.room {
             flush()
             if bytes.count > Self.room {
                 crc = Self.crc(crc, bytes)

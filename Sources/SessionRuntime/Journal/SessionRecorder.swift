@@ -140,7 +140,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     /// Sets the state checksum of `record`, an event, in place.
-    private static func stamp(_ record: inout JournalRecord, _ checksum: UInt64) {
+    private static func setStateChecksum(_ record: inout JournalRecord, _ checksum: UInt64) {
         guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return }
         stamp.stateChecksum = checksum
         record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
@@ -158,7 +158,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                 } else {
                     StateChecksum.of(encode(held.unstamped[position].state))
                 }
-            stamp(&held.records[held.unstamped[position].index], checksum)
+            setStateChecksum(&held.records[held.unstamped[position].index], checksum)
         }
         held.unstamped.removeAll(keepingCapacity: true)
     }
@@ -199,7 +199,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                 if let first { records.insert(first, at: 0) }
                 if unstamped {
                     // The batch ended between the record and here.
-                    Self.stamp(&records[0], StateChecksum.of(System.encodeState(step.state)))
+                    Self.setStateChecksum(&records[0], StateChecksum.of(System.encodeState(step.state)))
                 }
                 if !records.isEmpty { append(records, &held) }
                 held.last = (step.state, step.revision)
