@@ -8,4 +8,11 @@ static inline int fh_sqlite3_bind_text_copy(sqlite3_stmt *stmt, int index, const
     return sqlite3_bind_text(stmt, index, text, length, SQLITE_TRANSIENT);
 }
 
+/// sqlite3_config is variadic, which Swift cannot call. Turns off SQLite's memory statistics (which nothing here
+/// reads): with them on, every allocation SQLite makes takes a process-wide mutex. Must run before SQLite
+/// initializes (the first open); later it returns SQLITE_MISUSE and changes nothing.
+static inline int fh_sqlite3_disable_memory_statistics(void) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+}
+
 #endif

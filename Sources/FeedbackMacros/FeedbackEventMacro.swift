@@ -35,6 +35,7 @@ public struct FeedbackEventMacro: MemberMacro, ExtensionMacro {
             coding.casesMember(),
             coding.decoder(),
             coding.encoder(),
+            coding.plainWriter(),
         ]
     }
 

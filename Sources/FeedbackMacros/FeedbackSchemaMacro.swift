@@ -41,7 +41,12 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
     ) throws -> [ExtensionDeclSyntax] {
         guard !protocols.isEmpty, case .success(let derived) = derive(declaration, at: node) else { return [] }
         guard let schema = derived.schema, !derived.constraints.isEmpty else {
-            return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: derived.conformance) {}")]
+            var conformances = derived.conformance
+            if derived.writesItself, protocols.contains(where: { $0.trimmedDescription.hasSuffix("StateJSONWritable") })
+            {
+                conformances += ", SystemKit.StateJSONWritable"
+            }
+            return [try ExtensionDeclSyntax("extension \(type.trimmed): \(raw: conformances) {}")]
         }
         // A generic type's schema is its parameters' schemas: it describes its JSON where they do.
         let clause = derived.constraints.map { "\($0): SystemKit.JSONSchemaDescribing" }.joined(separator: ", ")
@@ -73,6 +78,8 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
         var conformance = "SystemKit.JSONSchemaDescribing"
         /// A generic type's parameters, each of which must describe its JSON for the type to.
         var constraints: [String] = []
+        /// Whether the coding members include `appendStateJSON(to:)` (conformance to `StateJSONWritable`).
+        var writesItself = false
     }
 
     /// What the attribute's arguments ask for.
@@ -100,6 +107,13 @@ public struct FeedbackSchemaMacro: MemberMacro, ExtensionMacro {
             return StoredMember.read(structDecl, stable: stable).map { members in
                 var derived = StoredMember.derivation(members, access: structDecl.memberAccess, stable: stable)
                 derived.constraints = structDecl.genericParameterClause?.parameters.map(\.name.text) ?? []
+                // A generic struct's members are written through their parameters' encoders: no writer of its own.
+                if derived.constraints.isEmpty,
+                    let writer = StoredMember.stateWriter(members, access: structDecl.memberAccess, stable: stable)
+                {
+                    derived.coding.append(writer)
+                    derived.writesItself = true
+                }
                 return derived
             }
         }

@@ -164,4 +164,80 @@ struct StoredMember {
             }
             """
     }
+
+    /// `appendStateJSON(to:)`: the struct's JSON as `encodeState` writes it, its members in the order of their keys'
+    /// UTF-8 bytes with the keys as literal bytes, each value through `SystemKit.StateJSON`; an optional left out
+    /// when nil (synthesized coding) or written as null (stable coding). Nil when only the general way can promise
+    /// those bytes whatever the values: no members, a flattened one, keys that are not plain ASCII identifiers or
+    /// that repeat.
+    static func stateWriter(_ members: [StoredMember], access: String, stable: Bool) -> DeclSyntax? {
+        let keys = members.map(\.key)
+        guard !members.isEmpty, !members.contains(where: \.isFlattened), keys.allSatisfy(isPlainName),
+            Set(keys).count == keys.count
+        else { return nil }
+        let sorted = members.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+        // Synthesized coding leaves a nil optional out: whether a comma comes before a member is then known only
+        // as the members are written, and a flag says it (needed only once a member may or may not have been).
+        let omitted = sorted.map { !stable && $0.type.wrappedOptional != nil }
+        var checks: [Bool] = []  // whether the member before which a comma may or may not come
+        var maybe = false
+        var surely = false
+        for omittable in omitted {
+            checks.append(maybe && !surely)
+            if omittable { maybe = maybe || !surely } else { surely = true }
+        }
+        var lines = ["    bytes.append(UInt8(ascii: \"{\"))"]
+        if checks.contains(true) { lines.append("    var comma = false") }
+        maybe = false
+        surely = false
+        for (index, (member, omittable)) in zip(sorted, omitted).enumerated() {
+            let indent = omittable ? "        " : "    "
+            var body: [String] = []
+            if surely {
+                body.append("bytes.append(contentsOf: #\",\"\(member.key)\":\"#.utf8)")
+            } else {
+                if maybe { body.append("if comma { bytes.append(UInt8(ascii: \",\")) }") }
+                body.append("bytes.append(contentsOf: #\"\"\(member.key)\":\"#.utf8)")
+            }
+            if !surely && checks[(index + 1)...].contains(true) { body.append("comma = true") }
+            let value =
+                omittable || (stable && member.type.wrappedOptional != nil) ? member.name : "self.\(member.name)"
+            let append = "guard SystemKit.StateJSON.append(\(value), to: &bytes) else { return false }"
+            if omittable {
+                lines.append("    if let \(member.name) = self.\(member.name) {")
+                lines += (body + [append]).map { indent + $0 }
+                lines.append("    }")
+                maybe = maybe || !surely
+            } else if member.type.wrappedOptional != nil {
+                // Stable coding writes a nil optional as null.
+                lines += body.map { indent + $0 }
+                lines.append("    if let \(member.name) = self.\(member.name) {")
+                lines.append("        \(append)")
+                lines.append("    } else {")
+                lines.append("        bytes.append(contentsOf: \"null\".utf8)")
+                lines.append("    }")
+                surely = true
+            } else {
+                lines += (body + [append]).map { indent + $0 }
+                surely = true
+            }
+        }
+        lines.append("    bytes.append(UInt8(ascii: \"}\"))")
+        lines.append("    return true")
+        return """
+            /// The value's JSON as the host writes a state, without an encoder (`SystemKit.StateJSONWritable`).
+            \(raw: access)func appendStateJSON(to bytes: inout [UInt8]) -> Bool {
+            \(raw: lines.joined(separator: "\n"))
+            }
+            """
+    }
+
+    /// Whether `name` is written in JSON as it is, under any escaping style: ASCII letters, digits and `_`.
+    static func isPlainName(_ name: String) -> Bool {
+        !name.isEmpty
+            && name.utf8.allSatisfy { byte in
+                (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                    || byte == 0x5F
+            }
+    }
 }

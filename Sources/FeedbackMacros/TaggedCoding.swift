@@ -136,4 +136,54 @@ struct TaggedCoding {
             }
             """
     }
+
+    /// `appendPlainJSON(to:)` (events only): each case written as `encode(to:)` above writes it through
+    /// `StateWriter`'s plain options, `"type"` and the labels as literal bytes. A case whose names are not plain ASCII
+    /// identifiers, whose labels repeat, or whose payload is flattened returns false (the general way writes it).
+    func plainWriter() -> DeclSyntax {
+        let branches = cases.map { eventCase -> String in
+            guard Self.isPlain(eventCase.name) else { return "    case .\(eventCase.name): return false" }
+            let head = "{\"\(tag)\":\"\(eventCase.name)\""
+            switch eventCase.payload {
+            case .none:
+                return "    case .\(eventCase.name):\n        bytes.append(contentsOf: #\"\(head)}\"#.utf8)"
+            case .fields(let fields):
+                let names = fields.map(\.name)
+                guard names.allSatisfy(Self.isPlain), Set(names).count == names.count, !names.contains(tag) else {
+                    return "    case .\(eventCase.name): return false"
+                }
+                let bindings = fields.map { "let \($0.name)" }.joined(separator: ", ")
+                var lines = ["    case .\(eventCase.name)(\(bindings)):"]
+                lines.append("        bytes.append(contentsOf: #\"\(head)\"#.utf8)")
+                for field in fields {
+                    let write = [
+                        "bytes.append(contentsOf: #\",\"\(field.name)\":\"#.utf8)",
+                        "guard SystemKit.PlainJSON.append(\(field.name), to: &bytes) else { return false }",
+                    ]
+                    if field.isOptional {
+                        lines.append("        if let \(field.name) {")
+                        lines += write.map { "            \($0)" }
+                        lines.append("        }")
+                    } else {
+                        lines += write.map { "        \($0)" }
+                    }
+                }
+                lines.append("        bytes.append(UInt8(ascii: \"}\"))")
+                return lines.joined(separator: "\n")
+            case .flattened:
+                return "    case .\(eventCase.name): return false"
+            }
+        }
+        return """
+            /// The event as the journal writes it, without an encoder (`SystemKit.TaggedEvent`).
+            \(raw: access)func appendPlainJSON(to bytes: inout [UInt8]) -> Bool {
+                switch self {
+            \(raw: branches.joined(separator: "\n"))
+                }
+                return true
+            }
+            """
+    }
+
+    private static func isPlain(_ name: String) -> Bool { StoredMember.isPlainName(name) }
 }

@@ -49,6 +49,16 @@ public protocol FeedbackSystem: Sendable {
     /// JSON Pointers (RFC 6901) into the state and events whose values the inspection routes replace with
     /// `"[redacted]"` before any byte leaves the server (`/user/email`); none by default.
     var redactedPointers: [String] { get }
+
+    /// An event as the journal writes it: what `JSONEncoder()` with its default options writes. Implemented for
+    /// every system (`@FeedbackEvent`'s events write themselves); a requirement so that the host, which is generic
+    /// over the system, reaches an event enum's own writer.
+    static func encodeEvent(_ event: Event) throws -> [UInt8]
+
+    /// The state as the host writes it everywhere: compact JSON with sorted keys, slashes not escaped. Implemented
+    /// for every system (a `@FeedbackSchema` state writes itself); a requirement so that the host, which is generic
+    /// over the system, reaches a state's own writer.
+    static func encodeState(_ state: State) -> [UInt8]
 }
 
 extension FeedbackSystem {

@@ -72,6 +72,33 @@ import Testing
                             try payload.encode(to: encoder)
                         }
                     }
+
+                    /// The event as the journal writes it, without an encoder (`SystemKit.TaggedEvent`).
+                    public func appendPlainJSON(to bytes: inout [UInt8]) -> Bool {
+                        switch self {
+                        case .increment:
+                            bytes.append(contentsOf: #"{"type":"increment"}"#.utf8)
+                        case .add(let amount):
+                            bytes.append(contentsOf: #"{"type":"add""#.utf8)
+                            bytes.append(contentsOf: #","amount":"#.utf8)
+                            guard SystemKit.PlainJSON.append(amount, to: &bytes) else {
+                                return false
+                            }
+                            bytes.append(UInt8(ascii: "}"))
+                        case .advance(let next):
+                            bytes.append(contentsOf: #"{"type":"advance""#.utf8)
+                            if let next {
+                                bytes.append(contentsOf: #","next":"#.utf8)
+                                guard SystemKit.PlainJSON.append(next, to: &bytes) else {
+                                    return false
+                                }
+                            }
+                            bytes.append(UInt8(ascii: "}"))
+                        case .pageLoaded:
+                            return false
+                        }
+                        return true
+                    }
                 }
 
                 extension Event: SystemKit.TaggedEvent {

@@ -29,9 +29,34 @@ import Testing
                     public static var jsonSchema: SystemKit.JSONSchema {
                         SystemKit.JSONSchema.object([SystemKit.JSONSchema.Property("holder", SystemKit.JSONSchema.of(Holder.self), required: true), SystemKit.JSONSchema.Property("count", SystemKit.JSONSchema.of(Int.self), required: true), SystemKit.JSONSchema.Property("total", SystemKit.JSONSchema.of(Int.self), required: true), SystemKit.JSONSchema.Property("due", SystemKit.JSONSchema.of(Optional<WallTime>.self), required: false)])
                     }
+
+                    /// The value's JSON as the host writes a state, without an encoder (`SystemKit.StateJSONWritable`).
+                    public func appendStateJSON(to bytes: inout [UInt8]) -> Bool {
+                        bytes.append(UInt8(ascii: "{"))
+                        bytes.append(contentsOf: #""count":"#.utf8)
+                        guard SystemKit.StateJSON.append(self.count, to: &bytes) else {
+                            return false
+                        }
+                        if let due = self.due {
+                            bytes.append(contentsOf: #","due":"#.utf8)
+                            guard SystemKit.StateJSON.append(due, to: &bytes) else {
+                                return false
+                            }
+                        }
+                        bytes.append(contentsOf: #","holder":"#.utf8)
+                        guard SystemKit.StateJSON.append(self.holder, to: &bytes) else {
+                            return false
+                        }
+                        bytes.append(contentsOf: #","total":"#.utf8)
+                        guard SystemKit.StateJSON.append(self.total, to: &bytes) else {
+                            return false
+                        }
+                        bytes.append(UInt8(ascii: "}"))
+                        return true
+                    }
                 }
 
-                extension State: SystemKit.JSONSchemaDescribing {
+                extension State: SystemKit.JSONSchemaDescribing, SystemKit.StateJSONWritable {
                 }
                 """
         )
@@ -61,9 +86,80 @@ import Testing
                     static var jsonSchema: SystemKit.JSONSchema {
                         SystemKit.JSONSchema.object([SystemKit.JSONSchema.Property("href", SystemKit.JSONSchema.of(String.self), required: true)])
                     }
+
+                    /// The value's JSON as the host writes a state, without an encoder (`SystemKit.StateJSONWritable`).
+                    func appendStateJSON(to bytes: inout [UInt8]) -> Bool {
+                        bytes.append(UInt8(ascii: "{"))
+                        bytes.append(contentsOf: #""href":"#.utf8)
+                        guard SystemKit.StateJSON.append(self.url, to: &bytes) else {
+                            return false
+                        }
+                        bytes.append(UInt8(ascii: "}"))
+                        return true
+                    }
                 }
 
-                extension Page: SystemKit.JSONSchemaDescribing {
+                extension Page: SystemKit.JSONSchemaDescribing, SystemKit.StateJSONWritable {
+                }
+                """
+        )
+    }
+
+    @Test func aStateWhoseFirstMembersMayBeLeftOutDecidesItsCommasAsItWrites() {
+        expectExpansion(
+            """
+            @FeedbackSchema
+            struct Slots: Codable {
+                var c: Int
+                var b: String?
+                var a: Int?
+            }
+            """,
+            expands: """
+                struct Slots: Codable {
+                    var c: Int
+                    var b: String?
+                    var a: Int?
+
+                    /// The JSON Schema of this type's JSON, derived from its declaration.
+                    static var jsonSchema: SystemKit.JSONSchema {
+                        SystemKit.JSONSchema.object([SystemKit.JSONSchema.Property("c", SystemKit.JSONSchema.of(Int.self), required: true), SystemKit.JSONSchema.Property("b", SystemKit.JSONSchema.of(Optional<String>.self), required: false), SystemKit.JSONSchema.Property("a", SystemKit.JSONSchema.of(Optional<Int>.self), required: false)])
+                    }
+
+                    /// The value's JSON as the host writes a state, without an encoder (`SystemKit.StateJSONWritable`).
+                    func appendStateJSON(to bytes: inout [UInt8]) -> Bool {
+                        bytes.append(UInt8(ascii: "{"))
+                        var comma = false
+                        if let a = self.a {
+                            bytes.append(contentsOf: #""a":"#.utf8)
+                            comma = true
+                            guard SystemKit.StateJSON.append(a, to: &bytes) else {
+                                return false
+                            }
+                        }
+                        if let b = self.b {
+                            if comma {
+                                bytes.append(UInt8(ascii: ","))
+                            }
+                            bytes.append(contentsOf: #""b":"#.utf8)
+                            comma = true
+                            guard SystemKit.StateJSON.append(b, to: &bytes) else {
+                                return false
+                            }
+                        }
+                        if comma {
+                            bytes.append(UInt8(ascii: ","))
+                        }
+                        bytes.append(contentsOf: #""c":"#.utf8)
+                        guard SystemKit.StateJSON.append(self.c, to: &bytes) else {
+                            return false
+                        }
+                        bytes.append(UInt8(ascii: "}"))
+                        return true
+                    }
+                }
+
+                extension Slots: SystemKit.JSONSchemaDescribing, SystemKit.StateJSONWritable {
                 }
                 """
         )

@@ -11,7 +11,7 @@ let feedbackMacros: [String: MacroSpec] = [
     "Effect": MacroSpec(type: MarkerMacro.self),
     "FeedbackSchema": MacroSpec(
         type: FeedbackSchemaMacro.self,
-        conformances: ["JSONSchemaDescribing", "TaggedValue"]
+        conformances: ["JSONSchemaDescribing", "TaggedValue", "StateJSONWritable"]
     ),
     "Flattened": MacroSpec(type: MarkerMacro.self),
 ]

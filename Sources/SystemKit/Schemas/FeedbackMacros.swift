@@ -12,7 +12,8 @@
     named(encode(to:)),
     named(eventTypes),
     named(clientEventTypes),
-    named(eventCases)
+    named(eventCases),
+    named(appendPlainJSON(to:))
 )
 @attached(extension, conformances: TaggedEvent)
 public macro FeedbackEvent() = #externalMacro(module: "FeedbackMacros", type: "FeedbackEventMacro")
@@ -25,8 +26,8 @@ public macro Effect() = #externalMacro(module: "FeedbackMacros", type: "MarkerMa
 /// be left out or null) or an enum with String raw values, and conforms it to `JSONSchemaDescribing`. Put it on a
 /// system's `State` and on every type of its own that the state or an event holds. A generic struct describes its
 /// JSON when its type parameters do (`where T: JSONSchemaDescribing`).
-@attached(member, names: named(jsonSchema))
-@attached(extension, conformances: JSONSchemaDescribing, names: named(jsonSchema))
+@attached(member, names: named(jsonSchema), named(appendStateJSON(to:)))
+@attached(extension, conformances: JSONSchemaDescribing, StateJSONWritable, names: named(jsonSchema))
 public macro FeedbackSchema() = #externalMacro(module: "FeedbackMacros", type: "FeedbackSchemaMacro")
 
 /// Derives an enum's coding and schema as an object tagged by its member `tag`, as events are by `"type"`:
@@ -41,8 +42,8 @@ public macro FeedbackSchema(tag: String) = #externalMacro(module: "FeedbackMacro
 /// Derives a struct's coding and schema in the way `coding` names (`.stable`: every member written, nil as null; a
 /// member left out reads as its default value; `@Flattened` members written beside the others) and conforms it to
 /// `Codable` and `JSONSchemaDescribing`.
-@attached(member, names: named(jsonSchema), named(init(from:)), named(encode(to:)))
-@attached(extension, conformances: Codable, JSONSchemaDescribing, names: named(jsonSchema))
+@attached(member, names: named(jsonSchema), named(init(from:)), named(encode(to:)), named(appendStateJSON(to:)))
+@attached(extension, conformances: Codable, JSONSchemaDescribing, StateJSONWritable, names: named(jsonSchema))
 public macro FeedbackSchema(coding: SchemaCoding) =
     #externalMacro(module: "FeedbackMacros", type: "FeedbackSchemaMacro")
 

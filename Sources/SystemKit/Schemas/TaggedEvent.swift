@@ -9,6 +9,16 @@ public protocol TaggedEvent: Codable, Sendable, JSONSchemaDescribing {
     static var clientEventTypes: [String] { get }
     /// Every case's wire name, whether clients may post it, and its schema.
     static var eventCases: [EventCase] { get }
+    /// Appends the event as the journal writes it (`FeedbackSystem.encodeEvent`: what `JSONEncoder()` writes, its
+    /// members in the order they are encoded), or returns false, leaving `bytes` to be thrown away, when only the
+    /// general way can promise those bytes. `@FeedbackEvent` writes it from the cases' names and fields, without an
+    /// encoder; the default returns false.
+    func appendPlainJSON(to bytes: inout [UInt8]) -> Bool
+}
+
+extension TaggedEvent {
+    /// False: `encodeEvent` encodes the event through its `Codable` conformance.
+    public func appendPlainJSON(to bytes: inout [UInt8]) -> Bool { false }
 }
 
 extension TaggedEvent {

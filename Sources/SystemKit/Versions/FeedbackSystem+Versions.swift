@@ -1,3 +1,4 @@
+import FeedbackJSON
 import Foundation
 
 extension FeedbackSystem {
@@ -11,6 +12,11 @@ extension FeedbackSystem {
     /// `StateWriter` writes it (the same bytes as `canonicalEncoder`, at a fraction of the cost); what it leaves
     /// aside, `canonicalEncoder` writes.
     public static func encodeState(_ state: State) -> [UInt8] {
+        encodeStateGenerally(state)
+    }
+
+    /// `encodeState` through the state's `Codable` conformance.
+    package static func encodeStateGenerally(_ state: State) -> [UInt8] {
         if let bytes = try? StateWriter.write(state) { return bytes }
         // A Codable state whose encoding throws is a bug of the system, not of a client.
         guard let data = try? canonicalEncoder.encode(state) else {
@@ -24,8 +30,127 @@ extension FeedbackSystem {
     /// `{"type":"increment"}`: with more, `JSONEncoder` orders them by its dictionary, differently in each process);
     /// else `JSONEncoder` does. Throws what `JSONEncoder` throws.
     public static func encodeEvent(_ event: Event) throws -> [UInt8] {
+        try encodeEventGenerally(event)
+    }
+
+    /// `encodeEvent` through the event's `Codable` conformance.
+    package static func encodeEventGenerally(_ event: Event) throws -> [UInt8] {
         if let bytes = try? StateWriter.write(event, options: .plain) { return bytes }
         return Array(try plainEncoder.encode(event))
+    }
+}
+
+extension FeedbackSystem where Event: TaggedEvent {
+    /// An event as the journal writes it (the same bytes as the general `encodeEvent`): what `@FeedbackEvent`
+    /// derived writes it without an encoder (a post's event is journaled once, so this is on every post's way); what
+    /// it leaves aside, the general way writes.
+    public static func encodeEvent(_ event: Event) throws -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        if event.appendPlainJSON(to: &bytes) { return bytes }
+        return try encodeEventGenerally(event)
+    }
+}
+
+extension FeedbackSystem where State: StateJSONWritable {
+    /// The state as the host writes it everywhere (the same bytes as the general `encodeState`): what
+    /// `@FeedbackSchema` derived writes it without an encoder (every post's answer and checksum encode a state);
+    /// what it leaves aside, the general way writes.
+    public static func encodeState(_ state: State) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64)
+        if state.appendStateJSON(to: &bytes) { return bytes }
+        return encodeStateGenerally(state)
+    }
+}
+
+/// A value that writes its own JSON as `FeedbackSystem.encodeState` writes it (compact, keys ordered by their UTF-8
+/// bytes, slashes not escaped): `@FeedbackSchema` derives it for a struct from the stored properties it reads,
+/// as their synthesized (or its stable) `Codable` writes them.
+public protocol StateJSONWritable: Encodable {
+    /// Appends the value's JSON, or returns false, leaving `bytes` to be thrown away, when only the general way
+    /// (`StateWriter`, then `JSONEncoder`) can promise those bytes.
+    func appendStateJSON(to bytes: inout [UInt8]) -> Bool
+}
+
+/// What `@FeedbackSchema`'s `appendStateJSON(to:)` calls to write a member's value as `encodeState` writes it: the
+/// same bytes as `StateWriter` with its state options. Each returns false when only the general way can promise them.
+public enum StateJSON {
+    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
+
+    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool {
+        JSONString.escape(value, into: &bytes, StateWriter.Options.state.strings)
+        return true
+    }
+
+    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
+    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
+
+    /// A value that writes itself (a type `@FeedbackSchema` derived), without an encoder.
+    public static func append<Value: StateJSONWritable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
+        value.appendStateJSON(to: &bytes)
+    }
+
+    /// An array of such values.
+    public static func append<Element: StateJSONWritable>(_ value: [Element], to bytes: inout [UInt8]) -> Bool {
+        bytes.append(UInt8(ascii: "["))
+        for index in value.indices {
+            if index > value.startIndex { bytes.append(UInt8(ascii: ",")) }
+            guard value[index].appendStateJSON(to: &bytes) else { return false }
+        }
+        bytes.append(UInt8(ascii: "]"))
+        return true
+    }
+
+    /// An optional whose type does not read as one (an alias): synthesized `Codable` leaves it out when nil, so
+    /// the member's key may not be written at all. Left to the general way.
+    public static func append<Wrapped: Encodable>(_ value: Wrapped?, to bytes: inout [UInt8]) -> Bool { false }
+
+    /// Any other value, through `StateWriter`'s encoder.
+    public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
+        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, .state)) != nil else {
+            return false
+        }
+        return true
+    }
+}
+
+/// What `@FeedbackEvent`'s `appendPlainJSON(to:)` calls to write a field's value as `encodeEvent` writes it: the
+/// same bytes as `StateWriter` with its plain options. Each returns false when only the general way can promise them.
+public enum PlainJSON {
+    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool {
+        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
+        return true
+    }
+
+    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool {
+        JSONString.escape(value, into: &bytes, StateWriter.Options.plain.strings)
+        return true
+    }
+
+    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { append(Int64(value), to: &bytes) }
+
+    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        DecimalText.append(value.magnitude, to: &bytes)
+        return true
+    }
+
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool {
+        DecimalText.append(value, to: &bytes)
+        return true
+    }
+
+    /// An optional whose type does not read as one (an alias): left to the general way.
+    public static func append<Wrapped: Encodable>(_ value: Wrapped?, to bytes: inout [UInt8]) -> Bool { false }
+
+    /// Any other value, through `StateWriter`'s encoder.
+    public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
+        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, .plain)) != nil else {
+            return false
+        }
+        return true
     }
 }
 
