@@ -36,6 +36,7 @@ public struct FeedbackEventMacro: MemberMacro, ExtensionMacro {
             coding.decoder(),
             coding.encoder(),
             coding.plainWriter(),
+            coding.plainReader(),
         ]
     }
 

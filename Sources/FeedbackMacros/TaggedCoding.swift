@@ -185,5 +185,56 @@ struct TaggedCoding {
             """
     }
 
+    /// `init?(plainFields:)` (events only): the cases whose fields are all `Int`, `String` or `Bool` (optional or
+    /// not) read from `SystemKit.EventFields` as `init(from:)` above reads them; any other case, and any member of
+    /// another kind, nil (the decoder reads it, and says what is wrong).
+    func plainReader() -> DeclSyntax {
+        var branches: [String] = []
+        for eventCase in cases {
+            switch eventCase.payload {
+            case .none:
+                branches.append("    case \"\(eventCase.name)\":\n        self = .\(eventCase.name)")
+            case .fields(let fields):
+                let reads = fields.map { field -> String? in
+                    let optional = field.type.wrappedOptional != nil || field.defaultValue != nil
+                    guard let kind = Self.plainKind(of: field.type.wrappedOptional ?? field.type) else { return nil }
+                    let accessor = optional ? "optional\(kind.prefix(1).uppercased())\(kind.dropFirst())" : kind
+                    return "guard let \(field.name) = fields.\(accessor)(\"\(field.name)\") else { return nil }"
+                }
+                guard reads.allSatisfy({ $0 != nil }) else { continue }
+                let arguments = fields.map { field in
+                    "\(field.name): \(field.name)" + (field.defaultValue.map { " ?? \($0.description)" } ?? "")
+                }
+                var lines = ["    case \"\(eventCase.name)\":"]
+                lines += reads.compactMap { $0.map { "        \($0)" } }
+                lines.append("        self = .\(eventCase.name)(\(arguments.joined(separator: ", ")))")
+                branches.append(lines.joined(separator: "\n"))
+            case .flattened:
+                continue
+            }
+        }
+        return """
+            /// The event from its JSON's members without a decoder, or nil where only `init(from:)` can say
+            /// (`SystemKit.TaggedEvent`).
+            \(raw: access)init?(plainFields fields: SystemKit.EventFields) {
+                switch fields.type {
+            \(raw: branches.joined(separator: "\n"))
+                default:
+                    return nil
+                }
+            }
+            """
+    }
+
+    /// The `EventFields` accessor of a field's type, when it is one the reader reads.
+    private static func plainKind(of type: TypeSyntax) -> String? {
+        switch type.trimmedDescription {
+        case "Int", "Swift.Int": "int"
+        case "String", "Swift.String": "string"
+        case "Bool", "Swift.Bool": "bool"
+        default: nil
+        }
+    }
+
     private static func isPlain(_ name: String) -> Bool { StoredMember.isPlainName(name) }
 }

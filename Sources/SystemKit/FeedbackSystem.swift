@@ -1,3 +1,4 @@
+public import FeedbackJSON
 public import FeedbackLoop
 public import Logging
 public import Upstream
@@ -59,6 +60,11 @@ public protocol FeedbackSystem: Sendable {
     /// for every system (a `@FeedbackSchema` state writes itself); a requirement so that the host, which is generic
     /// over the system, reaches a state's own writer.
     static func encodeState(_ state: State) -> [UInt8]
+
+    /// An event from its JSON (a posted one): what `Event`'s `Decodable` reads, and its errors. Implemented for every
+    /// system (a `@FeedbackEvent` enum reads the cases of plain fields without a decoder); a requirement so that the
+    /// host, which is generic over the system, reaches it.
+    static func decodeEvent(_ value: JSONValue) throws -> Event
 }
 
 extension FeedbackSystem {

@@ -99,6 +99,22 @@ import Testing
                         }
                         return true
                     }
+
+                    /// The event from its JSON's members without a decoder, or nil where only `init(from:)` can say
+                    /// (`SystemKit.TaggedEvent`).
+                    public init?(plainFields fields: SystemKit.EventFields) {
+                        switch fields.type {
+                        case "increment":
+                            self = .increment
+                        case "add":
+                            guard let amount = fields.int("amount") else {
+                                return nil
+                            }
+                            self = .add(amount: amount)
+                        default:
+                            return nil
+                        }
+                    }
                 }
 
                 extension Event: SystemKit.TaggedEvent {

@@ -18,18 +18,6 @@ struct PlainJSONWriterTests {
         var floor: Int?
     }
 
-    /// A `Date` inside: `JSONEncoder` special-cases it, so only the general way writes it.
-    struct Stamp: Codable, Equatable, Sendable, JSONSchemaDescribing {
-        var date: Date
-        static var jsonSchema: JSONSchema { .type("number") }
-        init(_ date: Date) { self.date = date }
-        init(from decoder: any Decoder) throws { date = try decoder.singleValueContainer().decode(Date.self) }
-        func encode(to encoder: any Encoder) throws {
-            var container = encoder.singleValueContainer()
-            try container.encode(date)
-        }
-    }
-
     @FeedbackEvent
     enum Probe: Equatable, Sendable {
         case bare
@@ -39,7 +27,6 @@ struct PlainJSONWriterTests {
         case nested(place: Place, tags: [String], table: [String: Int])
         case defaulted(count: Int = 3)
         case json(value: JSONValue)
-        case when(at: Stamp)
     }
 
     /// Writes `event` both ways; `writes` says whether the event's own writer must take it.
@@ -96,16 +83,14 @@ struct PlainJSONWriterTests {
     }
 
     @Test func whatOnlyTheGeneralWayCanWriteIsLeftToIt() throws {
-        // Non-finite numbers and Foundation's special types: the writer gives up, `JSONEncoder` decides.
+        // A non-finite number: the writer gives up, `JSONEncoder` decides (as for Foundation's special types).
         var bytes: [UInt8] = []
         #expect(
             !Probe.numbers(small: 0, big: 0, signed: 0, plain: 0, ratio: .nan, single: 1).appendPlainJSON(to: &bytes)
         )
-        bytes = []
-        let dated = Probe.when(at: Stamp(Date(timeIntervalSince1970: 12.5)))
-        #expect(!dated.appendPlainJSON(to: &bytes))
-        // `JSONEncoder` writes it, its members in an order of its own: compared as what it reads back as.
-        #expect(try JSONDecoder().decode(Probe.self, from: Data(ProbeSystem.encodeEvent(dated))) == dated)
+        #expect(throws: (any Error).self) {
+            try ProbeSystem.encodeEvent(.numbers(small: 0, big: 0, signed: 0, plain: 0, ratio: .nan, single: 1))
+        }
     }
 
     @Test func builtInEventsWriteThemselves() throws {
@@ -128,5 +113,68 @@ struct PlainJSONWriterTests {
             .pageLoaded(PagingSystem.Page(url: "u", items: [], stop: "limit")),
             writes: false
         )
+    }
+}
+
+/// `@FeedbackEvent`'s own reader (`init?(plainFields:)`, what `decodeEvent` tries first) against `init(from:)`: where
+/// it reads an event, the decoder reads the same one; where it gives up, the decoder decides (and says what is wrong).
+@Suite(.timeLimit(.minutes(1)))
+struct PlainFieldsReaderTests {
+    typealias Probe = PlainJSONWriterTests.Probe
+
+    private func expectAgreement(_ json: String, reads: Bool, sourceLocation: SourceLocation = #_sourceLocation) throws
+    {
+        let value = try JSONValue(parsing: Array(json.utf8))
+        guard case .object(let members) = value else {
+            Issue.record("not an object", sourceLocation: sourceLocation)
+            return
+        }
+        let read = Probe(plainFields: EventFields(members))
+        #expect((read != nil) == reads, "\(json)", sourceLocation: sourceLocation)
+        let decoded = try? value.decode(Probe.self)
+        if let read {
+            #expect(read == decoded, "\(json)", sourceLocation: sourceLocation)
+        }
+        #expect((try? PlainJSONWriterTests.ProbeSystem.decodeEvent(value)) == decoded, sourceLocation: sourceLocation)
+    }
+
+    @Test func readsWhatTheDecoderReadsAndLeavesTheRestToIt() throws {
+        try expectAgreement(#"{"type":"bare"}"#, reads: true)
+        try expectAgreement(#"{"type":"bare","extra":[1]}"#, reads: true)
+        try expectAgreement(#"{"type":"text","value":"a/b é","flag":true}"#, reads: true)
+        try expectAgreement(#"{"type":"text","flag":false,"value":""}"#, reads: true)
+        try expectAgreement(#"{"type":"optional"}"#, reads: true)
+        try expectAgreement(#"{"type":"optional","maybe":null,"note":"n"}"#, reads: true)
+        try expectAgreement(#"{"type":"optional","maybe":-4}"#, reads: true)
+        try expectAgreement(#"{"type":"defaulted"}"#, reads: true)
+        try expectAgreement(#"{"type":"defaulted","count":null}"#, reads: true)
+        try expectAgreement(#"{"type":"defaulted","count":9}"#, reads: true)
+        // What only the decoder may convert, refuse or read.
+        try expectAgreement(#"{"type":"defaulted","count":9.0}"#, reads: false)
+        try expectAgreement(#"{"type":"defaulted","count":"9"}"#, reads: false)
+        try expectAgreement(#"{"type":"optional","maybe":1.5}"#, reads: false)
+        try expectAgreement(#"{"type":"text","value":"x"}"#, reads: false)
+        try expectAgreement(#"{"type":"text","value":1,"flag":true}"#, reads: false)
+        try expectAgreement(#"{"type":"text","value":null,"flag":true}"#, reads: false)
+        try expectAgreement(
+            #"{"type":"numbers","small":1,"big":2,"signed":3,"plain":4,"ratio":1,"single":1}"#,
+            reads: false
+        )
+        try expectAgreement(#"{"type":"jump"}"#, reads: false)
+        try expectAgreement(#"{"type":7}"#, reads: false)
+        try expectAgreement(#"{}"#, reads: false)
+    }
+
+    @Test func theCounterReadsItsEventsItself() throws {
+        for json in [
+            #"{"type":"increment"}"#, #"{"type":"decrement"}"#, #"{"type":"add","amount":-9223372036854775808}"#,
+        ] {
+            let value = try JSONValue(parsing: Array(json.utf8))
+            guard case .object(let members) = value else { continue }
+            let read = CounterSystem.Event(plainFields: EventFields(members))
+            #expect(read != nil)
+            #expect(read == (try value.decode(CounterSystem.Event.self)))
+            #expect(try CounterSystem.decodeEvent(value) == read)
+        }
     }
 }

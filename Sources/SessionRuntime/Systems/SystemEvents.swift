@@ -35,7 +35,7 @@ package enum SystemEvents {
             )
         }
         do {
-            return try event.decode(System.Event.self)
+            return try System.decodeEvent(event)
         } catch {
             let mismatch = Self.mismatch(event, error, schema: caseSchema(type, of: System.Event.self))
             var extra = accepted

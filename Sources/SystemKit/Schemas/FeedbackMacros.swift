@@ -13,7 +13,8 @@
     named(eventTypes),
     named(clientEventTypes),
     named(eventCases),
-    named(appendPlainJSON(to:))
+    named(appendPlainJSON(to:)),
+    named(init(plainFields:))
 )
 @attached(extension, conformances: TaggedEvent)
 public macro FeedbackEvent() = #externalMacro(module: "FeedbackMacros", type: "FeedbackEventMacro")

@@ -14,11 +14,78 @@ public protocol TaggedEvent: Codable, Sendable, JSONSchemaDescribing {
     /// general way can promise those bytes. `@FeedbackEvent` writes it from the cases' names and fields, without an
     /// encoder; the default returns false.
     func appendPlainJSON(to bytes: inout [UInt8]) -> Bool
+    /// The event its JSON object's members hold, read as `init(from:)` reads them, or nil where only `init(from:)`
+    /// can say what they hold (or why they hold none). `@FeedbackEvent` reads the cases whose fields are `Int`,
+    /// `String` or `Bool` (optional or not) without a decoder; the default reads none.
+    init?(plainFields fields: EventFields)
 }
 
 extension TaggedEvent {
     /// False: `encodeEvent` encodes the event through its `Codable` conformance.
     public func appendPlainJSON(to bytes: inout [UInt8]) -> Bool { false }
+
+    /// Nil: `decodeEvent` decodes the event through its `Codable` conformance.
+    public init?(plainFields fields: EventFields) { return nil }
+}
+
+/// The members of an event's JSON object, as `@FeedbackEvent`'s `init?(plainFields:)` reads them: each accessor gives
+/// what `init(from:)` would read, and nil where only it can say (a member of another kind, which it may convert or
+/// refuse in its own words).
+public struct EventFields {
+    let members: [String: JSONValue]
+
+    init(_ members: [String: JSONValue]) { self.members = members }
+
+    /// The string `"type"`, if it is one.
+    public var type: String? {
+        guard case .string(let type)? = members["type"] else { return nil }
+        return type
+    }
+
+    /// A required integer member: nil when it is absent or not an integer.
+    public func int(_ key: String) -> Int? {
+        guard case .int(let value)? = members[key] else { return nil }
+        return Int(value)
+    }
+
+    /// A required string member.
+    public func string(_ key: String) -> String? {
+        guard case .string(let value)? = members[key] else { return nil }
+        return value
+    }
+
+    /// A required Boolean member.
+    public func bool(_ key: String) -> Bool? {
+        guard case .bool(let value)? = members[key] else { return nil }
+        return value
+    }
+
+    /// An optional integer member (`decodeIfPresent`): `.some(nil)` when absent or null, nil when of another kind.
+    public func optionalInt(_ key: String) -> Int?? {
+        switch members[key] {
+        case nil, .null?: return .some(nil)
+        case .int(let value)?: return .some(Int(value))
+        default: return nil
+        }
+    }
+
+    /// An optional string member.
+    public func optionalString(_ key: String) -> String?? {
+        switch members[key] {
+        case nil, .null?: return .some(nil)
+        case .string(let value)?: return .some(value)
+        default: return nil
+        }
+    }
+
+    /// An optional Boolean member.
+    public func optionalBool(_ key: String) -> Bool?? {
+        switch members[key] {
+        case nil, .null?: return .some(nil)
+        case .bool(let value)?: return .some(value)
+        default: return nil
+        }
+    }
 }
 
 extension TaggedEvent {

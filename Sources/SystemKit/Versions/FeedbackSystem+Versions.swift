@@ -1,4 +1,4 @@
-import FeedbackJSON
+public import FeedbackJSON
 import Foundation
 
 extension FeedbackSystem {
@@ -33,6 +33,10 @@ extension FeedbackSystem {
         try encodeEventGenerally(event)
     }
 
+    public static func decodeEvent(_ value: JSONValue) throws -> Event {
+        try value.decode(Event.self)
+    }
+
     /// `encodeEvent` through the event's `Codable` conformance.
     package static func encodeEventGenerally(_ event: Event) throws -> [UInt8] {
         if let bytes = try? StateWriter.write(event, options: .plain) { return bytes }
@@ -41,6 +45,14 @@ extension FeedbackSystem {
 }
 
 extension FeedbackSystem where Event: TaggedEvent {
+    /// An event from its JSON, as `Event`'s `Decodable` reads it: what `@FeedbackEvent` derived reads without a
+    /// decoder where it can (a post's event is decoded once, on every post's way); the rest, errors included, the
+    /// decoder reads.
+    public static func decodeEvent(_ value: JSONValue) throws -> Event {
+        if case .object(let members) = value, let event = Event(plainFields: EventFields(members)) { return event }
+        return try value.decode(Event.self)
+    }
+
     /// An event as the journal writes it (the same bytes as the general `encodeEvent`): what `@FeedbackEvent`
     /// derived writes it without an encoder (a post's event is journaled once, so this is on every post's way); what
     /// it leaves aside, the general way writes.
