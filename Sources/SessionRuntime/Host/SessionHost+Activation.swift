@@ -178,7 +178,7 @@ extension SessionHost {
     /// counts as passive again.
     private func removeSuperseded(_ id: SessionID) {
         guard let removed = store.remove(id) else { return }
-        removed.stop()
+        removed.supersede()
         followers.end(id, reason: .moved)
         metrics.sessions.decrement()
         metrics.sessionsPassive.increment()

@@ -73,6 +73,9 @@ public protocol HostedSession: AnyObject, Sendable {
     func revokeTokens(completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void)
     /// Stops the loop: effects are cancelled, later posts fail.
     func stop()
+    /// Stops the loop of a copy another replica took over: as `stop`, but a post that was still being applied is
+    /// answered 503 (the session moved: its retry is served where it lives now), not 404.
+    func supersede()
 
     /// `post(_:ifMatch:claim:completion:)` answered once what the post journaled is durable (a write that failed is
     /// the answer then), and counted in `feedbackhost_events_total{outcome="applied"}`: the API's way of a post, with

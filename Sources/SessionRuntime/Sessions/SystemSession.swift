@@ -43,6 +43,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// Set once by `passivate`, before the loop stops.
     private let passivated = Atomic<Bool>(false)
+    /// Set when another replica took the session over (`supersede`): a post its stop catches is answered 503.
+    private let superseded = Atomic<Bool>(false)
     /// Client events accepted but not yet reduced.
     private let inbox = Atomic<Int>(0)
     let inboxCapacity: Int
@@ -273,6 +275,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         guard let step else {
             recorder?.batchEnded(completed: false)
             if passivated.load(ordering: .acquiring) { return post.completion(.failure(Self.passivatedProblem(id))) }
+            if superseded.load(ordering: .acquiring) { return post.completion(.failure(Self.movedProblem(id))) }
             return post.completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
         }
         var snapshot: SessionSnapshot
@@ -365,6 +368,21 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     func stop() {
         loop.stop()
         account?.close()
+    }
+
+    func supersede() {
+        superseded.store(true, ordering: .releasing)
+        stop()
+    }
+
+    /// What a request caught by the takeover of its session by another replica is answered.
+    static func movedProblem(_ id: SessionID) -> APIError {
+        APIError(
+            .journalUnavailable,
+            "session \(id) moved to another replica while this request was applied; nothing of the request was kept: "
+                + "retry it, and it is served where the session lives now",
+            retryAfter: 1
+        )
     }
 
     func passivate() {
