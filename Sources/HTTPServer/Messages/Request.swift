@@ -9,14 +9,14 @@ public struct Request: Sendable {
     /// Trailer fields of a chunked body.
     public var trailers: HTTPHeaders
     /// Values of the route's `{name}` segments, percent-decoded.
-    public var pathParameters: [String: String]
+    public var pathParameters: PathParameters
 
     /// Creates a request (the server does; tests of handlers may too).
     public init(
         head: RequestHead,
         body: [UInt8] = [],
         trailers: HTTPHeaders = HTTPHeaders(),
-        pathParameters: [String: String] = [:]
+        pathParameters: PathParameters = [:]
     ) {
         self.head = head
         self.body = body

@@ -33,7 +33,7 @@ public struct Router: Sendable {
 
     /// The outcome of a lookup.
     enum Match {
-        case found(Route, parameters: [String: String])
+        case found(Route, parameters: PathParameters)
         case methodNotAllowed(allow: [HTTPMethod])
         case notFound
     }
@@ -287,7 +287,7 @@ public struct Router: Sendable {
             return .found(parameterRoutes[picked], parameters: parameters)
         }
         let matching = sameLength.filter { literalsMatch(route: $0, parts, bytes) }.map { parameterRoutes[$0] }
-        var candidates: [(route: Route, parameters: [String: String])] = []
+        var candidates: [(route: Route, parameters: PathParameters)] = []
         for route in matching {
             guard let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
             candidates.append((route, parameters))
@@ -347,8 +347,8 @@ public struct Router: Sendable {
         of route: Route,
         in parts: UnsafeBufferPointer<Range<Int>>,
         of bytes: UnsafeBufferPointer<UInt8>
-    ) -> [String: String]? {
-        var parameters: [String: String] = [:]
+    ) -> PathParameters? {
+        var parameters = PathParameters()
         for (segment, part) in zip(route.segments, parts) {
             guard case .parameter(let name) = segment else { continue }
             guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[part]), plusIsSpace: false)
