@@ -200,18 +200,18 @@ struct StoredMember {
                 body.append("bytes.append(contentsOf: #\"\"\(member.key)\":\"#.utf8)")
             }
             if !surely && checks[(index + 1)...].contains(true) { body.append("comma = true") }
-            let value =
-                omittable || (stable && member.type.wrappedOptional != nil) ? member.name : "self.\(member.name)"
+            // A present optional is bound as `present`, never by the member's own name, which could hide `bytes`.
+            let value = omittable || (stable && member.type.wrappedOptional != nil) ? "present" : "self.\(member.name)"
             let append = "guard SystemKit.StateJSON.append(\(value), to: &bytes) else { return false }"
             if omittable {
-                lines.append("    if let \(member.name) = self.\(member.name) {")
+                lines.append("    if let present = self.\(member.name) {")
                 lines += (body + [append]).map { indent + $0 }
                 lines.append("    }")
                 maybe = maybe || !surely
             } else if member.type.wrappedOptional != nil {
                 // Stable coding writes a nil optional as null.
                 lines += body.map { indent + $0 }
-                lines.append("    if let \(member.name) = self.\(member.name) {")
+                lines.append("    if let present = self.\(member.name) {")
                 lines.append("        \(append)")
                 lines.append("    } else {")
                 lines.append("        bytes.append(contentsOf: \"null\".utf8)")

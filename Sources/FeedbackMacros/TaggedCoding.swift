@@ -152,16 +152,17 @@ struct TaggedCoding {
                 guard names.allSatisfy(Self.isPlain), Set(names).count == names.count, !names.contains(tag) else {
                     return "    case .\(eventCase.name): return false"
                 }
-                let bindings = fields.map { "let \($0.name)" }.joined(separator: ", ")
+                // Bound by position, never by the fields' own names, which could hide `bytes`.
+                let bindings = fields.indices.map { "let field\($0)" }.joined(separator: ", ")
                 var lines = ["    case .\(eventCase.name)(\(bindings)):"]
                 lines.append("        bytes.append(contentsOf: #\"\(head)\"#.utf8)")
-                for field in fields {
+                for (index, field) in fields.enumerated() {
                     let write = [
                         "bytes.append(contentsOf: #\",\"\(field.name)\":\"#.utf8)",
-                        "guard SystemKit.PlainJSON.append(\(field.name), to: &bytes) else { return false }",
+                        "guard SystemKit.PlainJSON.append(field\(index), to: &bytes) else { return false }",
                     ]
                     if field.isOptional {
-                        lines.append("        if let \(field.name) {")
+                        lines.append("        if let field\(index) {")
                         lines += write.map { "            \($0)" }
                         lines.append("        }")
                     } else {
@@ -195,15 +196,16 @@ struct TaggedCoding {
             case .none:
                 branches.append("    case \"\(eventCase.name)\":\n        self = .\(eventCase.name)")
             case .fields(let fields):
-                let reads = fields.map { field -> String? in
+                // Bound by position, never by the fields' own names, which could hide `fields`.
+                let reads = fields.enumerated().map { index, field -> String? in
                     let optional = field.type.wrappedOptional != nil || field.defaultValue != nil
                     guard let kind = Self.plainKind(of: field.type.wrappedOptional ?? field.type) else { return nil }
                     let accessor = optional ? "optional\(kind.prefix(1).uppercased())\(kind.dropFirst())" : kind
-                    return "guard let \(field.name) = fields.\(accessor)(\"\(field.name)\") else { return nil }"
+                    return "guard let field\(index) = fields.\(accessor)(\"\(field.name)\") else { return nil }"
                 }
                 guard reads.allSatisfy({ $0 != nil }) else { continue }
-                let arguments = fields.map { field in
-                    "\(field.name): \(field.name)" + (field.defaultValue.map { " ?? \($0.description)" } ?? "")
+                let arguments = fields.enumerated().map { index, field in
+                    "\(field.name): field\(index)" + (field.defaultValue.map { " ?? \($0.description)" } ?? "")
                 }
                 var lines = ["    case \"\(eventCase.name)\":"]
                 lines += reads.compactMap { $0.map { "        \($0)" } }

@@ -78,18 +78,18 @@ import Testing
                         switch self {
                         case .increment:
                             bytes.append(contentsOf: #"{"type":"increment"}"#.utf8)
-                        case .add(let amount):
+                        case .add(let field0):
                             bytes.append(contentsOf: #"{"type":"add""#.utf8)
                             bytes.append(contentsOf: #","amount":"#.utf8)
-                            guard SystemKit.PlainJSON.append(amount, to: &bytes) else {
+                            guard SystemKit.PlainJSON.append(field0, to: &bytes) else {
                                 return false
                             }
                             bytes.append(UInt8(ascii: "}"))
-                        case .advance(let next):
+                        case .advance(let field0):
                             bytes.append(contentsOf: #"{"type":"advance""#.utf8)
-                            if let next {
+                            if let field0 {
                                 bytes.append(contentsOf: #","next":"#.utf8)
-                                guard SystemKit.PlainJSON.append(next, to: &bytes) else {
+                                guard SystemKit.PlainJSON.append(field0, to: &bytes) else {
                                     return false
                                 }
                             }
@@ -107,10 +107,10 @@ import Testing
                         case "increment":
                             self = .increment
                         case "add":
-                            guard let amount = fields.int("amount") else {
+                            guard let field0 = fields.int("amount") else {
                                 return nil
                             }
-                            self = .add(amount: amount)
+                            self = .add(amount: field0)
                         default:
                             return nil
                         }

@@ -37,9 +37,9 @@ import Testing
                         guard SystemKit.StateJSON.append(self.count, to: &bytes) else {
                             return false
                         }
-                        if let due = self.due {
+                        if let present = self.due {
                             bytes.append(contentsOf: #","due":"#.utf8)
-                            guard SystemKit.StateJSON.append(due, to: &bytes) else {
+                            guard SystemKit.StateJSON.append(present, to: &bytes) else {
                                 return false
                             }
                         }
@@ -130,20 +130,20 @@ import Testing
                     func appendStateJSON(to bytes: inout [UInt8]) -> Bool {
                         bytes.append(UInt8(ascii: "{"))
                         var comma = false
-                        if let a = self.a {
+                        if let present = self.a {
                             bytes.append(contentsOf: #""a":"#.utf8)
                             comma = true
-                            guard SystemKit.StateJSON.append(a, to: &bytes) else {
+                            guard SystemKit.StateJSON.append(present, to: &bytes) else {
                                 return false
                             }
                         }
-                        if let b = self.b {
+                        if let present = self.b {
                             if comma {
                                 bytes.append(UInt8(ascii: ","))
                             }
                             bytes.append(contentsOf: #""b":"#.utf8)
                             comma = true
-                            guard SystemKit.StateJSON.append(b, to: &bytes) else {
+                            guard SystemKit.StateJSON.append(present, to: &bytes) else {
                                 return false
                             }
                         }

@@ -27,6 +27,8 @@ struct PlainJSONWriterTests {
         case nested(place: Place, tags: [String], table: [String: Int])
         case defaulted(count: Int = 3)
         case json(value: JSONValue)
+        /// Fields named as the writer's and the reader's own parameters.
+        case named(bytes: Int, fields: String?, field0: Bool)
     }
 
     /// Writes `event` both ways; `writes` says whether the event's own writer must take it.
@@ -75,6 +77,8 @@ struct PlainJSONWriterTests {
             .nested(place: Place(name: "hall", floor: nil), tags: [], table: [:]),
             .nested(place: Place(name: "x", floor: 2), tags: ["a", "b/c"], table: ["k": 1]),
             .defaulted(),
+            .named(bytes: 1, fields: nil, field0: true),
+            .named(bytes: -1, fields: "f", field0: false),
             .json(value: .object(["b": .int(1), "a": .array([.null, .double(1.5), .string("/")])])),
         ]
         for event in cases {
@@ -149,6 +153,7 @@ struct PlainFieldsReaderTests {
         try expectAgreement(#"{"type":"defaulted"}"#, reads: true)
         try expectAgreement(#"{"type":"defaulted","count":null}"#, reads: true)
         try expectAgreement(#"{"type":"defaulted","count":9}"#, reads: true)
+        try expectAgreement(#"{"type":"named","bytes":2,"fields":"x","field0":true}"#, reads: true)
         // What only the decoder may convert, refuse or read.
         try expectAgreement(#"{"type":"defaulted","count":9.0}"#, reads: false)
         try expectAgreement(#"{"type":"defaulted","count":"9"}"#, reads: false)

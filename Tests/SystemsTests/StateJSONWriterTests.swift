@@ -51,6 +51,14 @@ struct StateJSONWriterTests {
         }
     }
 
+    /// Members named as the writer's own parameter, flag and binding.
+    @FeedbackSchema
+    struct Awkward: Codable, Equatable, Sendable {
+        var bytes: Int?
+        var comma: String?
+        var present: Int
+    }
+
     /// Stable coding writes a nil optional as null.
     @FeedbackSchema(coding: .stable)
     struct Stable: Codable, Equatable, Sendable {
@@ -103,6 +111,8 @@ struct StateJSONWriterTests {
             )
         )
         try expectSame(Renamed(url: "http://x/y", secret: 9, count: 3))
+        try expectSame(Awkward(bytes: nil, comma: nil, present: 1))
+        try expectSame(Awkward(bytes: 5, comma: ",", present: 0))
         try expectSame(Stable(b: nil, a: "", c: []))
         try expectSame(Stable(b: 4, a: "/", c: [1, 2]))
     }

@@ -121,10 +121,7 @@ public enum StateJSON {
 
     /// Any other value, through `StateWriter`'s encoder.
     public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
-        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, .state)) != nil else {
-            return false
-        }
-        return true
+        StateWriter.append(value, .state, to: &bytes)
     }
 }
 
@@ -159,10 +156,7 @@ public enum PlainJSON {
 
     /// Any other value, through `StateWriter`'s encoder.
     public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
-        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, .plain)) != nil else {
-            return false
-        }
-        return true
+        StateWriter.append(value, .plain, to: &bytes)
     }
 }
 

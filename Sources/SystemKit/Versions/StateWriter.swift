@@ -42,6 +42,14 @@ enum StateWriter {
         )
     }
 
+    /// Appends `value` as `write` writes it; false (with `bytes` to be thrown away) where `write` throws.
+    static func append<Value: Encodable>(_ value: Value, _ options: Options, to bytes: inout [UInt8]) -> Bool {
+        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, options)) != nil else {
+            return false
+        }
+        return true
+    }
+
     /// `value` as JSON bytes, as `JSONEncoder` set up as `options` says writes it, or `Unsupported`.
     static func write<Value: Encodable>(_ value: Value, options: Options = .state) throws -> [UInt8] {
         let node = try StateNode.encoding(value)
