@@ -10,6 +10,10 @@ struct StoredMember {
     let type: TypeSyntax
     let defaultValue: ExprSyntax?
     let isFlattened: Bool
+    /// Whether the property carries an attribute other than `@Flattened` (a property wrapper, which synthesized
+    /// `Codable` encodes through the wrapper) or a modifier beyond access (`lazy`, `weak`, `unowned`): the derived
+    /// writer then leaves the struct to `Codable`.
+    var isPlainStorage = true
 
     /// Whether the member must be present: under stable coding only one without a default value that is not optional.
     func isRequired(stable: Bool) -> Bool {
@@ -72,7 +76,8 @@ struct StoredMember {
                         key: key,
                         type: type.trimmed,
                         defaultValue: binding.initializer?.value.trimmed,
-                        isFlattened: flattened != nil
+                        isFlattened: flattened != nil,
+                        isPlainStorage: variable.hasPlainStorage
                     )
                 )
             }
@@ -172,8 +177,8 @@ struct StoredMember {
     /// that repeat.
     static func stateWriter(_ members: [StoredMember], access: String, stable: Bool) -> DeclSyntax? {
         let keys = members.map(\.key)
-        guard !members.isEmpty, !members.contains(where: \.isFlattened), keys.allSatisfy(isPlainName),
-            Set(keys).count == keys.count
+        guard !members.isEmpty, !members.contains(where: \.isFlattened), members.allSatisfy(\.isPlainStorage),
+            keys.allSatisfy(isPlainName), Set(keys).count == keys.count
         else { return nil }
         let sorted = members.sorted { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
         // Synthesized coding leaves a nil optional out: whether a comma comes before a member is then known only
@@ -239,5 +244,16 @@ struct StoredMember {
                 (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                     || byte == 0x5F
             }
+    }
+}
+
+extension VariableDeclSyntax {
+    /// No attribute but `@Flattened` and no modifier but access: a property that synthesized `Codable` writes as the
+    /// value of its declared type.
+    var hasPlainStorage: Bool {
+        let attributes = attributes.compactMap { $0.as(AttributeSyntax.self)?.attributeName.trimmedDescription }
+        let access: Set<String> = ["public", "package", "internal", "fileprivate", "private", "open"]
+        return attributes.allSatisfy { $0 == "Flattened" }
+            && modifiers.allSatisfy { access.contains($0.name.text) }
     }
 }

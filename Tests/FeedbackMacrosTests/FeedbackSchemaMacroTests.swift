@@ -165,6 +165,33 @@ import Testing
         )
     }
 
+    @Test func aPropertyWrapperOrALazyMemberLeavesTheStateToCodable() {
+        // Synthesized `Codable` writes a wrapped property through its wrapper: only it knows those bytes.
+        expectExpansion(
+            """
+            @FeedbackSchema
+            struct Limits: Codable {
+                @Clamped var level: Int
+                private(set) var name: String
+            }
+            """,
+            expands: """
+                struct Limits: Codable {
+                    @Clamped var level: Int
+                    private(set) var name: String
+
+                    /// The JSON Schema of this type's JSON, derived from its declaration.
+                    static var jsonSchema: SystemKit.JSONSchema {
+                        SystemKit.JSONSchema.object([SystemKit.JSONSchema.Property("level", SystemKit.JSONSchema.of(Int.self), required: true), SystemKit.JSONSchema.Property("name", SystemKit.JSONSchema.of(String.self), required: true)])
+                    }
+                }
+
+                extension Limits: SystemKit.JSONSchemaDescribing {
+                }
+                """
+        )
+    }
+
     @Test func derivesAStringEnumsValues() {
         expectExpansion(
             """
