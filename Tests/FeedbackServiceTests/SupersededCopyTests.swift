@@ -32,7 +32,7 @@ struct SupersededCopyTests {
         } throws: { error in
             guard let problem = error as? APIError else { return false }
             return problem.status == 503 && problem.code == .journalUnavailable && problem.retryAfter == 1
-                && problem.message.contains("moved to another replica")
+                && problem.message == SessionPersistence.movedProblem(SessionID(JournaledSessions.id(1))!).message
         }
     }
 

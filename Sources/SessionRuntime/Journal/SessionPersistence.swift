@@ -195,16 +195,20 @@ public final class SessionPersistence: Sendable {
     /// re-anchored).
     package var fencedSessions: [SessionID] { fenced.withLock { $0.filter { $0.value.code != .fenced }.map(\.key) } }
 
+    /// What a request for a session another replica took over is answered (its copy here fenced or stopped): 503,
+    /// to be retried where the session lives now.
+    package static func movedProblem(_ id: SessionID) -> APIError {
+        APIError(
+            .journalUnavailable,
+            "session \(id) moved to another replica; retry, and the request is served where it lives now",
+            retryAfter: 1
+        )
+    }
+
     /// The problem every request for a fenced session gets, nil for any other.
     package func fenceProblem(_ id: SessionID) -> APIError? {
         guard fencedCount.load(ordering: .acquiring) > 0, let error = fenced.withLock({ $0[id] }) else { return nil }
-        if error.code == .fenced {
-            return APIError(
-                .journalUnavailable,
-                "session \(id) moved to another replica; retry, and the request is served where it lives now",
-                retryAfter: 1
-            )
-        }
+        if error.code == .fenced { return Self.movedProblem(id) }
         return APIError(
             .journalUnavailable,
             "session \(id) is not served until it is re-read from the journal, after a write of it failed "

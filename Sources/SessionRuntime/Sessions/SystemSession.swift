@@ -275,7 +275,9 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         guard let step else {
             recorder?.batchEnded(completed: false)
             if passivated.load(ordering: .acquiring) { return post.completion(.failure(Self.passivatedProblem(id))) }
-            if superseded.load(ordering: .acquiring) { return post.completion(.failure(Self.movedProblem(id))) }
+            if superseded.load(ordering: .acquiring) {
+                return post.completion(.failure(SessionPersistence.movedProblem(id)))
+            }
             return post.completion(.failure(APIError(.sessionNotFound, "session \(id) has ended")))
         }
         var snapshot: SessionSnapshot
@@ -373,16 +375,6 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     func supersede() {
         superseded.store(true, ordering: .releasing)
         stop()
-    }
-
-    /// What a request caught by the takeover of its session by another replica is answered.
-    static func movedProblem(_ id: SessionID) -> APIError {
-        APIError(
-            .journalUnavailable,
-            "session \(id) moved to another replica while this request was applied; nothing of the request was kept: "
-                + "retry it, and it is served where the session lives now",
-            retryAfter: 1
-        )
     }
 
     func passivate() {

@@ -43,48 +43,40 @@ public struct EventFields {
     }
 
     /// A required integer member: nil when it is absent or not an integer.
-    public func int(_ key: String) -> Int? {
-        guard case .int(let value)? = members[key] else { return nil }
-        return Int(value)
-    }
+    public func int(_ key: String) -> Int? { members[key].flatMap(Self.int) }
 
     /// A required string member.
-    public func string(_ key: String) -> String? {
-        guard case .string(let value)? = members[key] else { return nil }
-        return value
-    }
+    public func string(_ key: String) -> String? { members[key].flatMap(Self.string) }
 
     /// A required Boolean member.
-    public func bool(_ key: String) -> Bool? {
-        guard case .bool(let value)? = members[key] else { return nil }
-        return value
-    }
+    public func bool(_ key: String) -> Bool? { members[key].flatMap(Self.bool) }
 
     /// An optional integer member (`decodeIfPresent`): `.some(nil)` when absent or null, nil when of another kind.
-    public func optionalInt(_ key: String) -> Int?? {
-        switch members[key] {
-        case nil, .null?: return .some(nil)
-        case .int(let value)?: return .some(Int(value))
-        default: return nil
-        }
-    }
+    public func optionalInt(_ key: String) -> Int?? { optional(key, Self.int) }
 
     /// An optional string member.
-    public func optionalString(_ key: String) -> String?? {
+    public func optionalString(_ key: String) -> String?? { optional(key, Self.string) }
+
+    /// An optional Boolean member.
+    public func optionalBool(_ key: String) -> Bool?? { optional(key, Self.bool) }
+
+    private func optional<Value>(_ key: String, _ read: (JSONValue) -> Value?) -> Value?? {
         switch members[key] {
-        case nil, .null?: return .some(nil)
-        case .string(let value)?: return .some(value)
-        default: return nil
+        case nil, .null?: .some(nil)
+        case let value?: read(value).map { .some($0) }
         }
     }
 
-    /// An optional Boolean member.
-    public func optionalBool(_ key: String) -> Bool?? {
-        switch members[key] {
-        case nil, .null?: return .some(nil)
-        case .bool(let value)?: return .some(value)
-        default: return nil
-        }
+    private static func int(_ value: JSONValue) -> Int? {
+        if case .int(let number) = value { Int(number) } else { nil }
+    }
+
+    private static func string(_ value: JSONValue) -> String? {
+        if case .string(let text) = value { text } else { nil }
+    }
+
+    private static func bool(_ value: JSONValue) -> Bool? {
+        if case .bool(let flag) = value { flag } else { nil }
     }
 }
 

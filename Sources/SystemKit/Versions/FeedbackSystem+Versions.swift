@@ -85,19 +85,14 @@ public protocol StateJSONWritable: Encodable {
     func appendStateJSON(to bytes: inout [UInt8]) -> Bool
 }
 
-/// What `@FeedbackSchema`'s `appendStateJSON(to:)` calls to write a member's value as `encodeState` writes it: the
-/// same bytes as `StateWriter` with its state options. Each returns false when only the general way can promise them.
+/// What `@FeedbackSchema`'s `appendStateJSON(to:)` calls to write a member's value as `encodeState` writes it:
+/// `StateWriter`'s own writing with its state options, a primitive without an encoder. Each returns false when only the general way can promise them.
 public enum StateJSON {
-    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
-
-    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool {
-        JSONString.escape(value, into: &bytes, StateWriter.Options.state.strings)
-        return true
-    }
-
-    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
-    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
-    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool { PlainJSON.append(value, to: &bytes) }
+    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool { write(.bool(value), &bytes) }
+    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool { write(.string(value), &bytes) }
+    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { write(.int(Int64(value)), &bytes) }
+    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool { write(.int(value), &bytes) }
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool { write(.uint(value), &bytes) }
 
     /// A value that writes itself (a type `@FeedbackSchema` derived), without an encoder.
     public static func append<Value: StateJSONWritable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
@@ -123,33 +118,20 @@ public enum StateJSON {
     public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
         StateWriter.append(value, .state, to: &bytes)
     }
+
+    private static func write(_ node: StateNode, _ bytes: inout [UInt8]) -> Bool {
+        StateWriter.append(node, .state, to: &bytes)
+    }
 }
 
-/// What `@FeedbackEvent`'s `appendPlainJSON(to:)` calls to write a field's value as `encodeEvent` writes it: the
-/// same bytes as `StateWriter` with its plain options. Each returns false when only the general way can promise them.
+/// What `@FeedbackEvent`'s `appendPlainJSON(to:)` calls to write a field's value as `encodeEvent` writes it:
+/// `StateWriter`'s own writing with its plain options, a primitive without an encoder. Each returns false when only the general way can promise them.
 public enum PlainJSON {
-    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool {
-        bytes.append(contentsOf: value ? "true".utf8 : "false".utf8)
-        return true
-    }
-
-    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool {
-        JSONString.escape(value, into: &bytes, StateWriter.Options.plain.strings)
-        return true
-    }
-
-    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { append(Int64(value), to: &bytes) }
-
-    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        DecimalText.append(value.magnitude, to: &bytes)
-        return true
-    }
-
-    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool {
-        DecimalText.append(value, to: &bytes)
-        return true
-    }
+    public static func append(_ value: Bool, to bytes: inout [UInt8]) -> Bool { write(.bool(value), &bytes) }
+    public static func append(_ value: String, to bytes: inout [UInt8]) -> Bool { write(.string(value), &bytes) }
+    public static func append(_ value: Int, to bytes: inout [UInt8]) -> Bool { write(.int(Int64(value)), &bytes) }
+    public static func append(_ value: Int64, to bytes: inout [UInt8]) -> Bool { write(.int(value), &bytes) }
+    public static func append(_ value: UInt64, to bytes: inout [UInt8]) -> Bool { write(.uint(value), &bytes) }
 
     /// An optional whose type does not read as one (an alias): left to the general way.
     public static func append<Wrapped: Encodable>(_ value: Wrapped?, to bytes: inout [UInt8]) -> Bool { false }
@@ -157,6 +139,10 @@ public enum PlainJSON {
     /// Any other value, through `StateWriter`'s encoder.
     public static func append<Value: Encodable>(_ value: Value, to bytes: inout [UInt8]) -> Bool {
         StateWriter.append(value, .plain, to: &bytes)
+    }
+
+    private static func write(_ node: StateNode, _ bytes: inout [UInt8]) -> Bool {
+        StateWriter.append(node, .plain, to: &bytes)
     }
 }
 

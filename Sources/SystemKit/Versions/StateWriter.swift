@@ -44,10 +44,14 @@ enum StateWriter {
 
     /// Appends `value` as `write` writes it; false (with `bytes` to be thrown away) where `write` throws.
     static func append<Value: Encodable>(_ value: Value, _ options: Options, to bytes: inout [UInt8]) -> Bool {
-        guard let node = try? StateNode.encoding(value), (try? node.write(into: &bytes, options)) != nil else {
-            return false
-        }
-        return true
+        guard let node = try? StateNode.encoding(value) else { return false }
+        return append(node, options, to: &bytes)
+    }
+
+    /// Appends `node` as `write` writes it (a primitive the derived writers hand over without an encoder); false
+    /// where `write` throws.
+    static func append(_ node: StateNode, _ options: Options, to bytes: inout [UInt8]) -> Bool {
+        (try? node.write(into: &bytes, options)) != nil
     }
 
     /// `value` as JSON bytes, as `JSONEncoder` set up as `options` says writes it, or `Unsupported`.
