@@ -68,7 +68,7 @@ extension SessionService {
             status: created ? 201 : 200
         )
         response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
-        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        response.headers.add(name: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
         return (response, session)
     }
 
@@ -81,7 +81,7 @@ extension SessionService {
         var response = Response.json(
             snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
         )
-        response.headers.add(name: "ETag", value: snapshot.cursor.entityTag)
+        response.headers.add(name: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
         response.headers.add(name: "Cache-Control", value: "no-cache")
         return response
     }
@@ -173,8 +173,9 @@ extension SessionService {
 
     /// The body as JSON: 415 unless the content type is JSON, 400 with the parser's words when it is malformed.
     static func jsonBody(_ request: Request) throws(APIError) -> JSONValue {
-        let type = request.headers["content-type"] ?? ""
-        guard Self.isJSONMediaType(type) else {
+        // Read as bytes: a JSON type, on every post, makes no string.
+        guard let value = request.headers.valueBytes("content-type"), Self.isJSONMediaType(value) else {
+            let type = request.headers["content-type"] ?? ""
             throw APIError(
                 .unsupportedMediaType,
                 "the body must be JSON with Content-Type: application/json; got \(type.isEmpty ? "none" : type)"
@@ -192,19 +193,26 @@ extension SessionService {
     /// parameters): compared as bytes, since it runs for every posted body.
     static func isJSONMediaType(_ value: String) -> Bool {
         var value = value
-        return value.withUTF8 { bytes in
-            let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-            let lower = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
-            let matches = { (offset: Int, text: StaticString) -> Bool in
-                (0..<text.utf8CodeUnitCount).allSatisfy { lower(bytes[offset + $0]) == text.utf8Start[$0] }
-            }
-            var start = 0
-            var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
-            while start < end && isSpace(bytes[start]) { start += 1 }
-            while end > start && isSpace(bytes[end - 1]) { end -= 1 }
-            let length = end - start
-            guard length > 12, matches(start, "application/") else { return false }
-            return length == 16 && matches(end - 4, "json") || length > 17 && matches(end - 5, "+json")
+        return value.withUTF8(isJSONMediaType)
+    }
+
+    /// `isJSONMediaType` over a field value's bytes.
+    static func isJSONMediaType(_ value: ArraySlice<UInt8>) -> Bool {
+        value.withUnsafeBufferPointer(isJSONMediaType)
+    }
+
+    private static func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        let lower = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
+        let matches = { (offset: Int, text: StaticString) -> Bool in
+            (0..<text.utf8CodeUnitCount).allSatisfy { lower(bytes[offset + $0]) == text.utf8Start[$0] }
         }
+        var start = 0
+        var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count
+        while start < end && isSpace(bytes[start]) { start += 1 }
+        while end > start && isSpace(bytes[end - 1]) { end -= 1 }
+        let length = end - start
+        guard length > 12, matches(start, "application/") else { return false }
+        return length == 16 && matches(end - 4, "json") || length > 17 && matches(end - 5, "+json")
     }
 }

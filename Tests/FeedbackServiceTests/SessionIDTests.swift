@@ -40,6 +40,14 @@ struct CursorTests {
         #expect(Cursor(epoch: 7, rev: 42).entityTag == "\"7-42\"")
     }
 
+    @Test func writesItsEntityTagAsBytesTheSameAsTheString() {
+        for cursor in [Cursor(epoch: 0, rev: 0), Cursor(epoch: 7, rev: 42), Cursor(epoch: .max, rev: .max)] {
+            var bytes: [UInt8] = Array("x".utf8)
+            cursor.appendEntityTag(to: &bytes)
+            #expect(String(decoding: bytes, as: UTF8.self) == "x" + cursor.entityTag)
+        }
+    }
+
     @Test func refusesGarbage() {
         for text in ["", "7", "7-", "-1", "a-1", "1-b", "01-1", "1-2-3", "18446744073709551616-0", " 1-1", "1-+1"] {
             #expect(Cursor(text) == nil, "\(text)")

@@ -2,27 +2,33 @@
 ///
 /// A value type; a request's headers are built once on the shard queue by the parser and then only read.
 public struct HTTPHeaders: Sendable, Equatable, Sequence {
+    /// Where one field's name and value lie in `storage`.
     struct Field: Sendable, Equatable {
         var nameStart: Int32
         var nameEnd: Int32
         var valueEnd: Int32
     }
 
-    /// name bytes followed by value bytes, field after field.
+    /// Field after field: the name's and the value's lengths (4 bytes each, little-endian), then the name's bytes and
+    /// the value's. One buffer, not a second array of positions: a request's or a response's fields cost one
+    /// allocation, and a copy of them one reference. Lookups walk the fields in order, as they did the positions.
     private(set) var storage: [UInt8]
-    private(set) var fields: [Field]
+    /// The number of fields.
+    public private(set) var count: Int
+
+    /// The bytes before each field's name: its two lengths.
+    private static let prefix = 8
 
     /// Creates an empty list.
     public init() {
         storage = []
-        fields = []
+        count = 0
     }
 
     /// Creates an empty list with room for `bytes` of names and values in `fields` fields.
     init(reservingBytes bytes: Int, fields: Int) {
         self.init()
-        storage.reserveCapacity(bytes)
-        self.fields.reserveCapacity(fields)
+        storage.reserveCapacity(bytes + fields * Self.prefix)
     }
 
     /// Creates a list from name/value pairs, in order, with room for a few more fields (a response's `ETag`,
@@ -33,25 +39,71 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         for (name, value) in pairs { add(name: name, value: value) }
     }
 
-    /// The number of fields.
-    public var count: Int { fields.count }
-
     /// Appends a field. Names and values are taken as given; the response writer refuses CR, LF and NUL.
     public mutating func add(name: String, value: String) {
-        let start = Int32(storage.count)
+        appendLengths(name.utf8.count, value.utf8.count)
         storage.append(contentsOf: name.utf8)
-        let nameEnd = Int32(storage.count)
         storage.append(contentsOf: value.utf8)
-        fields.append(Field(nameStart: start, nameEnd: nameEnd, valueEnd: Int32(storage.count)))
+        count += 1
     }
 
     /// Appends a field from byte ranges of a buffer (the parser's path).
     mutating func add(_ buffer: UnsafeBufferPointer<UInt8>, name: Range<Int>, value: Range<Int>) {
-        let start = Int32(storage.count)
+        appendLengths(name.count, value.count)
         storage.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[name]))
-        let nameEnd = Int32(storage.count)
         storage.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[value]))
-        fields.append(Field(nameStart: start, nameEnd: nameEnd, valueEnd: Int32(storage.count)))
+        count += 1
+    }
+
+    /// Appends a field whose value `write` appends to the bytes it is handed (a number, an entity tag): no string is
+    /// made for it. `write` only appends.
+    public mutating func add(name: String, value write: (inout [UInt8]) -> Void) {
+        let start = storage.count
+        appendLengths(name.utf8.count, 0)
+        storage.append(contentsOf: name.utf8)
+        let valueStart = storage.count
+        write(&storage)
+        var length = UInt32(storage.count - valueStart).littleEndian
+        storage.withUnsafeMutableBytes { bytes in
+            withUnsafeBytes(of: &length) {
+                bytes.baseAddress!.advanced(by: start + 4).copyMemory(from: $0.baseAddress!, byteCount: 4)
+            }
+        }
+        count += 1
+    }
+
+    private mutating func appendLengths(_ name: Int, _ value: Int) {
+        var lengths = (UInt32(name).littleEndian, UInt32(value).littleEndian)
+        withUnsafeBytes(of: &lengths) { storage.append(contentsOf: $0) }
+    }
+
+    /// The fields' positions, in order.
+    var fields: Fields { Fields(storage: storage) }
+
+    /// The fields' positions, read off `storage` one after the other.
+    struct Fields: Sequence {
+        let storage: [UInt8]
+
+        func makeIterator() -> Iterator { Iterator(storage: storage, offset: 0) }
+
+        struct Iterator: IteratorProtocol {
+            let storage: [UInt8]
+            var offset: Int
+
+            mutating func next() -> Field? {
+                guard offset < storage.count else { return nil }
+                let at = offset
+                let (name, value) = storage.withUnsafeBytes { bytes in
+                    (
+                        Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))),
+                        Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                    )
+                }
+                let nameStart = at + HTTPHeaders.prefix
+                offset = nameStart + name + value
+                return Field(nameStart: Int32(nameStart), nameEnd: Int32(nameStart + name), valueEnd: Int32(offset))
+            }
+        }
     }
 
     /// Replaces every field named `name` (case-insensitively) with one field.
@@ -69,8 +121,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first value of the field named `name` (case-insensitive), if any.
     public subscript(_ name: String) -> String? {
-        guard let i = firstIndex(name) else { return nil }
-        return string(valueOf: fields[i])
+        first(name).map { string(valueOf: $0) }
     }
 
     /// Every value of the fields named `name`, in order.
@@ -79,21 +130,25 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     }
 
     /// Whether a field named `name` is present.
-    public func contains(_ name: String) -> Bool { firstIndex(name) != nil }
+    public func contains(_ name: String) -> Bool { first(name) != nil }
 
     /// The fields in order, as strings.
     public func makeIterator() -> AnyIterator<(name: String, value: String)> {
-        var index = 0
+        var fields = self.fields.makeIterator()
         return AnyIterator {
-            guard index < fields.count else { return nil }
-            defer { index += 1 }
-            let f = fields[index]
+            guard let f = fields.next() else { return nil }
             return (string(Int(f.nameStart)..<Int(f.nameEnd)), string(valueOf: f))
         }
     }
 
-    func firstIndex(_ name: String) -> Int? {
-        fields.firstIndex { nameEquals($0, name) }
+    /// The first field named `name` (case-insensitive), if any.
+    func first(_ name: String) -> Field? {
+        fields.first { nameEquals($0, name) }
+    }
+
+    /// The value's bytes of the first field named `name` (case-insensitive), if any: a lookup that makes no string.
+    public func valueBytes(_ name: String) -> ArraySlice<UInt8>? {
+        first(name).map(valueBytes)
     }
 
     func nameEquals(_ field: Field, _ name: String) -> Bool {

@@ -35,20 +35,21 @@ enum HTTPStatus {
         }
     }
 
-    /// `HTTP/1.1 NNN Reason\r\n` for the common codes, built once.
-    static let lines: [Int: [UInt8]] = {
-        var table: [Int: [UInt8]] = [:]
+    /// `HTTP/1.1 NNN Reason\r\n` for the common codes, built once, at `code - 100` (an array, not a dictionary:
+    /// every response looks its line up, and an index needs no hashing).
+    static let lines: [[UInt8]?] = {
+        var table = [[UInt8]?](repeating: nil, count: 500)
         for code in [
             100, 200, 201, 202, 204, 301, 302, 304, 400, 401, 403, 404, 405, 408, 409, 410, 412, 413, 414, 415,
             417, 422, 429, 431, 500, 501, 503, 505, 507,
         ] {
-            table[code] = Array("HTTP/1.1 \(code) \(reason(code))\r\n".utf8)
+            table[code - 100] = Array("HTTP/1.1 \(code) \(reason(code))\r\n".utf8)
         }
         return table
     }()
 
     static func appendLine(_ status: Int, to out: inout [UInt8]) {
-        if let line = lines[status] {
+        if (100..<600).contains(status), let line = lines[status - 100] {
             out.append(contentsOf: line)
         } else {
             out.append(contentsOf: "HTTP/1.1 \(status) \(reason(status))\r\n".utf8)

@@ -36,7 +36,9 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     private let id: String
     private let sessionID: SessionID
     private let persistence: SessionPersistence
-    private let clientTypes: Set<String>
+    /// The system's client event types as bytes, compared with an encoded event's `"type"` without making a string
+    /// of it or hashing one (every journaled event is looked up).
+    private let clientTypes: [[UInt8]]
     /// The system's `nextDeadline(of:)`.
     private let deadline: @Sendable (System.State) -> WallTime?
     /// The deadline last journaled; touched only in `record`, like `creation`.
@@ -70,7 +72,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         self.id = id.description
         sessionID = id
         self.persistence = persistence
-        self.clientTypes = clientTypes
+        self.clientTypes = clientTypes.map { Array($0.utf8) }
         self.deadline = deadline
         self.creation = creation
         startRevision = revision
@@ -113,8 +115,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         // A feedback's event says which feedback it is (a loop with an effect budget tags them); another event is a
         // client's when its type is one of the system's client events.
         let feedback = step.feedback.map(feedbackName)
-        let origin: EventOrigin =
-            feedback == nil && Self.topLevelType(bytes).map { clientTypes.contains($0) } == true ? .client : .effect
+        let origin: EventOrigin = feedback == nil && isClientType(bytes) ? .client : .effect
         let text = String(decoding: bytes, as: UTF8.self)
         // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
         // which a build's reducer gives another state. Inside a POST's batch it is computed at the batch's end, where
@@ -381,9 +382,23 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         return .snapshot(sessionID: id, revision: step.revision, state: state, version: version)
     }
 
+    /// Whether the encoded event's top-level `"type"` is one of the system's client event types.
+    private func isClientType(_ bytes: [UInt8]) -> Bool {
+        guard let range = Self.topLevelTypeRange(bytes) else { return false }
+        return bytes.withUnsafeBufferPointer { all in
+            let type = UnsafeBufferPointer(rebasing: all[range])
+            return clientTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
+        }
+    }
+
     /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by
     /// one scan instead of a parse; nil when there is none or it holds escapes.
     package static func topLevelType(_ bytes: [UInt8]) -> String? {
+        topLevelTypeRange(bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+    }
+
+    /// Where `topLevelType`'s value lies in `bytes`.
+    static func topLevelTypeRange(_ bytes: [UInt8]) -> Range<Int>? {
         let quote = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\")
         let colon = UInt8(ascii: ":")
@@ -404,7 +419,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                         if bytes[valueEnd] == backslash { return nil }
                         valueEnd += 1
                     }
-                    return String(decoding: bytes[valueStart..<min(valueEnd, bytes.count)], as: UTF8.self)
+                    return valueStart..<min(valueEnd, bytes.count)
                 }
                 index = end + 1
                 continue

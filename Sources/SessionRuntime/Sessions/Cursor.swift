@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// A position in a session's history, `{epoch}-{rev}`: the SSE event id, the ETag, and what `If-Match` and
 /// `Last-Event-ID` carry.
 ///
@@ -41,6 +43,15 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
 
     /// The cursor as a strong entity tag, for `ETag`.
     public var entityTag: String { "\"\(epoch)-\(rev)\"" }
+
+    /// Appends `entityTag`'s bytes to `out`, making no string (every answer to a post carries one).
+    public func appendEntityTag(to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        DecimalText.append(epoch, to: &out)
+        out.append(UInt8(ascii: "-"))
+        DecimalText.append(rev, to: &out)
+        out.append(UInt8(ascii: "\""))
+    }
 }
 
 extension Cursor {

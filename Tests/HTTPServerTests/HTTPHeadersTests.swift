@@ -1,0 +1,70 @@
+import Testing
+
+@testable import HTTPServer
+
+/// `HTTPHeaders` keeps its fields in one buffer, each behind its name's and value's lengths: what goes in comes out in
+/// order, with names and values of any length (empty ones too), and lookups ignore the name's case.
+@Suite struct HTTPHeadersTests {
+    @Test func fieldsComeBackInOrderWithTheirOwnCase() {
+        var headers = HTTPHeaders([("Content-Type", "application/json"), ("X-Empty", "")])
+        headers.add(name: "Vary", value: "Origin")
+        headers.add(name: "vary", value: "Accept-Encoding")
+        #expect(headers.count == 4)
+        #expect(
+            Array(headers).map { "\($0.name)=\($0.value)" }
+                == ["Content-Type=application/json", "X-Empty=", "Vary=Origin", "vary=Accept-Encoding"]
+        )
+        #expect(headers["content-type"] == "application/json")
+        #expect(headers["X-EMPTY"] == "")
+        #expect(headers.values("VARY") == ["Origin", "Accept-Encoding"])
+        #expect(headers["missing"] == nil)
+        #expect(!headers.contains("vary-"))
+    }
+
+    @Test func aValueWrittenInPlaceReadsAsTheSameString() {
+        var written = HTTPHeaders([("Content-Type", "application/json")])
+        written.add(name: "ETag") { out in out.append(contentsOf: #""12-34""#.utf8) }
+        written.add(name: "X-None") { _ in }
+        written.add(name: "After", value: "yes")
+        var added = HTTPHeaders([("Content-Type", "application/json")])
+        added.add(name: "ETag", value: #""12-34""#)
+        added.add(name: "X-None", value: "")
+        added.add(name: "After", value: "yes")
+        #expect(written == added)
+        #expect(written["etag"] == #""12-34""#)
+        #expect(written["x-none"] == "")
+        #expect(written["after"] == "yes")
+    }
+
+    @Test func valueBytesFindTheFirstFieldOfTheName() {
+        let headers = HTTPHeaders([("Accept", "a"), ("content-TYPE", "text/plain"), ("Content-Type", "x")])
+        #expect(headers.valueBytes("Content-Type").map { Array($0) } == Array("text/plain".utf8))
+        #expect(headers.valueBytes("Host") == nil)
+    }
+
+    @Test func longNamesAndValuesAndRemovalKeepTheRest() {
+        let long = String(repeating: "v", count: 70_000)
+        var headers = HTTPHeaders()
+        headers.add(name: "A", value: "1")
+        headers.add(name: "Long", value: long)
+        headers.add(name: "B", value: "2")
+        #expect(headers["long"] == long)
+        headers.remove(name: "long")
+        #expect(Array(headers).map(\.name) == ["A", "B"])
+        #expect(headers["b"] == "2")
+    }
+
+    @Test func theParsersFieldsAreTheSameAsAddedOnes() throws {
+        let bytes = Array("GET / HTTP/1.1\r\nHost: h\r\nX-A:  spaced value \r\nx-b:\r\n\r\n".utf8)
+        var parser = RequestParser()
+        let result = try bytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            try parser.parseHead(buffer)
+        }
+        guard case .head(let parsed, _) = result else {
+            Issue.record("the head did not parse: \(result)")
+            return
+        }
+        let added = HTTPHeaders([("Host", "h"), ("X-A", "spaced value"), ("x-b", "")])
+        #expect(parsed.headers == added)
+    }
+}
