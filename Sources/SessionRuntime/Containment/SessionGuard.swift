@@ -109,6 +109,7 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
     }
 
     /// An event's case, for a log line: its description up to the first parenthesis. Only for slow reduces.
+    @usableFromInline
     package static func describe<Event>(_ event: Event) -> String {
         let text = String(describing: event)
         return String(text.prefix { $0 != "(" }.prefix(48))
@@ -131,11 +132,13 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
 
     /// Whether a reduce of `nanoseconds` is slow: the timed reducer asks before it describes the event.
     @inline(__always)
+    @usableFromInline
     package func isSlow(_ nanoseconds: Int64) -> Bool { nanoseconds > slowNanoseconds }
 
     /// A reduce took longer than the limit: it is logged with the session, the event and the time, and counted; the
     /// `slowReducesBeforeOffload`-th moves the session's steps to the slow lane. Called inside the reduce's critical
     /// section: the offload is dispatched, never done here.
+    @usableFromInline
     package func reducedSlowly(nanoseconds: Int64, event: String) {
         let milliseconds = Double(nanoseconds) / 1e6
         let (count, offload) = held.withLock { held -> (Int, Controls?) in

@@ -33,6 +33,7 @@ public final class SessionPersistence: Sendable {
     private let fencedGauge: Meter
     /// How late each durable timer fired: from its deadline to the step that replaced it
     /// (`feedbackhost_timer_lateness_seconds`), whether the session was in memory or woken for it.
+    @usableFromInline
     let timerLateness: Timer
     /// The error of the journal's failed commit while it cannot commit, nil while it can.
     private let failure = Mutex<JournalError?>(nil)
@@ -197,6 +198,7 @@ public final class SessionPersistence: Sendable {
 
     /// What a request for a session another replica took over is answered (its copy here fenced or stopped): 503,
     /// to be retried where the session lives now.
+    @usableFromInline
     package static func movedProblem(_ id: SessionID) -> APIError {
         APIError(
             .journalUnavailable,

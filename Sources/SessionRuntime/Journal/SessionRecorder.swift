@@ -1,9 +1,9 @@
-import CoreMetrics
-package import FeedbackLoop
+public import CoreMetrics
+public import FeedbackLoop
 import Foundation
-package import SessionJournal
-import Synchronization
-package import SystemKit
+public import SessionJournal
+public import Synchronization
+public import SystemKit
 
 /// Journals one session's history in loop order: its creation, every reduced event (client events and the
 /// events of its effects) with its revision, and a snapshot every `snapshotInterval` revisions.
@@ -30,29 +30,41 @@ package import SystemKit
 /// the held records, the append counts and the waiters are under a `Mutex`, and appends to the journal are made
 /// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
 /// its writer queue and take the same `Mutex`.
+@usableFromInline
 package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
-    private typealias Held = RecorderHeld
+    @usableFromInline
+    typealias Held = RecorderHeld
 
-    private let id: String
+    @usableFromInline
+    let id: String
     private let sessionID: SessionID
-    private let persistence: SessionPersistence
+    @usableFromInline
+    let persistence: SessionPersistence
     /// The system's client event types as bytes, compared with an encoded event's `"type"` without making a string
     /// of it or hashing one (every journaled event is looked up).
     private let clientTypes: [[UInt8]]
     /// The system's `nextDeadline(of:)`.
-    private let deadline: @Sendable (System.State) -> WallTime?
+    @usableFromInline
+    let deadline: @Sendable (System.State) -> WallTime?
     /// The deadline last journaled; touched only in `record`, like `creation`.
-    private var journaledDeadline: WallTime?
+    @usableFromInline
+    var journaledDeadline: WallTime?
     /// The deadline of the last step, for the timer's lateness when a step replaces it; touched only in `record`
     /// (and by `restoring(from:)` before the loop exists).
-    private var pendingDeadline: WallTime?
-    private var creation: SessionCreation?
-    private let startRevision: UInt64
-    private let held = Mutex(Held())
+    @usableFromInline
+    var pendingDeadline: WallTime?
+    @usableFromInline
+    var creation: SessionCreation?
+    @usableFromInline
+    let startRevision: UInt64
+    @usableFromInline
+    let held = Mutex(Held())
     /// The system's schema version, written on every record.
-    private let version: Int
+    @usableFromInline
+    let version: Int
     /// What each event's time and a timer's lateness are read from (the session's wall clock, deadlines' time).
-    private let wallClock: WallClock
+    @usableFromInline
+    let wallClock: WallClock
 
     /// `creation` is journaled with the first step (nil for a restored session); `revision` is the revision
     /// the loop starts at.
@@ -86,15 +98,18 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// The names of the loop's feedbacks by position (`Loop.feedbackName(at:)`); set by `attach` before the first
     /// step, read only in `record`.
-    private var feedbackName: (Int) -> String = { "feedback \($0 + 1)" }
+    @usableFromInline
+    var feedbackName: (Int) -> String = { "feedback \($0 + 1)" }
 
     /// Observes `loop` until it stops.
+    @inlinable
     package func attach(to loop: Loop<System.State, System.Event>) {
         feedbackName = { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" }
         loop.observe { step in self.record(step) }
     }
 
-    private func record(_ step: Step<System.State, System.Event>) {
+    @inlinable
+    func record(_ step: Step<System.State, System.Event>) {
         guard let event = step.event else {
             // The first call: the current step. Events an effect sent before the observer was attached were
             // reduced without it; a snapshot at the current revision covers them.
@@ -141,7 +156,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     /// Sets the state checksum of `record`, an event, in place.
-    private static func setStateChecksum(_ record: inout JournalRecord, _ checksum: UInt64) {
+    @usableFromInline
+    static func setStateChecksum(_ record: inout JournalRecord, _ checksum: UInt64) {
         guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return }
         stamp.stateChecksum = checksum
         record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
@@ -166,7 +182,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
     /// first: the index holds a restored session's, which its state holds too).
-    private func deadlineRecord(_ state: System.State) -> [JournalRecord] {
+    @inlinable
+    func deadlineRecord(_ state: System.State) -> [JournalRecord] {
         let next = deadline(state)
         // A deadline that came and was replaced: its timer fired (or an event raced it), this late.
         if let pending = pendingDeadline, next != pending {
@@ -181,7 +198,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `unstamped`: `first`
     /// is an event whose state checksum is still to be computed.
-    private func hold(
+    @inlinable
+    func hold(
         _ first: JournalRecord?,
         _ more: [JournalRecord],
         _ step: Step<System.State, System.Event>,
@@ -211,7 +229,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// Under `held`, after `last` moved on: the parked waits its revision reached become waiters for the appends
     /// made so far.
-    private static func unpark(_ held: inout Held) {
+    @usableFromInline
+    static func unpark(_ held: inout Held) {
         guard !held.parked.isEmpty, let last = held.last?.revision else { return }
         let through = held.appended
         for wait in held.parked where wait.revision <= last {
@@ -226,7 +245,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     /// Under `held`: one numbered append, unless an earlier one failed or the recorder is sealed.
-    private func append(_ records: [JournalRecord], _ held: inout Held) {
+    @usableFromInline
+    func append(_ records: [JournalRecord], _ held: inout Held) {
         guard held.failure == nil else { return }
         guard !held.sealed else {
             held.failure = Self.sealed
@@ -273,6 +293,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
     /// error once one of them failed (at once when one did).
+    @usableFromInline
     package func whenJournaled(_ notify: @escaping @Sendable (JournalError?) -> Void) {
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
@@ -341,6 +362,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     /// A POST is about to queue a batch of events.
+    @usableFromInline
     package func batchStarted() {
         held.withLock { $0.openBatches += 1 }
     }
@@ -348,6 +370,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// The batch `batchStarted` announced has ended: `completed` when its last step was reduced (this runs in
     /// its completion, right after that step's observers), false when it was never queued or was dropped. A
     /// completed batch's held records are appended with `answer`, in one append.
+    @usableFromInline
     package func batchEnded(
         completed: Bool,
         answer: KeyedAnswer? = nil,
@@ -377,13 +400,15 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         return System.encodeState(state)
     }
 
-    private func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
+    @inlinable
+    func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
         let state = String(decoding: SystemSession<System>.encode(step.state), as: UTF8.self)
         return .snapshot(sessionID: id, revision: step.revision, state: state, version: version)
     }
 
     /// Whether the encoded event's top-level `"type"` is one of the system's client event types.
-    private func isClientType(_ bytes: [UInt8]) -> Bool {
+    @usableFromInline
+    func isClientType(_ bytes: [UInt8]) -> Bool {
         guard let range = Self.topLevelTypeRange(bytes) else { return false }
         return bytes.withUnsafeBufferPointer { all in
             let type = UnsafeBufferPointer(rebasing: all[range])
@@ -438,8 +463,11 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 /// What a `SessionRecorder` keeps under its `Mutex`. Not nested in the recorder and without the system's types (its
 /// states are kept as `any Sendable`): the recorder runs unspecialised for its system, reached through
 /// `any HostedSession`, and a type that depends on the system would cost a metadata lookup at every use of the lock.
-private struct RecorderHeld {
+@usableFromInline
+struct RecorderHeld {
+    @usableFromInline
     var openBatches = 0
+    @usableFromInline
     var records: [JournalRecord] = []
     /// Appends made, and appends the journal confirmed: a prefix of them, since it completes in order.
     var appended: UInt64 = 0
@@ -466,9 +494,12 @@ private struct RecorderHeld {
     var parked: [Parked] = []
     /// The state (a `System.State`) and revision of the last step whose records were appended, and of the last step
     /// held: what a passivation snapshots.
+    @usableFromInline
     var last: (state: any Sendable, revision: UInt64)?
+    @usableFromInline
     var heldLast: (state: any Sendable, revision: UInt64)?
     /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
     /// POST's own encoding of its last state stands in for one of them.
+    @usableFromInline
     var unstamped: [(index: Int, revision: UInt64, state: any Sendable)] = []
 }

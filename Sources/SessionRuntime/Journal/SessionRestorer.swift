@@ -13,7 +13,7 @@ package enum SessionRestorer {
     static func restore<System: FeedbackSystem>(
         _ recovered: RecoveredSession,
         of system: System,
-        submission: @escaping LoopSubmission<System.State, System.Event>,
+        paths: SessionPaths<System>,
         clientTypes: Set<String>,
         id: SessionID,
         inboxCapacity: Int,
@@ -117,7 +117,7 @@ package enum SessionRestorer {
         return SystemSession(
             id: id,
             system: system,
-            submission: submission,
+            paths: paths,
             epoch: epoch,
             state: state,
             revision: recovered.revision,

@@ -6,6 +6,7 @@ import Synchronization
 ///
 /// Thread-safe: the counts are under one `Mutex`, and every change of the budget's total is made under it, so the
 /// total always equals the sum of the open accounts.
+@usableFromInline
 package final class SessionAccount: Sendable {
     private struct Held {
         /// The state's weight, from its latest encoding.
@@ -17,6 +18,7 @@ package final class SessionAccount: Sendable {
         var total: Int { SessionBudget.sessionOverheadBytes + state.held + answers }
     }
 
+    @usableFromInline
     let budget: SessionBudget
     private let held: Mutex<Held>
 
@@ -50,6 +52,7 @@ package final class SessionAccount: Sendable {
     /// the weight it had, or returns the problem to answer, with nothing taken: the state would pass the per-state
     /// limit, or it grows and the budget has no room for the growth. A state that does not grow is admitted
     /// whenever it is within the limit.
+    @usableFromInline
     package func admitState(_ state: SessionBudget.Weight) -> Result<SessionBudget.Weight, APIError> {
         held.withLock { held -> Result<SessionBudget.Weight, APIError> in
             let previous = held.state
@@ -65,6 +68,7 @@ package final class SessionAccount: Sendable {
     }
 
     /// Undoes an `admitState` whose events were not queued after all, unless the state was counted anew meanwhile.
+    @usableFromInline
     package func revertState(from state: SessionBudget.Weight, to previous: SessionBudget.Weight) {
         held.withLock { held in
             guard !held.closed, held.state == state else { return }
@@ -76,6 +80,7 @@ package final class SessionAccount: Sendable {
     /// Counts the state at the weight of its latest encoding, whatever the budget says: it is applied already.
     /// Returns true when the state is now past the per-state limit and was not before (an effect's events grew it).
     @discardableResult
+    @usableFromInline
     package func settleState(_ state: SessionBudget.Weight) -> Bool {
         held.withLock { held -> Bool in
             guard !held.closed, held.state != state else { return false }

@@ -14,12 +14,14 @@ import Synchronization
 ///
 /// Thread-safe: the total is one atomic; `admit` adds by compare-and-exchange, so two requests never both take the
 /// last bytes. The gauge `feedbackhost_sessions_bytes` follows every change.
+@usableFromInline
 package final class SessionBudget: Sendable {
     /// What one session costs beside its state, in bytes: an empty `counter` session's share of the process's
     /// resident memory, 1.3 KB without a journal and 2.0 KB with one (10,000 sessions, debug build, Linux).
     package static let sessionOverheadBytes = 2048
 
     /// What a state weighs: its encoded size (what the per-state limit is about) and the bytes it is counted at.
+    @usableFromInline
     package struct Weight: Sendable, Equatable {
         /// The encoded state's size.
         package var encoded: Int
@@ -40,6 +42,7 @@ package final class SessionBudget: Sendable {
     /// a little and needs no parse). Measured against resident memory: a state of one long string 119 KB (counted
     /// 116 KB), of 800 four-member objects 468 KB (counted 501 KB), of 9,000 integers 277 KB (counted 324 KB), each
     /// about 57 KB encoded.
+    @usableFromInline
     package static func weigh(_ encoded: [UInt8]) -> Weight {
         var members = 0
         var elements = 0
@@ -58,6 +61,7 @@ package final class SessionBudget: Sendable {
     /// The budget, in bytes (`sessions.max.bytes`).
     package let limit: Int
     /// The largest encoded state, in bytes (`session.state.max.bytes`).
+    @usableFromInline
     let stateLimit: Int
     private let total = Atomic<Int>(0)
     private let gauge: Meter?

@@ -10,6 +10,7 @@ public struct SessionSnapshot: Sendable, Equatable {
     /// no client numbered its posts.
     public let clients: [UInt8]?
 
+    @usableFromInline
     package init(cursor: Cursor, state: [UInt8], clients: [UInt8]? = nil) {
         self.cursor = cursor
         self.state = state
@@ -17,6 +18,7 @@ public struct SessionSnapshot: Sendable, Equatable {
     }
 
     /// The same snapshot with `clients`.
+    @usableFromInline
     package func with(clients: [UInt8]?) -> SessionSnapshot {
         SessionSnapshot(cursor: cursor, state: state, clients: clients)
     }

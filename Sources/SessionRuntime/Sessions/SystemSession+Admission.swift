@@ -1,31 +1,42 @@
-import CoreMetrics
-import Dispatch
-import FeedbackLoop
-import SystemKit
+public import CoreMetrics
+public import Dispatch
+public import FeedbackLoop
+public import SystemKit
 
 // Not nested in the generic `SystemSession`: a type nested there is generic too, and the session's unspecialised
 // code then looks up its metadata at every use (a post used each of these several times).
 
 /// What a post's answer needs: its idempotency claim, whether it waits for the journal, how many events it
 /// brought, and where the answer goes. `finish` gives it.
+@usableFromInline
 struct PostAnswer: Sendable {
-    var claim: IdempotencyClaim?
+    @usableFromInline var claim: IdempotencyClaim?
     /// A client's numbered post (issue 34): its revision is marked for the streams.
-    var stamp: ClientStamp? = nil
+    @usableFromInline var stamp: ClientStamp? = nil
     /// Whether the post's revision was marked when its batch was queued (on the state it was tried on).
-    var marked = false
-    var durable: Bool
-    var count = 0
-    var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
+    @usableFromInline var marked = false
+    @usableFromInline var durable: Bool
+    @usableFromInline var count = 0
+    @usableFromInline var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
 }
 
 /// What a batch made of a copy of the state: its snapshot, and its weight for the budget.
+@usableFromInline
 struct Trial: Sendable {
+    @usableFromInline
     let snapshot: SessionSnapshot
+    @usableFromInline
     let weight: SessionBudget.Weight
+
+    @usableFromInline
+    init(snapshot: SessionSnapshot, weight: SessionBudget.Weight) {
+        self.snapshot = snapshot
+        self.weight = weight
+    }
 }
 
 /// What `submit` did with a batch.
+@usableFromInline
 enum Submission {
     /// Queued; `finish` is (or was already) called.
     case queued
@@ -46,6 +57,7 @@ extension SystemSession {
     /// When the state moved on meanwhile (another post's events or an effect's were queued first), a post with
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
+    @inlinable
     func submit(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
         guard post.stamp != nil, ifMatch == nil else { return submitOnce(events, ifMatch: ifMatch, post: post) }
         // A numbered post lands on the state it was tried on, so that its revision is known (and marked for the
@@ -60,14 +72,16 @@ extension SystemSession {
     }
 
     /// How often a numbered post is tried on a newer state before it is queued behind the others (marked late).
+    @inlinable
     static var sequencedAttempts: Int { 16 }
 
     /// `ifMatch` "" (a numbered post's attempt): conditional on the current revision, stale when it moved.
-    private func submitOnce(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
+    @inlinable
+    func submitOnce(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
         // Made where needed: a closure made on every post and rarely called cost an allocation each.
         func untried() -> Loop<System.State, System.Event>.Completion { { [self] in finish($0, nil, post) } }
         if account == nil && ifMatch == nil {
-            _ = submission(loop, events, nil, nil, {}, untried())
+            _ = paths.submission(loop, events, nil, nil, {}, untried())
             return .queued
         }
         let step = loop.currentStep
@@ -80,7 +94,14 @@ extension SystemSession {
         let marked = marking
         guard let account else {
             let accepted = { [self] in if let stamp = post.stamp { _ = mark(stamp, at: revision) } }
-            let queued = submission(loop, events, nil, step.revision, accepted, { [self] in finish($0, nil, marked) })
+            let queued = paths.submission(
+                loop,
+                events,
+                nil,
+                step.revision,
+                accepted,
+                { [self] in finish($0, nil, marked) }
+            )
             return queued ? .queued : .stale(ifMatch ?? "")
         }
         var state = step.state
@@ -123,11 +144,11 @@ extension SystemSession {
             let marks = post.stamp.map { mark($0, at: revision) }
             _ = cache(marks.map { trial.snapshot.with(clients: $0) } ?? trial.snapshot, weight: trial.weight)
         }
-        if submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, marked) }) {
+        if paths.submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, marked) }) {
             return .queued
         }
         guard let tags = ifMatch else {
-            _ = submission(loop, events, nil, nil, {}, untried())
+            _ = paths.submission(loop, events, nil, nil, {}, untried())
             return .queued
         }
         account.revertState(from: weight, to: previous)

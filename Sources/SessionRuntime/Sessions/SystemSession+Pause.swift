@@ -6,6 +6,7 @@ import SessionJournal
 extension SystemSession {
     /// Starts the feedbacks that are paused (a fork's) or stopped (a runaway's) again: what they were, nil when they
     /// ran. The end of a pause is journaled before the feedbacks see the state, so anything they send follows it.
+    @usableFromInline
     func resumeEffects() -> SessionGuard.Resumed? {
         containment?.resume { resumed in
             guard resumed == .pause else { return }

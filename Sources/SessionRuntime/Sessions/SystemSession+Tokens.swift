@@ -5,8 +5,10 @@ import SessionJournal
 /// journal is shared (a superseded copy's revocation is refused, and the copy dropped) and reaches whichever replica
 /// reads the session back next.
 extension SystemSession {
+    @usableFromInline
     var tokenGeneration: UInt64 { tokens.current }
 
+    @usableFromInline
     func revokeTokens(completion: @escaping @Sendable (Result<UInt64, APIError>) -> Void) {
         let generation = tokens.advance { generation in
             recorder?.journal([.tokens(sessionID: id.description, generation: generation)])

@@ -1,29 +1,44 @@
-import CoreMetrics
-import Dispatch
-import FeedbackJSON
-import FeedbackLoop
+public import CoreMetrics
+public import Dispatch
+public import FeedbackJSON
+public import FeedbackLoop
 import Foundation
-import Logging
-import SessionJournal
-import Synchronization
-import SystemKit
+public import Logging
+public import SessionJournal
+public import Synchronization
+public import SystemKit
 
 /// A session of one concrete system: its loop and the latest encoded state.
 ///
 /// The loop owns the state under its own lock; `encoded` caches the JSON of the latest revision asked for under a
 /// `Mutex`, so a state is encoded at most once however many readers ask. With a journal, each post tells the
 /// recorder when its batch starts and ends, so the batch's events and its keyed answer are journaled together.
+///
+/// Specialised where it matters: the session is reached through `any HostedSession`, whose witnesses run generic over
+/// the system, so a post enters through `paths.post`, a closure `HostedSystem.init` made where the system is concrete,
+/// and the post's way (`postNow`, the trial in `submitOnce`, `finish`, and the recorder's `record`) is `@inlinable`
+/// so that it is compiled there for the system's own types. What that code touches is `@usableFromInline`; nothing
+/// else changes for callers.
+@usableFromInline
 final class SystemSession<System: FeedbackSystem>: HostedSession {
+    @usableFromInline
     let id: SessionID
+    @usableFromInline
     let system: System
+    @usableFromInline
     let epoch: UInt64
+    @usableFromInline
     let loop: Loop<System.State, System.Event>
-    /// Queues a post's events on `loop`, specialised for the system where `HostedSystem` made it.
-    let submission: LoopSubmission<System.State, System.Event>
-    private let encoded: Mutex<SessionSnapshot?>
+    /// What handles the system's own types, specialised for the system where `HostedSystem` made it.
+    @usableFromInline
+    let paths: SessionPaths<System>
+    @usableFromInline
+    let encoded: Mutex<SessionSnapshot?>
     /// What the session holds against the service's memory budget; nil when nothing is counted.
+    @usableFromInline
     let account: SessionAccount?
-    private let logger: Logger
+    @usableFromInline
+    let logger: Logger
     private let idempotency = Mutex(
         IdempotencyLedger<SessionSnapshot>(
             capacity: SessionLimits.idempotencyKeysPerSession,
@@ -31,38 +46,52 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         )
     )
     /// Each client's numbered posts (issue 34).
-    private let clientLedger = Mutex(ClientLedger())
+    @usableFromInline
+    let clientLedger = Mutex(ClientLedger())
+    @usableFromInline
     let recorder: SessionRecorder<System>?
+    @usableFromInline
     package let containment: SessionGuard?
     /// Times the admission trial's reduces, which are the batch's reduces when it is queued behind its state.
+    @usableFromInline
     let reduceTimer: CoreMetrics.Timer?
     /// Counts the events of durable posts.
+    @usableFromInline
     let eventsApplied: CoreMetrics.Counter?
     /// The generation the session's minted tokens must carry (`SystemSession+Tokens`).
     let tokens: TokenGeneration
-    private let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    @usableFromInline
+    let lastUse = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// Set once by `passivate`, before the loop stops.
-    private let passivated = Atomic<Bool>(false)
+    @usableFromInline
+    let passivated = Atomic<Bool>(false)
     /// Set when another replica took the session over (`supersede`): a post its stop catches is answered 503.
-    private let superseded = Atomic<Bool>(false)
+    @usableFromInline
+    let superseded = Atomic<Bool>(false)
     /// Client events accepted but not yet reduced.
-    private let inbox = Atomic<Int>(0)
+    @usableFromInline
+    let inbox = Atomic<Int>(0)
+    @usableFromInline
     let inboxCapacity: Int
 
+    @usableFromInline
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
+    @inlinable
     func touch() {
         lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
+    @usableFromInline
     var systemName: String { system.name }
 
+    @usableFromInline
     var schemaHash: String { system.schemaHash }
 
     init(
         id: SessionID,
         system: System,
-        submission: @escaping LoopSubmission<System.State, System.Event>,
+        paths: SessionPaths<System>,
         epoch: UInt64,
         state: System.State,
         revision: UInt64 = 0,
@@ -79,7 +108,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.inboxCapacity = inboxCapacity
         self.id = id
         self.system = system
-        self.submission = submission
+        self.paths = paths
         self.epoch = epoch
         self.account = account
         logger = environment.system.logger
@@ -105,16 +134,18 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             )
         )
         self.recorder = recorder
-        recorder?.attach(to: loop)
+        if let recorder { paths.attach(recorder, loop) }
     }
 
+    @usableFromInline
     func snapshot() -> SessionSnapshot {
         touch()
         let step = loop.currentStep
         return snapshot(of: step.state, rev: step.revision)
     }
 
-    private func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
+    @inlinable
+    func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
         if let cached = encoded.withLock({ $0 }), cached.rev == rev { return cached }
         let marks = clientLedger.withLock { $0.marks(at: rev) }
         return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state), clients: marks))
@@ -122,6 +153,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     /// Caches `snapshot` unless a later revision is cached, and counts the cached state, of `weight` when known, in
     /// the session's account.
+    @inlinable
     func cache(_ snapshot: SessionSnapshot, weight: SessionBudget.Weight? = nil) -> SessionSnapshot {
         let weight = weight ?? account.map { _ in SessionBudget.weigh(snapshot.state) }
         let crossed = encoded.withLock { current -> Bool in
@@ -143,10 +175,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         return snapshot
     }
 
+    @inlinable
     static func encode(_ state: System.State) -> [UInt8] {
         System.encodeState(state)
     }
 
+    @usableFromInline
     func post(
         _ events: [JSONValue],
         ifMatch: String?,
@@ -156,6 +190,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         route(events, ifMatch: ifMatch, PostAnswer(claim: claim, durable: false, completion: completion))
     }
 
+    @usableFromInline
     func postDurably(
         _ events: [JSONValue],
         ifMatch: String?,
@@ -164,6 +199,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         route(events, ifMatch: ifMatch, PostAnswer(claim: nil, durable: true, completion: completion))
     }
 
+    @usableFromInline
     func postSequenced(
         _ events: [JSONValue],
         ifMatch: String?,
@@ -173,6 +209,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         route(events, ifMatch: ifMatch, PostAnswer(claim: nil, stamp: stamp, durable: false, completion: completion))
     }
 
+    @usableFromInline
     func journalRefusal(_ stamp: ClientStamp, _ refusal: APIError) {
         let step = loop.currentStep
         let record = ClientLedger.record(
@@ -185,6 +222,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         recorder?.journal([.sequenced(record)])
     }
 
+    @usableFromInline
     func beginSequenced(_ stamp: ClientStamp, remembering capacity: Int) -> ClientLedger.Decision {
         clientLedger.withLock { ledger in
             let decision = ledger.begin(stamp, remembering: capacity)
@@ -196,12 +234,14 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
+    @usableFromInline
     func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T {
         clientLedger.withLock { body(&$0) }
     }
 
     /// Notes that revision `rev` includes the numbered post `stamp` (under the loop's lock when the batch is queued on
     /// the state it was tried on, so before any stream frames the revision).
+    @inlinable
     func mark(_ stamp: ClientStamp, at rev: UInt64) -> [UInt8]? {
         clientLedger.withLock { ledger in
             ledger.mark(stamp, at: rev)
@@ -213,12 +253,13 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         // A session whose reduces proved slow is tried and queued on the slow lane: its trial reduce (below) would
         // hold the server thread that received the post.
         if let containment, containment.isOffloaded {
-            return containment.onSlowLane { [self] in postNow(events, ifMatch: ifMatch, post) }
+            return containment.onSlowLane { [self] in paths.post(self, events, ifMatch, post) }
         }
-        postNow(events, ifMatch: ifMatch, post)
+        paths.post(self, events, ifMatch, post)
     }
 
-    private func postNow(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
+    @inlinable
+    func postNow(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
         touch()
         // A loop, not `enumerated().map`: this class runs unspecialised for its system, where the generic `map` and
         // its sequence cost a metadata lookup per call and a witness call per element.
@@ -270,6 +311,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     /// A post's answer, once the loop applied its batch (`step`; nil when the loop stopped first): the snapshot (the
     /// trial's encoding when the batch landed on the state it was tried on), the batch's end for the recorder, and
     /// for a durable post the wait for the journal, one closure on the recorder's.
+    @inlinable
     func finish(_ step: Step<System.State, System.Event>?, _ trial: Trial?, _ post: PostAnswer) {
         inbox.subtract(post.count, ordering: .relaxed)
         guard let step else {
@@ -315,7 +357,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
-    private func keyedAnswer(_ claim: IdempotencyClaim, _ snapshot: SessionSnapshot) -> KeyedAnswer {
+    @inlinable
+    func keyedAnswer(_ claim: IdempotencyClaim, _ snapshot: SessionSnapshot) -> KeyedAnswer {
         KeyedAnswer(
             sessionID: id.description,
             key: claim.key,
@@ -326,16 +369,19 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         )
     }
 
-    private func marks(at rev: UInt64) -> [UInt8]? {
+    @inlinable
+    func marks(at rev: UInt64) -> [UInt8]? {
         clientLedger.withLock { $0.marks(at: rev) }
     }
 
+    @usableFromInline
     func journaledSnapshot() -> SessionSnapshot? {
         let current = snapshot()
         guard let recorder else { return current }
         return recorder.isJournaled(revision: current.rev) ? current : nil
     }
 
+    @usableFromInline
     func observeSnapshots(_ body: @escaping @Sendable (SessionSnapshot) -> Void) -> Observation {
         // With a journal, a state reaches the stream only once the journal holds it, so a step is never shown and
         // then undone: not by a crash before its commit (the restarted session would reach that revision again with
@@ -350,16 +396,19 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
+    @usableFromInline
     func whenJournaled(_ notify: @escaping @Sendable (APIError?) -> Void) {
         guard let recorder else { return notify(nil) }
         recorder.whenJournaled { [id] error in notify(error.map { Self.notJournaledProblem($0, id) }) }
     }
 
     /// What a request gets when what it journaled did not become durable: passivated, or the journal's failure.
+    @usableFromInline
     static func notJournaledProblem(_ error: JournalError, _ id: SessionID) -> APIError {
         error == SessionRecorder<System>.sealed ? passivatedProblem(id) : SessionPersistence.notJournaled(error)
     }
 
+    @usableFromInline
     func withIdempotencyLedger<T>(_ body: (inout IdempotencyLedger<SessionSnapshot>) -> T) -> T {
         idempotency.withLock { ledger in
             defer { account?.settleAnswers(ledger.weight) }
@@ -367,16 +416,19 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
+    @usableFromInline
     func stop() {
         loop.stop()
         account?.close()
     }
 
+    @usableFromInline
     func supersede() {
         superseded.store(true, ordering: .releasing)
         stop()
     }
 
+    @usableFromInline
     func passivate() {
         passivated.store(true, ordering: .releasing)
         recorder?.seal()
@@ -384,6 +436,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     /// What a request caught by the passivation of its session is answered.
+    @usableFromInline
     static func passivatedProblem(_ id: SessionID) -> APIError {
         APIError(
             .sessionPassivated,

@@ -11,6 +11,7 @@ import Synchronization
 ///
 /// Thread-safe: one `Mutex`, held while a revocation's journal record is appended, so that appends carry their
 /// generations in order.
+@usableFromInline
 final class TokenGeneration: Sendable {
     private let value: Mutex<UInt64>
 

@@ -1,8 +1,34 @@
-package import FeedbackJSON
+public import FeedbackJSON
 public import FeedbackLoop
 import Foundation
 package import SessionJournal
 public import SystemKit
+
+/// The parts of a session's way that handle the system's own types (its events, states and steps), as closures made
+/// where those types are concrete (`HostedSystem.init`, inlinable, compiled in the module that registers the system):
+/// a post's decode, trial reduce, encoding and answer (`post`), the journal's record of each step (`attach`), and the
+/// queueing on the loop (`submission`). A session is reached through `any HostedSession`, whose witnesses run generic
+/// over the system: without these, every post would look up the metadata of its generic types (a step, the loop's
+/// core) several times and copy its values through their witnesses.
+@usableFromInline
+struct SessionPaths<System: FeedbackSystem>: Sendable {
+    @usableFromInline let submission: LoopSubmission<System.State, System.Event>
+    /// `SystemSession.postNow`, specialised.
+    @usableFromInline let post: @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void
+    /// `SessionRecorder.attach(to:)`, specialised: the recorder's observer of every step.
+    @usableFromInline let attach: @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
+
+    @inlinable
+    init(
+        submission: @escaping LoopSubmission<System.State, System.Event>,
+        post: @escaping @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void,
+        attach: @escaping @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
+    ) {
+        self.submission = submission
+        self.post = post
+        self.attach = attach
+    }
+}
 
 /// How a session queues a post's events on its loop, as a closure made where the system's types are concrete
 /// (`HostedSystem.init`): `Loop.send(_:ifRevision:completion:)`, or, with the states the events make (reduced by the
@@ -43,17 +69,30 @@ public struct HostedSystem: Sendable {
     /// else of a session runs unspecialised, behind `any HostedSession`.
     @inlinable
     public init<System: FeedbackSystem>(_ system: System) {
-        self.init(system) { loop, events, states, revision, accepted, completion in
-            guard let states, let revision else {
-                return loop.send(events, ifRevision: revision, completion: completion)
-            }
-            return loop.send(events, applying: states, ifRevision: revision, accepted: accepted, completion: completion)
-        }
+        self.init(
+            system,
+            paths: SessionPaths(
+                submission: { loop, events, states, revision, accepted, completion in
+                    guard let states, let revision else {
+                        return loop.send(events, ifRevision: revision, completion: completion)
+                    }
+                    return loop.send(
+                        events,
+                        applying: states,
+                        ifRevision: revision,
+                        accepted: accepted,
+                        completion: completion
+                    )
+                },
+                post: { session, events, ifMatch, post in session.postNow(events, ifMatch: ifMatch, post) },
+                attach: { recorder, loop in recorder.attach(to: loop) }
+            )
+        )
     }
 
-    /// Wraps a system whose posts reach their loop through `submission`.
+    /// Wraps a system whose sessions handle its types through `paths`.
     @usableFromInline
-    init<System: FeedbackSystem>(_ system: System, submission: @escaping LoopSubmission<System.State, System.Event>) {
+    init<System: FeedbackSystem>(_ system: System, paths: SessionPaths<System>) {
         name = system.name
         schemaVersion = system.schemaVersion
         self.system = system
@@ -131,7 +170,7 @@ public struct HostedSystem: Sendable {
             return SystemSession(
                 id: id,
                 system: system,
-                submission: submission,
+                paths: paths,
                 epoch: epoch,
                 state: initialState,
                 inboxCapacity: inboxCapacity,
@@ -145,7 +184,7 @@ public struct HostedSystem: Sendable {
             try SessionRestorer.restore(
                 recovered,
                 of: system,
-                submission: submission,
+                paths: paths,
                 clientTypes: clientTypes,
                 id: id,
                 inboxCapacity: inboxCapacity,

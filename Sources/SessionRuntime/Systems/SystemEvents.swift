@@ -1,11 +1,41 @@
-import FeedbackJSON
+public import FeedbackJSON
 import Foundation
-import SystemKit
+public import SystemKit
 
 /// Checks posted JSON events against a system: tagged by a `"type"` the clients may send, with the fields the
 /// system's `Event` needs. Every refusal says what was wrong and what is accepted.
+@usableFromInline
 package enum SystemEvents {
+    /// The event `event` (the `index`th of its post) is, or the refusal that says why it is not one the system's
+    /// clients may post. Inlinable, so that it runs specialised in a session's post path (`SessionPaths`): a valid
+    /// event pays for one lookup of its type and its decode; every refusal is spelled out by `checked`.
+    @inlinable
     static func decode<System: FeedbackSystem>(
+        _ event: JSONValue,
+        at index: Int,
+        of system: System
+    ) throws(APIError) -> System.Event {
+        if case .object(let members) = event, case .string(let type)? = members["type"],
+            system.clientEventTypes.contains(type), let decoded = try? System.decodeEvent(event)
+        {
+            return decoded
+        }
+        throw refusal(event, at: index, of: system)
+    }
+
+    /// Why `event` is not one `system`'s clients may post.
+    @usableFromInline
+    static func refusal<System: FeedbackSystem>(_ event: JSONValue, at index: Int, of system: System) -> APIError {
+        do throws(APIError) {
+            _ = try checked(event, at: index, of: system)
+            return APIError(.invalidEvent, "event \(index) does not fit \(system.name)")
+        } catch {
+            return error
+        }
+    }
+
+    /// `decode`, each check in turn with the refusal it makes.
+    static func checked<System: FeedbackSystem>(
         _ event: JSONValue,
         at index: Int,
         of system: System
