@@ -59,6 +59,8 @@ public struct Router: Sendable {
     }
 
     final class TablesBox: @unchecked Sendable {  // mutated only while uniquely referenced (before the server starts)
+        /// Read by every request of every shard once the server runs, written never: no run-time exclusivity check.
+        @exclusivity(unchecked)
         var tables: Tables
         init(_ tables: Tables) { self.tables = tables }
     }

@@ -1,7 +1,9 @@
 /// The shell state of one accepted socket: buffers, the request decoder, the lifecycle machine and the request in
 /// progress. What the connection is doing (reading, answering, closing, deadlines) lives in `lifecycle` alone.
 ///
-/// Owned by one `Shard` and touched only on its serial queue (the shard's connection table holds it by fd).
+/// Owned by one `Shard` and touched only on its serial queue (the shard's connection table holds it by fd). The
+/// buffers and machines read on every request are `@exclusivity(unchecked)`: one thread, and no access to one of them
+/// overlaps another to the same (what the run-time check would trap), so each access skips the check's bookkeeping.
 final class Connection {
     /// A request whose head is decoded and whose body is still arriving.
     struct PendingBody {
@@ -14,15 +16,23 @@ final class Connection {
 
     let fd: Int32
     let id: UInt64
+    @exclusivity(unchecked)
     var input: [UInt8] = []
+    @exclusivity(unchecked)
     var inputStart = 0
+    @exclusivity(unchecked)
     var output: [UInt8] = []
+    @exclusivity(unchecked)
     var outputStart = 0
+    @exclusivity(unchecked)
     var decoder: RequestDecoder
+    @exclusivity(unchecked)
     var lifecycle: ConnectionLifecycle
+    @exclusivity(unchecked)
     var pendingBody: PendingBody?
     /// The head of the request being answered when its answer comes after its handler returned: `deliver` takes
     /// it to write the late answer (the connection reads no other request meanwhile); set for a stream too.
+    @exclusivity(unchecked)
     var respondingTo: RequestHead?
     var stream: ResponseStream?
     var streamChunked = false
@@ -32,6 +42,7 @@ final class Connection {
     var writeInterest = false
     var readPaused = false
     /// Monotonic nanoseconds at which the current head was parsed; 0 once its response is timed (or before any).
+    @exclusivity(unchecked)
     var requestStart: UInt64 = 0
     /// Index in the shard's list of live connections.
     var slot = 0

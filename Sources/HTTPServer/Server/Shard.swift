@@ -35,6 +35,8 @@ final class Shard: @unchecked Sendable {
     /// The waiter thread ended (for tests).
     let waiterEnded = Atomic<Bool>(false)
     var timer: (any DispatchSourceTimer)?
+    /// Touched on the shard's queue alone, at every request: no run-time exclusivity check.
+    @exclusivity(unchecked)
     var connections: [Connection?] = []
     var live: [Connection] = []
     let readBuffer: UnsafeMutableRawBufferPointer
@@ -47,7 +49,11 @@ final class Shard: @unchecked Sendable {
     var outOfDescriptors = false
     /// Shard 0 only: the listener is out of the epoll set for a moment (`pauseAccepting`).
     var acceptPaused = false
+    /// Touched on the shard's queue alone, at every request: no run-time exclusivity check.
+    @exclusivity(unchecked)
     var now: UInt64 = DispatchTime.now().uptimeNanoseconds
+    /// Touched on the shard's queue alone, at every request: no run-time exclusivity check.
+    @exclusivity(unchecked)
     var date = HTTPDate()
     /// Graceful shutdown began: new connections are refused, and the server hears when the last one closed.
     var quiescing = false

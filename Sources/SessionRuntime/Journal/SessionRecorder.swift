@@ -25,8 +25,9 @@ public import SystemKit
 /// more, every waiter from then on gets the failure, and the session is fenced (`SessionPersistence.fence`) until
 /// the service replaces it with a session re-anchored from the journal, which has a recorder of its own.
 ///
-/// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation` and
-/// `startRevision` are touched only there. `batchStarted` and `batchEnded` come from any thread; the open batches,
+/// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation`, the
+/// deadlines and `feedbackName` (set by `attach` before the first step) are touched only there, so their accesses
+/// are not checked at run time (`@exclusivity(unchecked)`). `batchStarted` and `batchEnded` come from any thread; the open batches,
 /// the held records, the append counts and the waiters are under a `Mutex`, and appends to the journal are made
 /// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
 /// its writer queue and take the same `Mutex`.
@@ -48,12 +49,15 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     let deadline: @Sendable (System.State) -> WallTime?
     /// The deadline last journaled; touched only in `record`, like `creation`.
     @usableFromInline
+    @exclusivity(unchecked)
     var journaledDeadline: WallTime?
     /// The deadline of the last step, for the timer's lateness when a step replaces it; touched only in `record`
     /// (and by `restoring(from:)` before the loop exists).
     @usableFromInline
+    @exclusivity(unchecked)
     var pendingDeadline: WallTime?
     @usableFromInline
+    @exclusivity(unchecked)
     var creation: SessionCreation?
     @usableFromInline
     let startRevision: UInt64
@@ -99,6 +103,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// The names of the loop's feedbacks by position (`Loop.feedbackName(at:)`); set by `attach` before the first
     /// step, read only in `record`.
     @usableFromInline
+    @exclusivity(unchecked)
     var feedbackName: (Int) -> String = { "feedback \($0 + 1)" }
 
     /// Observes `loop` until it stops.
