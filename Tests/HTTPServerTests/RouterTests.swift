@@ -21,6 +21,36 @@ import Testing
         #expect(route.maxBodySize == 10)
     }
 
+    /// A literal route wins over a parameter route of the same shape, whatever the other literal routes' lengths
+    /// (a lookup hashes the path only when some literal route is as long).
+    @Test func aLiteralRouteWinsOverAParameterRouteOfAnyLength() {
+        var router = Router()
+        router.get("/v1/sessions/{id}") { _ in Response.text("session") }
+        for path in ["/v1/sessions/export", "/v1/sessions/x", "/v1/sessions/a-much-longer-literal-segment"] {
+            router.get(path) { _ in Response.text(path) }
+        }
+        for path in ["/v1/sessions/export", "/v1/sessions/x", "/v1/sessions/a-much-longer-literal-segment"] {
+            guard case .found(let route, let parameters) = router.match(.get, path) else {
+                Issue.record("no match for \(path)")
+                continue
+            }
+            #expect(route.pattern == Array(path.utf8))
+            #expect(parameters == [:])
+        }
+        for path in ["/v1/sessions/exports", "/v1/sessions/y", "/v1/sessions/abcdefghijklmnopqrstuv"] {
+            guard case .found(let route, let parameters) = router.match(.get, path) else {
+                Issue.record("no match for \(path)")
+                continue
+            }
+            #expect(route.pattern == Array("/v1/sessions/{id}".utf8))
+            #expect(parameters["id"] == String(path.split(separator: "/").last!))
+        }
+        guard case .notFound = router.match(.get, "/v1") else {
+            Issue.record("/v1 matched")
+            return
+        }
+    }
+
     @Test func bindsAndPercentDecodesPathParameters() {
         guard case .found(_, let parameters) = router().match(.get, "/v1/sessions/a%2Fb%20c/events") else {
             Issue.record("no match")

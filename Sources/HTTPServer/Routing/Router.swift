@@ -46,6 +46,9 @@ public struct Router: Sendable {
 
     struct Tables {
         var staticRoutes: [String: [Route]] = [:]
+        /// Whether some literal route's path is this many bytes long: most requests are for a parameter route, and
+        /// a path of a length no literal route has skips hashing it for `staticRoutes`.
+        var staticPathLengths: [Bool] = []
         var parameterRoutes: [Route] = []
         /// For each segment count, the indices of the parameter routes with that many segments, in the order they
         /// were registered: a lookup compares only those, and copies only the routes that match.
@@ -125,13 +128,16 @@ public struct Router: Sendable {
             }
             tables.literalChecksOfRoute.append(first..<tables.literalChecks.count)
         } else {
-            tables.staticRoutes[
+            let path =
                 "/"
-                    + segments.map { if case .literal(let l) = $0 { String(decoding: l, as: UTF8.self) } else { "" } }
-                    .joined(separator: "/"),
-                default: []
-            ]
-            .append(route)
+                + segments.map { if case .literal(let l) = $0 { String(decoding: l, as: UTF8.self) } else { "" } }
+                .joined(separator: "/")
+            tables.staticRoutes[path, default: []].append(route)
+            let length = path.utf8.count
+            if tables.staticPathLengths.count <= length {
+                tables.staticPathLengths += Array(repeating: false, count: length + 1 - tables.staticPathLengths.count)
+            }
+            tables.staticPathLengths[length] = true
         }
     }
 
@@ -211,7 +217,7 @@ public struct Router: Sendable {
     /// The path is scanned once as bytes; a parameter route's literals are compared before any parameter is
     /// decoded, and only the parameters of matching routes are made.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
-        if let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
+        if mayBeStatic(path), let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
         var path = path
         return path.withUTF8 { bytes in
             withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
@@ -221,6 +227,13 @@ public struct Router: Sendable {
                 return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
             }
         }
+    }
+
+    /// Whether a literal route could have `path` (one of them is as long).
+    func mayBeStatic(_ path: String) -> Bool {
+        let length = path.utf8.count
+        let lengths = box.tables.staticPathLengths
+        return length < lengths.count && lengths[length]
     }
 
     /// The most segments a path is split into without allocating; a longer path is split into an array.
