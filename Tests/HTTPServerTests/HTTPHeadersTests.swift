@@ -21,6 +21,16 @@ import Testing
         #expect(!headers.contains("vary-"))
     }
 
+    @Test func oneFieldMadeAtOnceIsTheSameAsAdded() {
+        var added = HTTPHeaders()
+        added.add(name: "Content-Type", value: "application/json")
+        #expect(HTTPHeaders(name: "Content-Type", value: "application/json") == added)
+        #expect(
+            HTTPHeaders(name: "Content-Type", value: "application/json")
+                == HTTPHeaders([("Content-Type", "application/json")])
+        )
+    }
+
     @Test func aValueWrittenInPlaceReadsAsTheSameString() {
         var written = HTTPHeaders([("Content-Type", "application/json")])
         written.add(name: "ETag") { out in out.append(contentsOf: #""12-34""#.utf8) }

@@ -39,6 +39,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         for (name, value) in pairs { add(name: name, value: value) }
     }
 
+    /// Creates a list of one field, with room for a few more (a response's `ETag`, its CORS fields) without growing.
+    public init(name: String, value: String) {
+        self.init(reservingBytes: name.utf8.count + value.utf8.count + 64, fields: 3)
+        add(name: name, value: value)
+    }
+
     /// Appends a field. Names and values are taken as given; the response writer refuses CR, LF and NUL.
     public mutating func add(name: String, value: String) {
         appendLengths(name.utf8.count, value.utf8.count)
