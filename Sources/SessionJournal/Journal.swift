@@ -40,6 +40,11 @@ public final class Journal: @unchecked Sendable {
         /// The error of the failed commit while the journal cannot commit; nil while it is healthy.
         var failure: JournalError?
         var healthHandler: (@Sendable (JournalHealth) -> Void)?
+        /// The writer is in its gathering window, which an append ends once `gathered` appends wait.
+        var gathering = false
+        var gathered = Int.max
+        /// An append ended the window: the writer takes the wake-up it was sent.
+        var woken = false
     }
 
     /// The configuration the journal was opened with.
@@ -57,6 +62,11 @@ public final class Journal: @unchecked Sendable {
     package let metrics: JournalMetrics
     package let queue = DispatchQueue(label: "Journal.writer")
     let pending = Mutex(Pending())
+    /// What the writer sleeps on in its gathering window; an append that fills the window signals it.
+    private let windowEnd = DispatchSemaphore(value: 0)
+    /// The appends of the last few commits, for the window's end: a batch as large as the largest of them is all a
+    /// window waits for (touched on the writer queue only).
+    private var recentBatches = (0, 0, 0, 0)
     package let logger: Logger
     /// Owned by `queue`.
     var store: JournalStore?
@@ -145,14 +155,21 @@ public final class Journal: @unchecked Sendable {
     /// `.unavailable` when an earlier commit failed and the journal has not written successfully since. Completions
     /// run in the order of their appends.
     public func append(_ records: [JournalRecord], completion: @escaping Completion) {
+        var wake = false
         let schedule = pending.withLock { state -> Bool? in
             guard !state.closed else { return nil }
             state.records.append(contentsOf: records)
             state.completions.append(Waiting(completion: completion))
+            if state.gathering, state.completions.count >= state.gathered {
+                state.gathering = false
+                state.woken = true
+                wake = true
+            }
             if state.scheduled { return false }
             state.scheduled = true
             return true
         }
+        if wake { windowEnd.signal() }
         switch schedule {
         case nil: completion(.failure(JournalError(.closed, "the journal is closed")))
         case true?: queue.async { self.commitNext() }
@@ -238,7 +255,15 @@ public final class Journal: @unchecked Sendable {
     /// database file and deletes it) and releases the data directory. Later appends fail with `.closed`. Blocks
     /// until done.
     public func close() {
-        pending.withLock { $0.closed = true }
+        // A gathering window ends at once: nothing more will join the commit it waits for.
+        let waking = pending.withLock { state -> Bool in
+            state.closed = true
+            guard state.gathering else { return false }
+            state.gathering = false
+            state.woken = true
+            return true
+        }
+        if waking { windowEnd.signal() }
         queue.sync {
             while commitBatch() != nil {}
             for timer in [syncTimer, compactionTimer, probeTimer] { timer?.cancel() }
@@ -269,13 +294,32 @@ public final class Journal: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let appends = commitBatch() else { return }
         let delay = configuration.commitDelayMicroseconds
+        recentBatches = (appends, recentBatches.0, recentBatches.1, recentBatches.2)
         if delay > 0, appends >= configuration.commitDelaySiblings {
-            // The window is slept on the writer queue, not set as a Dispatch timer: a timer costs its manager
+            // The window is waited out on the writer queue, not set as a Dispatch timer: a timer costs its manager
             // thread's wake-up and a second hop per commit. Work queued meanwhile (a read, compaction) runs after
-            // the next commit, at most the window later.
-            var window = timespec(tv_sec: delay / 1_000_000, tv_nsec: (delay % 1_000_000) * 1_000)
-            var left = timespec()
-            while nanosleep(&window, &left) != 0 && errno == EINTR { window = left }
+            // the next commit, at most the window later. It ends early once as many appends wait as the largest of
+            // the last commits carried: in a steady stream the batch is then whole, and waiting longer only leaves
+            // the server idle (every post in flight waiting for this commit).
+            let enough = max(recentBatches.0, recentBatches.1, recentBatches.2, recentBatches.3)
+            let full = pending.withLock { state -> Bool in
+                // A closing journal waits for nothing more.
+                if state.closed || state.completions.count >= enough { return true }
+                state.gathering = true
+                state.gathered = enough
+                return false
+            }
+            if !full {
+                let timedOut = windowEnd.wait(timeout: .now() + .microseconds(delay)) == .timedOut
+                let signalled = pending.withLock { state -> Bool in
+                    state.gathering = false
+                    defer { state.woken = false }
+                    return state.woken
+                }
+                // An append ended the window just as it ran out: its signal is on its way; take it, so that the
+                // next window does not end at once.
+                if timedOut && signalled { windowEnd.wait() }
+            }
         }
         queue.async { self.commitNext() }
     }

@@ -27,23 +27,69 @@ import Testing
         )
     }
 
+    /// Makes the journal's next commit carry `count` appends: the writer queue is held while they are made.
+    private func commitTogether(_ journal: Journal, _ count: Int, from revision: Int) throws {
+        let id = JournalFixtures.id(1)
+        let held = DispatchSemaphore(value: 0)
+        let holding = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? journal.withStore { _ in
+                holding.signal()
+                held.wait()
+            }
+        }
+        holding.wait()
+        let done = DispatchGroup()
+        for offset in 0..<count {
+            done.enter()
+            journal.append([JournalFixtures.event(id, UInt64(revision + offset))]) { _ in done.leave() }
+        }
+        held.signal()
+        done.wait()
+    }
+
     @Test func writersThatArriveWhileTheWindowIsOpenShareOneCommit() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let metrics = TestMetrics()
-        // One append is enough company here, and the window (0.3 s) outlasts the three appends below many times.
+        // One append is enough company here, and the window (0.3 s) outlasts the appends below many times.
         let journal = try open(directory, metrics, delay: 300_000, siblings: 1)
         defer { journal.close() }
         let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id)), JournalFixtures.event(id, 1)])
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        // A commit of four appends: the window after it waits for four. Three arrive meanwhile and share the next
+        // commit, which starts when the window runs out.
+        try commitTogether(journal, 4, from: 1)
         let done = DispatchGroup()
-        for revision in 2...4 {
+        for revision in 5...7 {
             done.enter()
             journal.append([JournalFixtures.event(id, UInt64(revision))]) { _ in done.leave() }
         }
         done.wait()
-        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3])
-        #expect(try metrics.expectRecorder("journal_batch_records").values == [2, 3])
+        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 4, 3])
+        #expect(try metrics.expectRecorder("journal_batch_records").values == [1, 4, 3])
+    }
+
+    @Test func aWindowEndsOnceAsManyWaitAsTheLastCommitsCarried() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let metrics = TestMetrics()
+        // A window of ten minutes: if it did not end once it has its batch, this test would hit its time limit.
+        let journal = try open(directory, metrics, delay: 600_000_000, siblings: 2)
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        try commitTogether(journal, 3, from: 1)
+        // The window after the commit of three ends when three wait again, as a steady stream's next batch would.
+        let done = DispatchGroup()
+        for revision in 4...6 {
+            done.enter()
+            journal.append([JournalFixtures.event(id, UInt64(revision))]) { _ in done.leave() }
+        }
+        done.wait()
+        let batches = try metrics.expectRecorder("journal_batch_appends").values
+        #expect(batches.prefix(2) == [1, 3])
+        #expect(batches.dropFirst(2).reduce(0, +) == 3)
     }
 
     @Test func aLoneWriterNeverWaitsForTheWindow() throws {
