@@ -27,25 +27,21 @@ import Testing
         )
     }
 
+    /// Appends one event of session 1 for each revision, each on its own, without waiting; the group is left when
+    /// all of them are journaled.
+    private func appendEach(_ journal: Journal, _ revisions: Range<Int>) -> DispatchGroup {
+        let id = JournalFixtures.id(1)
+        let done = DispatchGroup()
+        for revision in revisions {
+            done.enter()
+            journal.append([JournalFixtures.event(id, UInt64(revision))]) { _ in done.leave() }
+        }
+        return done
+    }
+
     /// Makes the journal's next commit carry `count` appends: the writer queue is held while they are made.
     private func commitTogether(_ journal: Journal, _ count: Int, from revision: Int) throws {
-        let id = JournalFixtures.id(1)
-        let held = DispatchSemaphore(value: 0)
-        let holding = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = try? journal.withStore { _ in
-                holding.signal()
-                held.wait()
-            }
-        }
-        holding.wait()
-        let done = DispatchGroup()
-        for offset in 0..<count {
-            done.enter()
-            journal.append([JournalFixtures.event(id, UInt64(revision + offset))]) { _ in done.leave() }
-        }
-        held.signal()
-        done.wait()
+        journal.whileWriterHeld { appendEach(journal, revision..<(revision + count)) }.wait()
     }
 
     @Test func writersThatArriveWhileTheWindowIsOpenShareOneCommit() throws {
@@ -60,12 +56,7 @@ import Testing
         // A commit of four appends: the window after it waits for four. Three arrive meanwhile and share the next
         // commit, which starts when the window runs out.
         try commitTogether(journal, 4, from: 1)
-        let done = DispatchGroup()
-        for revision in 5...7 {
-            done.enter()
-            journal.append([JournalFixtures.event(id, UInt64(revision))]) { _ in done.leave() }
-        }
-        done.wait()
+        appendEach(journal, 5..<8).wait()
         #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 4, 3])
         #expect(try metrics.expectRecorder("journal_batch_records").values == [1, 4, 3])
     }
@@ -81,12 +72,7 @@ import Testing
         try journal.appendAndWait([.created(JournalFixtures.creation(id))])
         try commitTogether(journal, 3, from: 1)
         // The window after the commit of three ends when three wait again, as a steady stream's next batch would.
-        let done = DispatchGroup()
-        for revision in 4...6 {
-            done.enter()
-            journal.append([JournalFixtures.event(id, UInt64(revision))]) { _ in done.leave() }
-        }
-        done.wait()
+        appendEach(journal, 4..<7).wait()
         let batches = try metrics.expectRecorder("journal_batch_appends").values
         #expect(batches.prefix(2) == [1, 3])
         #expect(batches.dropFirst(2).reduce(0, +) == 3)

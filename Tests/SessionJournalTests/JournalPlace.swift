@@ -104,3 +104,21 @@ extension SessionJournaling {
         }
     }
 }
+
+extension Journal {
+    /// Runs `body` while the writer queue is held, as a long commit would hold it: what `body` appends waits, and
+    /// goes into the commit that starts once it returns.
+    func whileWriterHeld<T>(_ body: () throws -> T) rethrows -> T {
+        let held = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            _ = try? self.withStore { _ in
+                held.signal()
+                release.wait()
+            }
+        }
+        held.wait()
+        defer { release.signal() }
+        return try body()
+    }
+}

@@ -103,25 +103,17 @@ import Testing
         let before = journal.statistics
 
         // Hold the writer queue as a long commit would, then append from 20 sessions.
-        let writerHeld = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            _ = try? journal.withStore { _ in
-                writerHeld.signal()
-                release.wait()
-            }
-        }
-        writerHeld.wait()
         let completed = DispatchGroup()
         let failures = Mutex(0)
-        for id in ids {
-            completed.enter()
-            journal.append([JournalFixtures.event(id, 1)]) { result in
-                if case .failure = result { failures.withLock { $0 += 1 } }
-                completed.leave()
+        journal.whileWriterHeld {
+            for id in ids {
+                completed.enter()
+                journal.append([JournalFixtures.event(id, 1)]) { result in
+                    if case .failure = result { failures.withLock { $0 += 1 } }
+                    completed.leave()
+                }
             }
         }
-        release.signal()
         completed.wait()
 
         let after = journal.statistics
