@@ -24,8 +24,8 @@ public struct JournalConfiguration: Sendable, Equatable {
     public var answersPerSession: Int
     /// The group commit's gathering window, in microseconds (0: none). When the commit just made carried appends
     /// from at least `commitDelaySiblings` writers, the next one waits this long for more to join it, so that
-    /// many concurrent writers share each sync (PostgreSQL's `commit_delay`). A lone writer never waits: its
-    /// commit starts at once.
+    /// many concurrent writers share each sync (PostgreSQL's `commit_delay`), or until as many appends wait as the
+    /// largest of the last four commits carried. A lone writer never waits: its commit starts at once.
     public var commitDelayMicroseconds: Int
     /// Appends a commit must have carried for the next one to wait `commitDelayMicroseconds`.
     public var commitDelaySiblings: Int
