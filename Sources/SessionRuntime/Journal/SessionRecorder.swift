@@ -27,10 +27,10 @@ public import SystemKit
 ///
 /// Concurrency: `record(_:)` runs only in the loop's observer calls, which the loop serialises; `creation`, the
 /// deadlines and `feedbackName` (set by `attach` before the first step) are touched only there, so their accesses
-/// are not checked at run time (`@exclusivity(unchecked)`). `batchStarted` and `batchEnded` come from any thread; the open batches,
-/// the held records, the append counts and the waiters are under a `Mutex`, and appends to the journal are made
-/// under it, so they keep order and none is made after the failure was seen. The journal's completions run on
-/// its writer queue and take the same `Mutex`.
+/// are not checked at run time (`@exclusivity(unchecked)`). `batchStarted` and `batchEnded` come from any thread;
+/// the open batches, the held records, the append counts and the waiters are under a `Mutex`, and appends to the
+/// journal are made under it, so they keep order and none is made after the failure was seen. The journal's
+/// completions run on its writer queue and take the same `Mutex`.
 @usableFromInline
 package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable {
     @usableFromInline
