@@ -69,12 +69,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         storage.append(contentsOf: name.utf8)
         let valueStart = storage.count
         write(&storage)
-        var length = UInt32(storage.count - valueStart).littleEndian
-        storage.withUnsafeMutableBytes { bytes in
-            withUnsafeBytes(of: &length) {
-                bytes.baseAddress!.advanced(by: start + 4).copyMemory(from: $0.baseAddress!, byteCount: 4)
-            }
-        }
+        let length = UInt32(storage.count - valueStart).littleEndian
+        storage.withUnsafeMutableBytes { $0.storeBytes(of: length, toByteOffset: start + 4, as: UInt32.self) }
         count += 1
     }
 

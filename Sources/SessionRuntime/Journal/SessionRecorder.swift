@@ -466,8 +466,9 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 }
 
 /// What a `SessionRecorder` keeps under its `Mutex`. Not nested in the recorder and without the system's types (its
-/// states are kept as `any Sendable`): the recorder runs unspecialised for its system, reached through
-/// `any HostedSession`, and a type that depends on the system would cost a metadata lookup at every use of the lock.
+/// states are kept as `any Sendable`): the recorder's completions and waits run unspecialised for its system (only
+/// `record`, through `SessionPaths`, is compiled for it), where a type that depends on the system would cost a
+/// metadata lookup at every use of the lock.
 @usableFromInline
 struct RecorderHeld {
     @usableFromInline

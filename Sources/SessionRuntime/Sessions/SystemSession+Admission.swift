@@ -3,8 +3,8 @@ public import Dispatch
 public import FeedbackLoop
 public import SystemKit
 
-// Not nested in the generic `SystemSession`: a type nested there is generic too, and the session's unspecialised
-// code then looks up its metadata at every use (a post used each of these several times).
+// Not nested in the generic `SystemSession`: a type nested there is generic too, and the session's code that runs
+// unspecialised (its witnesses behind `any HostedSession`) would look up its metadata at every use.
 
 /// What a post's answer needs: its idempotency claim, whether it waits for the journal, how many events it
 /// brought, and where the answer goes. `finish` gives it.
@@ -81,7 +81,7 @@ extension SystemSession {
         // Made where needed: a closure made on every post and rarely called cost an allocation each.
         func untried() -> Loop<System.State, System.Event>.Completion { { [self] in finish($0, nil, post) } }
         if account == nil && ifMatch == nil {
-            _ = paths.submission(loop, events, nil, nil, {}, untried())
+            loop.send(events, ifRevision: nil, completion: untried())
             return .queued
         }
         let step = loop.currentStep
@@ -92,26 +92,12 @@ extension SystemSession {
         var marking = post
         marking.marked = post.stamp != nil
         let marked = marking
-        guard let account else {
-            let accepted = { [self] in if let stamp = post.stamp { _ = mark(stamp, at: revision) } }
-            let queued = paths.submission(
-                loop,
-                events,
-                nil,
-                step.revision,
-                accepted,
-                { [self] in finish($0, nil, marked) }
-            )
-            return queued ? .queued : .stale(ifMatch ?? "")
-        }
         var state = step.state
         // The trial is the batch's one reduce: the states it makes are the loop's when the batch is queued right
         // behind the state it was tried on. It runs the system's reducer on this thread, marked and timed like the
         // loop's reduces.
         var states: [System.State] = []
         states.reserveCapacity(events.count)
-        // By index, not `enumerated()`: its sequence, iterator, tuple and optional would each be a metadata lookup
-        // in this unspecialised code; and over `0..<count`, not `indices`, whose type is looked up as well.
         for offset in 0..<events.count {
             let event = events[offset]
             containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
@@ -134,24 +120,28 @@ extension SystemSession {
             ),
             weight: weight
         )
-        let previous: SessionBudget.Weight
-        switch account.admitState(weight) {
-        case .failure(let refusal): return .refused(refusal)
-        case .success(let before): previous = before
+        // Admitted by the memory budget, when the session counts against one.
+        var previous: SessionBudget.Weight?
+        if let account {
+            switch account.admitState(weight) {
+            case .failure(let refusal): return .refused(refusal)
+            case .success(let before): previous = before
+            }
         }
         // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
         let accepted = { [self] in
             let marks = post.stamp.map { mark($0, at: revision) }
             _ = cache(marks.map { trial.snapshot.with(clients: $0) } ?? trial.snapshot, weight: trial.weight)
         }
-        if paths.submission(loop, events, states, step.revision, accepted, { [self] in finish($0, trial, marked) }) {
+        let completion: Loop<System.State, System.Event>.Completion = { [self] in finish($0, trial, marked) }
+        if loop.send(events, applying: states, ifRevision: step.revision, accepted: accepted, completion: completion) {
             return .queued
         }
         guard let tags = ifMatch else {
-            _ = paths.submission(loop, events, nil, nil, {}, untried())
+            loop.send(events, ifRevision: nil, completion: untried())
             return .queued
         }
-        account.revertState(from: weight, to: previous)
+        if let account, let previous { account.revertState(from: weight, to: previous) }
         return .stale(tags)
     }
 }

@@ -261,8 +261,6 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     @inlinable
     func postNow(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
         touch()
-        // A loop, not `enumerated().map`: this class runs unspecialised for its system, where the generic `map` and
-        // its sequence cost a metadata lookup per call and a witness call per element.
         var decoded: [System.Event] = []
         decoded.reserveCapacity(events.count)
         do throws(APIError) {

@@ -6,13 +6,12 @@ public import SystemKit
 
 /// The parts of a session's way that handle the system's own types (its events, states and steps), as closures made
 /// where those types are concrete (`HostedSystem.init`, inlinable, compiled in the module that registers the system):
-/// a post's decode, trial reduce, encoding and answer (`post`), the journal's record of each step (`attach`), and the
-/// queueing on the loop (`submission`). A session is reached through `any HostedSession`, whose witnesses run generic
-/// over the system: without these, every post would look up the metadata of its generic types (a step, the loop's
-/// core) several times and copy its values through their witnesses.
+/// a post's decode, trial reduce, encoding, queueing on the loop and answer (`post`), and the journal's record of each
+/// step (`attach`). A session is reached through `any HostedSession`, whose witnesses run generic over the system:
+/// without these, every post would look up the metadata of its generic types (a step, the loop's core) several times
+/// and copy its values through their witnesses.
 @usableFromInline
 struct SessionPaths<System: FeedbackSystem>: Sendable {
-    @usableFromInline let submission: LoopSubmission<System.State, System.Event>
     /// `SystemSession.postNow`, specialised.
     @usableFromInline let post: @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void
     /// `SessionRecorder.attach(to:)`, specialised: the recorder's observer of every step.
@@ -20,24 +19,13 @@ struct SessionPaths<System: FeedbackSystem>: Sendable {
 
     @inlinable
     init(
-        submission: @escaping LoopSubmission<System.State, System.Event>,
         post: @escaping @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void,
         attach: @escaping @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
     ) {
-        self.submission = submission
         self.post = post
         self.attach = attach
     }
 }
-
-/// How a session queues a post's events on its loop, as a closure made where the system's types are concrete
-/// (`HostedSystem.init`): `Loop.send(_:ifRevision:completion:)`, or, with the states the events make (reduced by the
-/// session's admission trial on the state at that revision), `Loop.send(_:applying:ifRevision:accepted:completion:)`,
-/// so that each event is reduced once.
-public typealias LoopSubmission<State: Sendable, Event: Sendable> =
-    @Sendable (
-        Loop<State, Event>, [Event], [State]?, UInt64?, () -> Void, @escaping Loop<State, Event>.Completion
-    ) -> Bool
 
 /// A registered system with its types erased: what the service lists and starts sessions of.
 public struct HostedSystem: Sendable {
@@ -64,26 +52,14 @@ public struct HostedSystem: Sendable {
 
     /// Wraps a system.
     ///
-    /// Inlinable for one reason: the closure below is then compiled where `System` is concrete (the caller's module),
-    /// so a post's events go through the loop's queue specialised for the system's state and events. Everything
-    /// else of a session runs unspecialised, behind `any HostedSession`.
+    /// Inlinable for one reason: the closures below are then compiled where `System` is concrete (the caller's
+    /// module), so a post's way through its session and the loop's queue runs specialised for the system's state and
+    /// events (`SessionPaths`). The rest of a session runs unspecialised, behind `any HostedSession`.
     @inlinable
     public init<System: FeedbackSystem>(_ system: System) {
         self.init(
             system,
             paths: SessionPaths(
-                submission: { loop, events, states, revision, accepted, completion in
-                    guard let states, let revision else {
-                        return loop.send(events, ifRevision: revision, completion: completion)
-                    }
-                    return loop.send(
-                        events,
-                        applying: states,
-                        ifRevision: revision,
-                        accepted: accepted,
-                        completion: completion
-                    )
-                },
                 post: { session, events, ifMatch, post in session.postNow(events, ifMatch: ifMatch, post) },
                 attach: { recorder, loop in recorder.attach(to: loop) }
             )
