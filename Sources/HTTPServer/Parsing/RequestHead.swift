@@ -15,7 +15,13 @@ public struct RequestHead: Sendable, Equatable {
     /// The method.
     public var method: HTTPMethod
     /// The request target as sent (origin-form, absolute-form or `*`).
-    public var target: String
+    public var target: String {
+        get { spelledTarget ?? path }
+        set { spelledTarget = newValue == path ? nil : newValue }
+    }
+    /// The target when it is not the path alone (a query, absolute-form): most requests' target is their path, kept
+    /// once (a head is copied a few times on its way; each stored string is one more reference to count).
+    private var spelledTarget: String?
     /// The path part of the target (for absolute-form, the path after the authority), not percent-decoded.
     public var path: String
     /// The query after `?`, not percent-decoded, or nil.
@@ -44,8 +50,9 @@ public struct RequestHead: Sendable, Equatable {
         target: String? = nil
     ) {
         self.method = method
-        self.target = target ?? (query.map { "\(path)?\($0)" } ?? path)
         self.path = path
+        let target = target ?? query.map { "\(path)?\($0)" }
+        self.spelledTarget = target == path ? nil : target
         self.query = query
         self.minorVersion = minorVersion
         self.headers = headers

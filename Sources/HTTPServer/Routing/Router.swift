@@ -15,14 +15,23 @@ public struct Router: Sendable {
         case deferred(@Sendable (Request, Responder) -> Void)
     }
 
-    /// A registered route.
-    struct Route: Sendable {
-        var method: HTTPMethod
-        var segments: [Segment]
-        var handler: Handler
-        var maxBodySize: Int
+    /// A registered route. A class, immutable: a lookup's match, a request waiting for its body and the access log
+    /// hold one reference each, not copies of its five fields.
+    final class Route: Sendable {
+        let method: HTTPMethod
+        let segments: [Segment]
+        let handler: Handler
+        let maxBodySize: Int
         /// The pattern as the access log writes it: `/v1/sessions/{id}/events`.
-        var pattern: [UInt8]
+        let pattern: [UInt8]
+
+        init(method: HTTPMethod, segments: [Segment], handler: Handler, maxBodySize: Int, pattern: [UInt8]) {
+            self.method = method
+            self.segments = segments
+            self.handler = handler
+            self.maxBodySize = maxBodySize
+            self.pattern = pattern
+        }
     }
 
     enum Segment: Sendable, Equatable {

@@ -34,6 +34,9 @@ final class Connection {
     /// it to write the late answer (the connection reads no other request meanwhile); set for a stream too.
     @exclusivity(unchecked)
     var respondingTo: RequestHead?
+    /// The route the request being answered was handed to (nil: none, e.g. a 404), for its access line.
+    @exclusivity(unchecked)
+    var route: Router.Route?
     var stream: ResponseStream?
     var streamChunked = false
     /// gzip for the streaming response, one sync flush per write; owned by the shard queue.

@@ -148,14 +148,24 @@ final class ServerCore: @unchecked Sendable {
     }
 
     /// One access line for an answered request, when the server has an access log: formatted here, on the shard,
-    /// into the log's buffer (see `AccessLog`). `start` is the monotonic time the head arrived (0: unknown);
-    /// `bytes` nil for a streaming answer.
-    func logAccess(method: HTTPMethod?, path: String?, status: Int, bytes: Int?, start: UInt64, connection: UInt64) {
+    /// into the log's buffer (see `AccessLog`). `route` is the route the request was handed to (nil: none, the
+    /// path is looked up for the line); `start` is the monotonic time the head arrived (0: unknown); `bytes` nil
+    /// for a streaming answer.
+    func logAccess(
+        method: HTTPMethod?,
+        path: String?,
+        route: Router.Route?,
+        status: Int,
+        bytes: Int?,
+        start: UInt64,
+        connection: UInt64
+    ) {
         guard let accessLog else { return }
         let end = DispatchTimeNow.nanoseconds()
         let entry = AccessLogFormatter.Entry(
             method: method,
             path: path,
+            pattern: route?.pattern,
             status: status,
             bytes: bytes,
             durationMicroseconds: start == 0 || end < start ? 0 : (end - start) / 1000,

@@ -114,8 +114,10 @@ extension Shard {
             bufferedBytes: connection.bufferedInput
         )
         var early: Response
+        connection.route = nil
         switch server.router.match(head.method, head.path) {
         case .found(let route, let parameters):
+            connection.route = route
             guard hasBody else {
                 dispatch(Request(head: head, pathParameters: parameters), route: route, on: connection)
                 return
@@ -259,6 +261,7 @@ extension Shard {
         server.logAccess(
             method: nil,
             path: nil,
+            route: nil,
             status: response.status,
             bytes: Self.byteCount(response.body),
             start: start,

@@ -41,6 +41,7 @@ extension Shard {
             server.logAccess(
                 method: head.method,
                 path: head.path,
+                route: connection.route,
                 status: response.status,
                 bytes: bodyless ? 0 : body.count,
                 start: requestStart,
@@ -51,6 +52,7 @@ extension Shard {
             server.logAccess(
                 method: head.method,
                 path: head.path,
+                route: connection.route,
                 status: response.status,
                 bytes: bodyless ? 0 : nil,
                 start: requestStart,

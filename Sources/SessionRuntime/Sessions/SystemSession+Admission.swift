@@ -11,10 +11,9 @@ public import SystemKit
 @usableFromInline
 struct PostAnswer: Sendable {
     @usableFromInline var claim: IdempotencyClaim?
-    /// A client's numbered post (issue 34): its revision is marked for the streams.
+    /// A client's numbered post (issue 34): its revision is marked for the streams, when its batch is queued on the
+    /// state it was tried on (`finish` gets the trial), else when it is answered.
     @usableFromInline var stamp: ClientStamp? = nil
-    /// Whether the post's revision was marked when its batch was queued (on the state it was tried on).
-    @usableFromInline var marked = false
     @usableFromInline var durable: Bool
     @usableFromInline var count = 0
     @usableFromInline var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -89,9 +88,6 @@ extension SystemSession {
             return .stale(tags)
         }
         let revision = step.revision &+ UInt64(events.count)
-        var marking = post
-        marking.marked = post.stamp != nil
-        let marked = marking
         var state = step.state
         // The trial is the batch's one reduce: the states it makes are the loop's when the batch is queued right
         // behind the state it was tried on. It runs the system's reducer on this thread, marked and timed like the
@@ -133,7 +129,7 @@ extension SystemSession {
             let marks = post.stamp.map { mark($0, at: revision) }
             _ = cache(marks.map { trial.snapshot.with(clients: $0) } ?? trial.snapshot, weight: trial.weight)
         }
-        let completion: Loop<System.State, System.Event>.Completion = { [self] in finish($0, trial, marked) }
+        let completion: Loop<System.State, System.Event>.Completion = { [self] in finish($0, trial, post) }
         if loop.send(events, applying: states, ifRevision: step.revision, accepted: accepted, completion: completion) {
             return .queued
         }

@@ -324,13 +324,14 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         if let trial, trial.snapshot.rev == step.revision {
             snapshot = cache(trial.snapshot, weight: trial.weight)
         } else {
-            if let stamp = post.stamp, !post.marked { _ = mark(stamp, at: step.revision) }
+            // A tried batch's revision was marked when it was queued (`accepted`).
+            if let stamp = post.stamp, trial == nil { _ = mark(stamp, at: step.revision) }
             snapshot = self.snapshot(of: step.state, rev: step.revision)
         }
         var sequenced: ClientSequence?
         if let stamp = post.stamp {
             // The answer shows the marks of its own revision, this post's among them.
-            if snapshot.clients == nil || !post.marked { snapshot = snapshot.with(clients: marks(at: step.revision)) }
+            if snapshot.clients == nil || trial == nil { snapshot = snapshot.with(clients: marks(at: step.revision)) }
             sequenced = ClientLedger.record(
                 stamp,
                 .applied(snapshot),
