@@ -315,3 +315,50 @@ struct SplitMix64: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+/// The head's scan runs over ordinary bytes without its tables (`RequestParser.parseHead`): every byte a request line
+/// or a field value may hold gets the tables' verdict there, before and after a run of ordinary bytes, and wherever
+/// a read ends.
+@Suite struct RequestParserByteClassTests {
+    static let refusal = "The head holds a byte no request line or field may hold."
+
+    /// The refusal the head's scan gives for `head`, read whole and in pieces of 1, 2, 3 and 7 bytes.
+    private static func scanRefusal(_ head: [UInt8]) -> Bool? {
+        let verdicts = [head.count, 1, 2, 3, 7].map { piece in
+            RequestDecoder.decode(head, pieceSize: piece).error?.message == refusal
+        }
+        return Set(verdicts).count == 1 ? verdicts[0] : nil
+    }
+
+    @Test func everyByteOfARequestLineGetsTheTablesVerdict() {
+        for byte in UInt8.min...UInt8.max where byte != ASCII.cr && byte != ASCII.lf {
+            let head = Array("GET /abcdefgh".utf8) + [byte] + Array("ijk HTTP/1.1\r\nHost: h\r\n\r\n".utf8)
+            #expect(Self.scanRefusal(head) == !ASCII.requestLine[Int(byte)], "byte \(byte)")
+        }
+    }
+
+    @Test func everyByteOfAFieldValueGetsTheTablesVerdict() {
+        for byte in UInt8.min...UInt8.max where byte != ASCII.cr && byte != ASCII.lf {
+            let head = Array("GET / HTTP/1.1\r\nHost: h\r\nX-Note: abcdefgh".utf8) + [byte] + Array("ijk\r\n\r\n".utf8)
+            #expect(Self.scanRefusal(head) == !ASCII.fieldValue[Int(byte)], "byte \(byte)")
+        }
+    }
+
+    /// Read a byte at a time, the scan judges every byte alone; read whole, it runs over ordinary ones: the same
+    /// verdict at every length around the limits.
+    @Test func theLimitsHoldWhereverARunOfOrdinaryBytesEnds() {
+        let limits = RequestParser.Limits(maxRequestLineLength: 20, maxHeaderBytes: 60)
+        var heads = (10...30).map { "GET /" + String(repeating: "a", count: $0) + " HTTP/1.1\r\nHost: h\r\n\r\n" }
+        heads += (20...50).map {
+            "GET / HTTP/1.1\r\nHost: h\r\nX-Note: " + String(repeating: "b", count: $0) + "\r\n\r\n"
+        }
+        var statuses: Set<Int?> = []
+        for head in heads {
+            let whole = RequestDecoder.decode(Array(head.utf8), limits: limits)
+            let bytewise = RequestDecoder.decode(Array(head.utf8), pieceSize: 1, limits: limits)
+            #expect(whole == bytewise, "\(head.utf8.count) bytes")
+            statuses.insert(whole.error?.status)
+        }
+        #expect(statuses == [nil, 414, 431])
+    }
+}

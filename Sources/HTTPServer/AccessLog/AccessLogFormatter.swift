@@ -14,9 +14,9 @@ struct AccessLogFormatter {
         /// The request's path as the server saw it (never logged as is: see `Router.appendRoute`); nil when the
         /// request could not be decoded.
         var path: String?
-        /// The pattern of the route the request was handed to, when it was: written as it is, without looking the
+        /// The route the request was handed to, when it was: its pattern is written as it is, without looking the
         /// path up again.
-        var pattern: [UInt8]? = nil
+        var route: Router.Route? = nil
         var status: Int
         /// Body bytes sent; nil for a streaming response, whose size is not known when it starts.
         var bytes: Int?
@@ -93,7 +93,7 @@ struct AccessLogFormatter {
     }
 
     private func appendRoute(_ entry: Entry, router: Router, to out: inout [UInt8]) {
-        if let pattern = entry.pattern { return out.append(contentsOf: pattern) }
+        if let route = entry.route { return out.append(contentsOf: route.pattern) }
         guard let path = entry.path else { return out.append(UInt8(ascii: "-")) }
         router.appendRoute(of: path, to: &out)
     }

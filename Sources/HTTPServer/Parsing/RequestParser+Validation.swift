@@ -23,8 +23,12 @@ extension RequestParser {
             headers.add(buffer, name: name, value: value)
             lineStart = lineEnd + 2
         }
-        let target = String(decoding: UnsafeBufferPointer(rebasing: buffer[targetRange]), as: UTF8.self)
-        let (path, query) = try splitTarget(target, method: method)
+        let targetBytes = UnsafeBufferPointer(rebasing: buffer[targetRange])
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        // The usual origin-form without a query is its own path: the `?` looked for in the bytes, not the string.
+        let (path, query) =
+            targetBytes.first == UInt8(ascii: "/") && !targetBytes.contains(UInt8(ascii: "?"))
+            ? (target, nil) : try splitTarget(target, method: method)
         let framing = try semantics.framing(minorVersion: minor)
         let keepAlive = minor >= 1 ? !semantics.connectionClose : semantics.connectionKeepAlive
         if minor >= 1, semantics.hostCount != 1 {

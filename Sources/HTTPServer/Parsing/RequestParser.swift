@@ -85,11 +85,22 @@ public struct RequestParser: Sendable {
                 throw HTTPServerError(.badRequest, "The head holds a byte no request line or field may hold.")
             }
             i += 1
-            if requestLine == nil {
-                guard i - lineStart <= limits.maxRequestLineLength + 2 else {
-                    throw HTTPServerError(.uriTooLong, "The request line is too long.")
+            // The bytes of a line up to its CR are mostly ordinary (no CR, LF or refused byte, and the byte before is
+            // not a CR): run over them with the one test they need, each judged as the step above would judge it.
+            let inRequestLine = requestLine == nil
+            let last = inRequestLine ? lineStart + limits.maxRequestLineLength + 2 : limits.maxHeaderBytes
+            // The tests are the tables' (`ASCII.requestLine`, `ASCII.fieldValue`) spelled out: no table to hold.
+            if b != ASCII.cr {
+                if inRequestLine {
+                    while i < end, i <= last, buffer[i] &- 0x20 < 0x5F { i += 1 }
+                } else {
+                    while i < end, i <= last, buffer[i] &- 0x20 != 0x5F, buffer[i] >= 0x20 || buffer[i] == 0x09 {
+                        i += 1
+                    }
                 }
-            } else if i > limits.maxHeaderBytes {
+            }
+            if i > last {
+                if inRequestLine { throw HTTPServerError(.uriTooLong, "The request line is too long.") }
                 throw HTTPServerError(.headerFieldsTooLarge, "The header block is too large.")
             }
         }

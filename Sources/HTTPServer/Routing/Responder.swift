@@ -12,7 +12,7 @@ public final class Responder: Sendable {
         /// Answered while the handler ran; the shard writes it when the handler returns.
         case answeredInline(Response)
         /// The handler returned without an answer; the answer will hop to the shard.
-        case detached(@Sendable (Response) -> Void)
+        case detached(LateDelivery)
         case done
     }
 
@@ -20,21 +20,20 @@ public final class Responder: Sendable {
 
     init() {}
 
-    // The late delivery is taken out of the lock through a local, not returned by `withLock`: a closure returned
-    // through a generic result is re-wrapped, an allocation per late answer.
+    // The late delivery is taken out of the lock through a local.
     deinit {
-        var late: (@Sendable (Response) -> Void)?
+        var late: LateDelivery?
         phase.withLock { phase in
             guard case .detached(let deliver) = phase else { return }
             phase = .done
             late = deliver
         }
-        late?(.problem(status: 500, detail: "The handler ended without an answer."))
+        late?.deliver(.problem(status: 500, detail: "The handler ended without an answer."))
     }
 
     /// Sends the response. Calls after the first are ignored.
     public func respond(_ response: Response) {
-        var late: (@Sendable (Response) -> Void)?
+        var late: LateDelivery?
         phase.withLock { phase in
             switch phase {
             case .inHandler:
@@ -46,19 +45,19 @@ public final class Responder: Sendable {
                 break
             }
         }
-        late?(response)
+        late?.deliver(response)
     }
 
-    /// Called by the shard when the handler returns: the inline answer, or nil after arranging for the delivery
-    /// `deliver` makes (made only then: an answer given inline costs no closure).
-    func handlerReturned(deliver: () -> @Sendable (Response) -> Void) -> Response? {
+    /// Called by the shard when the handler returns: the inline answer, or nil after arranging for the answer to go
+    /// where `deliver` says.
+    func handlerReturned(deliver: LateDelivery) -> Response? {
         phase.withLock { phase in
             switch phase {
             case .answeredInline(let response):
                 phase = .done
                 return response
             case .inHandler:
-                phase = .detached(deliver())
+                phase = .detached(deliver)
                 return nil
             case .detached, .done:
                 return nil

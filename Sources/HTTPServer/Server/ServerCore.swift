@@ -8,7 +8,7 @@ import Synchronization
 /// What every shard shares: configuration, router, logger, metrics, the shards themselves, the listener and the
 /// connection count.
 ///
-/// Immutable after `start` (`accessLog` is set before it, `lateAnswers` made with `shards`) except `active` and
+/// Immutable after `start` (`accessLog` is set before it) except `active` and
 /// `nextID` (atomics) and `quiesce` (behind a `Mutex`); `nextShard` is touched only on shard 0's queue, which owns
 /// the listening socket.
 final class ServerCore: @unchecked Sendable {
@@ -22,11 +22,7 @@ final class ServerCore: @unchecked Sendable {
     /// The connection cap: `configuration.maxConnections`, lowered by `Server.start()` to what the descriptor limit
     /// allows (set before the listener is watched, then only read).
     var maxConnections: Int
-    var shards: [Shard] = [] {
-        didSet { lateAnswers = shards.map { _ in LateAnswers() } }
-    }
-    /// Per shard, by index: answers given after their handler returned, waiting for one hop to that shard.
-    private(set) var lateAnswers: [LateAnswers] = []
+    var shards: [Shard] = []
     let active = Atomic<Int>(0)
     let nextID = Atomic<UInt64>(1)
     private var nextShard = 0
@@ -164,8 +160,8 @@ final class ServerCore: @unchecked Sendable {
         let end = DispatchTimeNow.nanoseconds()
         let entry = AccessLogFormatter.Entry(
             method: method,
-            path: path,
-            pattern: route?.pattern,
+            path: route == nil ? path : nil,  // the route's pattern is written instead
+            route: route,
             status: status,
             bytes: bytes,
             durationMicroseconds: start == 0 || end < start ? 0 : (end - start) / 1000,

@@ -1,5 +1,27 @@
 import Dispatch
 
+/// Where a response that comes after its handler returned goes: the connection (by fd and id) on its shard. A value,
+/// not a closure: a deferred answer costs no allocation for its way back.
+struct LateDelivery: Sendable {
+    let shard: Shard
+    let fd: Int32
+    let connectionID: UInt64
+
+    init(shard: Shard, connection: Connection) {
+        self.shard = shard
+        self.fd = connection.fd
+        self.connectionID = connection.id
+    }
+
+    /// Hops to the shard (its waiter thread), which answers only if the connection is still the one that asked.
+    /// Answers arriving together share one hop (`LateAnswers`).
+    func deliver(_ response: Response) {
+        if shard.lateAnswers.add(LateAnswers.Answer(fd: fd, connectionID: connectionID, response: response)) {
+            shard.wakeWaiter()  // which delivers them on the shard's queue
+        }
+    }
+}
+
 extension Shard {
     /// Writes answers that came after their handler returned (see `LateAnswers`), each only if its connection is
     /// still the one that asked; on the shard's queue.

@@ -179,7 +179,7 @@ extension Shard {
             respond(response, to: request.head, on: connection)
         case .async(let handler):
             connection.respondingTo = request.head
-            let deliver = lateDelivery(on: connection)
+            let deliver = LateDelivery(shard: self, connection: connection)
             Task {
                 let response: Response
                 do {
@@ -187,28 +187,15 @@ extension Shard {
                 } catch {
                     response = Self.errorResponse(error)
                 }
-                deliver(response)
+                deliver.deliver(response)
             }
         case .deferred(let handler):
             let responder = Responder()
             handler(request, responder)
-            if let response = responder.handlerReturned(deliver: { lateDelivery(on: connection) }) {
+            if let response = responder.handlerReturned(deliver: LateDelivery(shard: self, connection: connection)) {
                 respond(response, to: request.head, on: connection)
             } else {
                 connection.respondingTo = request.head
-            }
-        }
-    }
-
-    /// Writes a response that comes after the handler returned: hops to this shard (its waiter thread), and answers
-    /// only if the connection is still the one that asked. Answers arriving together share one hop (`LateAnswers`).
-    private func lateDelivery(on connection: Connection) -> @Sendable (Response) -> Void {
-        let fd = connection.fd
-        let id = connection.id
-        let mailbox = server.lateAnswers[index]
-        return { [self] response in
-            if mailbox.add(LateAnswers.Answer(fd: fd, connectionID: id, response: response)) {
-                wakeWaiter()  // which delivers them on the shard's queue
             }
         }
     }

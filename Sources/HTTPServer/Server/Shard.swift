@@ -22,6 +22,8 @@ final class Shard: @unchecked Sendable {
     let queue: DispatchQueue
     let epollFD: Int32
     let server: ServerCore
+    /// Answers given after their handler returned, waiting for one hop to this shard.
+    let lateAnswers = LateAnswers()
     /// Wakes the waiter thread (an eventfd): for answers that arrived for this shard (`LateAnswers`) and for `stop`.
     /// Under the `Mutex`, -1 once the waiter ended and closed it, so that a late wake-up never writes to a
     /// descriptor number the process has reused.
@@ -140,7 +142,7 @@ final class Shard: @unchecked Sendable {
             pollfd(fd: epollFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
-        let mailbox = server.lateAnswers[index]
+        let mailbox = lateAnswers
         while true {
             watched[0].revents = 0
             watched[1].revents = 0

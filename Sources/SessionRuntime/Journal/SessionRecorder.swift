@@ -263,22 +263,24 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// The journal's completion of the oldest unconfirmed append.
     private func settled(_ result: Result<Void, JournalError>) {
-        typealias Outcome = (ready: [RecorderHeld.Waiter], failure: JournalError?)
+        typealias Outcome = (one: RecorderHeld.Waiter?, ready: [RecorderHeld.Waiter], failure: JournalError?)
         let outcome = held.withLock { held -> Outcome in
             switch result {
             case .success:
                 held.journaled += 1
                 // Waiters are added with the append count of their time, which only grows: the ready ones are a
-                // prefix, and usually all of them (taken without copying).
+                // prefix, and usually all of them (taken without copying), and usually one (a post's answer): moved
+                // out then, the list keeping its storage for the next one.
                 let through = held.journaled
                 let count = held.waiters.prefix { $0.through <= through }.count
-                if count == 0 { return ([], nil) }
+                if count == 0 { return (nil, [], nil) }
+                if count == 1, held.waiters.count == 1 { return (held.waiters.removeLast(), [], nil) }
                 if count == held.waiters.count {
                     defer { held.waiters = [] }
-                    return (held.waiters, nil)
+                    return (nil, held.waiters, nil)
                 }
                 defer { held.waiters.removeFirst(count) }
-                return (Array(held.waiters[..<count]), nil)
+                return (nil, Array(held.waiters[..<count]), nil)
             case .failure(let error):
                 if held.failure == nil {
                     // Fenced before the failure is visible (a `whenJournaled` on another thread answers from it at
@@ -290,9 +292,12 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                     held.waiters = []
                     held.parked = []
                 }
-                return (held.waiters + held.parked.map { Held.Waiter(through: 0, notify: $0.notify) }, held.failure)
+                return (
+                    nil, held.waiters + held.parked.map { Held.Waiter(through: 0, notify: $0.notify) }, held.failure
+                )
             }
         }
+        outcome.one?.notify(outcome.failure)
         for waiter in outcome.ready { waiter.notify(outcome.failure) }
     }
 
