@@ -343,4 +343,12 @@ extension JSONValue {
             self = try Array(bytes).withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in try parse(buffer) }
         }
     }
+
+    /// Parses JSON text in an array (a request's body): the same as the general form, without its generic way to the
+    /// bytes.
+    public init(parsing bytes: [UInt8], allowingDuplicateNames: Bool = false) throws(JSONSyntaxError) {
+        self = try bytes.withUnsafeBufferPointer { buffer throws(JSONSyntaxError) in
+            try JSONParser.parse(buffer, allowsDuplicateNames: allowingDuplicateNames)
+        }
+    }
 }

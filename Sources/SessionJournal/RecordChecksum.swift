@@ -7,10 +7,12 @@ internal import CZlib
 package struct RecordChecksum {
     private var crc: UInt = 0
     /// Small fields (lengths, numbers, short texts) gathered for one `crc32` call: CRC-32 runs over a stream, so the
-    /// sum is the one field by field would give, for a few calls a record instead of two a field.
-    private var gathered: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    /// sum is the one field by field would give, for a few calls a record instead of two a field (one for a posted
+    /// event's record: its session id, number, event and stamp fit).
+    private typealias Eight = (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64)
+    private var gathered: (Eight, Eight) = ((0, 0, 0, 0, 0, 0, 0, 0), (0, 0, 0, 0, 0, 0, 0, 0))
     private var gatheredCount = 0
-    private static let room = 64
+    private static let room = 128
 
     /// Sum of a record written from Swift values.
     static func of(_ key: String, _ number: UInt64, _ payloads: String...) -> Int64 {

@@ -145,7 +145,48 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first field named `name` (case-insensitive), if any.
     func first(_ name: String) -> Field? {
-        fields.first { nameEquals($0, name) }
+        var name = name
+        return name.withUTF8 { wanted in
+            var found: Field?
+            forEachField { field, fieldName, _ in
+                guard Self.equalsIgnoringCase(fieldName, wanted) else { return true }
+                found = field
+                return false
+            }
+            return found
+        }
+    }
+
+    /// Calls `body` with each field, its name's bytes and its value's, in order, until it returns false: one view of
+    /// the storage for the whole walk, no reference counted per field (what the hot paths use: lookups, checking and
+    /// writing a response's fields).
+    func forEachField(
+        _ body: (Field, UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) throws -> Bool
+    ) rethrows {
+        try storage.withUnsafeBufferPointer { bytes in
+            var at = 0
+            while at < bytes.count {
+                let raw = UnsafeRawBufferPointer(bytes)
+                let nameLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+                let valueLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                let nameStart = at + Self.prefix
+                let valueStart = nameStart + nameLength
+                at = valueStart + valueLength
+                let field = Field(nameStart: Int32(nameStart), nameEnd: Int32(valueStart), valueEnd: Int32(at))
+                let more = try body(
+                    field,
+                    UnsafeBufferPointer(rebasing: bytes[nameStart..<valueStart]),
+                    UnsafeBufferPointer(rebasing: bytes[valueStart..<at])
+                )
+                if !more { return }
+            }
+        }
+    }
+
+    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard bytes.count == name.count else { return false }
+        for index in 0..<bytes.count where ASCII.lower(bytes[index]) != ASCII.lower(name[index]) { return false }
+        return true
     }
 
     /// The value's bytes of the first field named `name` (case-insensitive), if any: a lookup that makes no string.

@@ -10,12 +10,12 @@ enum ResponseWriter {
     static func isValid(_ headers: HTTPHeaders) -> Bool {
         let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
         let fieldValue = ASCII.fieldValue
-        for field in headers.fields {
-            let name = headers.nameBytes(field)
-            guard !name.isEmpty, name.allSatisfy({ token[Int($0)] }) else { return false }
-            guard headers.valueBytes(field).allSatisfy({ fieldValue[Int($0)] }) else { return false }
+        var valid = true
+        headers.forEachField { _, name, value in
+            valid = !name.isEmpty && name.allSatisfy { token[Int($0)] } && value.allSatisfy { fieldValue[Int($0)] }
+            return valid
         }
-        return true
+        return valid
     }
 
     /// Appends the status line, the handler's fields, framing fields, `Date` and the blank line.
@@ -30,13 +30,14 @@ enum ResponseWriter {
         to out: inout [UInt8]
     ) {
         HTTPStatus.appendLine(status, to: &out)
-        for field in headers.fields {
-            out.append(contentsOf: headers.nameBytes(field))
+        headers.forEachField { _, name, value in
+            out.append(contentsOf: name)
             out.append(ASCII.colon)
             out.append(ASCII.sp)
-            out.append(contentsOf: headers.valueBytes(field))
+            out.append(contentsOf: value)
             out.append(ASCII.cr)
             out.append(ASCII.lf)
+            return true
         }
         if let contentLength {
             out.append(contentsOf: "Content-Length: ".utf8)

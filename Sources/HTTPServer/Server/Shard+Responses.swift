@@ -9,44 +9,29 @@ extension Shard {
     /// Serializes a response for `head` into the connection's output.
     /// `finished: false` when the request body must still be discarded before the next request.
     func respond(_ response: Response, to head: RequestHead, on connection: Connection, finished: Bool = true) {
-        var response = response
-        if !ResponseWriter.isValid(response.headers) {
-            response = .problem(status: 500, detail: "The handler produced an invalid header field.")
+        guard ResponseWriter.isValid(response.headers) else {
+            let invalid = Response.problem(status: 500, detail: "The handler produced an invalid header field.")
+            return respond(invalid, to: head, on: connection, finished: finished)
         }
         let isHead = head.method == .head
         let bodyless = isHead || response.status == 204 || response.status == 304 || response.status < 200
         let requestStart = connection.requestStart
         server.metrics.record(status: response.status, since: requestStart, now: now)
         connection.requestStart = 0  // timed once; a later failure on this connection has no start
+        // The response is not copied to be changed: only a gzip answer gets fields of its own (a copy of them).
         switch response.body {
-        case .bytes(var body):
+        case .bytes(let body):
             if !bodyless, let threshold = server.configuration.compressionThreshold, body.count >= threshold,
                 Self.wantsGzip(head, response)
             {
-                body = GzipEncoder(configuration: .body).compress(body, flush: .finish)
-                response.headers.add(name: "Content-Encoding", value: "gzip")
-                response.headers.add(name: "Vary", value: "Accept-Encoding")
+                var headers = response.headers
+                headers.add(name: "Content-Encoding", value: "gzip")
+                headers.add(name: "Vary", value: "Accept-Encoding")
+                let gzipped = GzipEncoder(configuration: .body).compress(body, flush: .finish)
+                write(response.status, headers, gzipped, bodyless: false, head, connection, requestStart)
+            } else {
+                write(response.status, response.headers, body, bodyless: bodyless, head, connection, requestStart)
             }
-            ResponseWriter.appendHead(
-                status: response.status,
-                headers: response.headers,
-                contentLength: response.status == 204 || response.status == 304 ? nil : body.count,
-                chunked: false,
-                keepAlive: connection.lifecycle.keepAlive,
-                minorVersion: head.minorVersion,
-                date: date.line,
-                to: &connection.output
-            )
-            if !bodyless { connection.output.append(contentsOf: body) }
-            server.logAccess(
-                method: head.method,
-                path: head.path,
-                route: connection.route,
-                status: response.status,
-                bytes: bodyless ? 0 : body.count,
-                start: requestStart,
-                connection: connection.id
-            )
             if finished { finishResponse(connection) }
         case .stream(let start):
             server.logAccess(
@@ -60,14 +45,15 @@ extension Shard {
             )
             let chunked = head.minorVersion >= 1
             let gzip = !bodyless && server.configuration.compressStreams && Self.wantsGzip(head, response)
+            var headers = response.headers
             if gzip {
-                response.headers.add(name: "Content-Encoding", value: "gzip")
-                response.headers.add(name: "Vary", value: "Accept-Encoding")
+                headers.add(name: "Content-Encoding", value: "gzip")
+                headers.add(name: "Vary", value: "Accept-Encoding")
             }
             if !chunked { connection.lifecycle.disableKeepAlive() }
             ResponseWriter.appendHead(
                 status: response.status,
-                headers: response.headers,
+                headers: headers,
                 contentLength: nil,
                 chunked: chunked && !bodyless,
                 keepAlive: connection.lifecycle.keepAlive,
@@ -92,6 +78,38 @@ extension Shard {
             connection.lifecycle.streamingStarted()
             start(stream)
         }
+    }
+
+    /// Writes a whole answer (head and body) into the connection's output, and its access line.
+    private func write(
+        _ status: Int,
+        _ headers: HTTPHeaders,
+        _ body: [UInt8],
+        bodyless: Bool,
+        _ head: RequestHead,
+        _ connection: Connection,
+        _ requestStart: UInt64
+    ) {
+        ResponseWriter.appendHead(
+            status: status,
+            headers: headers,
+            contentLength: status == 204 || status == 304 ? nil : body.count,
+            chunked: false,
+            keepAlive: connection.lifecycle.keepAlive,
+            minorVersion: head.minorVersion,
+            date: date.line,
+            to: &connection.output
+        )
+        if !bodyless { connection.output.append(contentsOf: body) }
+        server.logAccess(
+            method: head.method,
+            path: head.path,
+            route: connection.route,
+            status: status,
+            bytes: bodyless ? 0 : body.count,
+            start: requestStart,
+            connection: connection.id
+        )
     }
 
     /// The response is fully queued: keep the connection for the next request or start closing it.

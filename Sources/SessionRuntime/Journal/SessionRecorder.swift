@@ -419,8 +419,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// Whether the encoded event's top-level `"type"` is one of the system's client event types.
     @usableFromInline
     func isClientType(_ bytes: [UInt8]) -> Bool {
-        guard let range = Self.topLevelTypeRange(bytes) else { return false }
-        return bytes.withUnsafeBufferPointer { all in
+        bytes.withUnsafeBufferPointer { all in
+            guard let range = Self.topLevelTypeRange(all) else { return false }
             let type = UnsafeBufferPointer(rebasing: all[range])
             return clientTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
         }
@@ -429,11 +429,13 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// The string value of the top-level `"type"` member of compact JSON (what `JSONEncoder` writes), found by
     /// one scan instead of a parse; nil when there is none or it holds escapes.
     package static func topLevelType(_ bytes: [UInt8]) -> String? {
-        topLevelTypeRange(bytes).map { String(decoding: bytes[$0], as: UTF8.self) }
+        bytes.withUnsafeBufferPointer { all in
+            topLevelTypeRange(all).map { String(decoding: all[$0], as: UTF8.self) }
+        }
     }
 
     /// Where `topLevelType`'s value lies in `bytes`.
-    static func topLevelTypeRange(_ bytes: [UInt8]) -> Range<Int>? {
+    static func topLevelTypeRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let quote = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\")
         let colon = UInt8(ascii: ":")
@@ -446,7 +448,10 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                 var end = start
                 while end < bytes.count && bytes[end] != quote { end += bytes[end] == backslash ? 2 : 1 }
                 let isKey = end + 1 < bytes.count && bytes[end + 1] == colon
-                if depth == 1 && isKey && bytes[start..<min(end, bytes.count)].elementsEqual("type".utf8) {
+                if depth == 1 && isKey && end - start == 4 && bytes[start] == UInt8(ascii: "t")
+                    && bytes[start + 1] == UInt8(ascii: "y") && bytes[start + 2] == UInt8(ascii: "p")
+                    && bytes[start + 3] == UInt8(ascii: "e")
+                {
                     let valueStart = end + 3
                     guard end + 2 < bytes.count, bytes[end + 2] == quote else { return nil }
                     var valueEnd = valueStart
