@@ -193,6 +193,56 @@ final class AccessLogCapture: Sendable {
         )
     }
 
+    /// A line for a request a route took is written on the stack in one piece; it is the line the general way
+    /// writes (the route looked up from the path), byte for byte, whatever the numbers, the method and the time.
+    @Test func aRoutedRequestsLineIsTheOneTheGeneralWayWrites() throws {
+        var router = Router()
+        router.get("/healthz") { _ in Response.text("") }
+        router.route(.post, "/v1/sessions/{id}/events") { _ in Response.text("") }
+        router.route(.delete, "/v1/sessions/{id}") { _ in Response.text("") }
+        let requests: [(HTTPMethod, String)] = [
+            (.get, "/healthz"), (.post, "/v1/sessions/\(Self.secret)/events"), (.delete, "/v1/sessions/\(Self.secret)"),
+        ]
+        let times = [
+            timespec(tv_sec: 1_764_138_197, tv_nsec: 0), timespec(tv_sec: 1_764_138_197, tv_nsec: 999_999_999),
+            timespec(tv_sec: 1_764_138_198, tv_nsec: 45_000_000), timespec(tv_sec: 951_782_400, tv_nsec: 7_000_000),
+        ]
+        let numbers: [UInt64] = [0, 9, 10, 99, 100, 4_096, 999_999, 1_000_000, UInt64(Int.max), UInt64.max]
+        var routed = AccessLogFormatter(format: .text, level: "info")
+        var looked = AccessLogFormatter(format: .text, level: "info")
+        var cases = 0
+        for (method, path) in requests {
+            guard case .found(let route, _) = router.match(method, path) else {
+                Issue.record("no route for \(path)")
+                continue
+            }
+            for (index, time) in times.enumerated() {
+                for number in numbers {
+                    let status = [200, 204, 404, 503][index]
+                    let bytes: Int? = number % 2 == 0 ? Int(clamping: number) : nil
+                    let entry = AccessLogFormatter.Entry(
+                        method: method,
+                        path: path,
+                        status: status,
+                        bytes: bytes,
+                        durationMicroseconds: number,
+                        connection: UInt64.max - number
+                    )
+                    var withRoute = entry
+                    withRoute.path = nil
+                    withRoute.route = route
+                    var fast: [UInt8] = []
+                    var general: [UInt8] = []
+                    routed.append(withRoute, at: time, router: router, to: &fast)
+                    looked.append(entry, at: time, router: router, to: &general)
+                    #expect(String(decoding: fast, as: UTF8.self) == String(decoding: general, as: UTF8.self))
+                    cases += 1
+                }
+            }
+        }
+        #expect(cases == requests.count * times.count * numbers.count)
+    }
+
     static func fields(_ line: String) -> [String: String] {
         var fields: [String: String] = [:]
         for part in line.split(separator: " ") {
