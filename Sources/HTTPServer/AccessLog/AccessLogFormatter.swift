@@ -102,61 +102,73 @@ struct AccessLogFormatter {
         let method = entry.method?.rawValue.utf8.count ?? 1
         guard route.pattern.count + level.count + method <= room - 200 else { return false }
         if Int(now.tv_sec) != second { refreshSecond(Int(now.tv_sec)) }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { line in
-            var at = 0
-            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                guard let source = bytes.baseAddress else { return }
-                (line.baseAddress! + at).initialize(from: source, count: bytes.count)
-                at += bytes.count
-            }
-            func put(_ text: StaticString) { text.withUTF8Buffer { put($0) } }
-            func put(_ byte: UInt8) {
-                line[at] = byte
-                at += 1
-            }
-            func put(decimal value: UInt64) {
-                var digits = 1
-                var scale: UInt64 = 10
-                while digits < 20, value >= scale {
-                    digits += 1
-                    scale = scale &* 10
-                }
-                var rest = value
-                for index in stride(from: at + digits - 1, through: at, by: -1) {
-                    line[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                    rest /= 10
-                }
-                at += digits
-            }
-            secondText.withUnsafeBufferPointer { put($0) }
-            put(UInt8(ascii: "."))
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: room) { room in
+            var line = LineCursor(base: room.baseAddress!)
+            secondText.withUnsafeBufferPointer { line.put($0) }
+            line.put(UInt8(ascii: "."))
             let milliseconds = Int(now.tv_nsec) / 1_000_000
-            put(UInt8(ascii: "0") &+ UInt8(milliseconds / 100))
-            put(UInt8(ascii: "0") &+ UInt8(milliseconds / 10 % 10))
-            put(UInt8(ascii: "0") &+ UInt8(milliseconds % 10))
-            put(UInt8(ascii: "Z"))
-            put(UInt8(ascii: " "))
-            level.withUnsafeBufferPointer { put($0) }
-            put(" http.access: method=")
+            line.put(UInt8(ascii: "0") &+ UInt8(milliseconds / 100))
+            line.put(UInt8(ascii: "0") &+ UInt8(milliseconds / 10 % 10))
+            line.put(UInt8(ascii: "0") &+ UInt8(milliseconds % 10))
+            line.put(UInt8(ascii: "Z"))
+            line.put(UInt8(ascii: " "))
+            level.withUnsafeBufferPointer { line.put($0) }
+            line.put(" http.access: method=")
             if let method = entry.method {
                 var name = method.rawValue
-                name.withUTF8 { put($0) }
+                name.withUTF8 { line.put($0) }
             } else {
-                put(UInt8(ascii: "-"))
+                line.put(UInt8(ascii: "-"))
             }
-            put(" route=")
-            route.pattern.withUnsafeBufferPointer { put($0) }
-            put(" status=")
-            put(decimal: UInt64(max(0, entry.status)))
-            put(" bytes=")
-            if let bytes = entry.bytes { put(decimal: UInt64(max(0, bytes))) } else { put(UInt8(ascii: "-")) }
-            put(" duration_us=")
-            put(decimal: entry.durationMicroseconds)
-            put(" connection.id=")
-            put(decimal: entry.connection)
-            put(UInt8(ascii: "\n"))
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: line[..<at]))
+            line.put(" route=")
+            route.pattern.withUnsafeBufferPointer { line.put($0) }
+            line.put(" status=")
+            line.put(decimal: UInt64(max(0, entry.status)))
+            line.put(" bytes=")
+            if let bytes = entry.bytes { line.put(decimal: UInt64(max(0, bytes))) } else { line.put(UInt8(ascii: "-")) }
+            line.put(" duration_us=")
+            line.put(decimal: entry.durationMicroseconds)
+            line.put(" connection.id=")
+            line.put(decimal: entry.connection)
+            line.put(UInt8(ascii: "\n"))
+            out.append(contentsOf: UnsafeBufferPointer(start: room.baseAddress, count: line.at))
             return true
+        }
+    }
+
+    /// Where the next byte of a line goes, in room the caller made big enough.
+    private struct LineCursor {
+        let base: UnsafeMutablePointer<UInt8>
+        var at = 0
+
+        mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+            guard let source = bytes.baseAddress else { return }
+            (base + at).initialize(from: source, count: bytes.count)
+            at += bytes.count
+        }
+
+        mutating func put(_ text: StaticString) {
+            text.withUTF8Buffer { put($0) }
+        }
+
+        mutating func put(_ byte: UInt8) {
+            base[at] = byte
+            at += 1
+        }
+
+        mutating func put(decimal value: UInt64) {
+            var digits = 1
+            var scale: UInt64 = 10
+            while digits < 20, value >= scale {
+                digits += 1
+                scale = scale &* 10
+            }
+            var rest = value
+            for index in stride(from: at + digits - 1, through: at, by: -1) {
+                base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+                rest /= 10
+            }
+            at += digits
         }
     }
 
