@@ -370,8 +370,8 @@ public final class Journal: @unchecked Sendable {
                 return state.healthHandler
             }
         }
-        for waiting in completions {
-            waiting.completion(result)
+        for index in completions.indices {
+            completions[index].completion(result)
         }
         if let error = result.failure, store != nil {
             becameUnhealthy(error, handler: handler)

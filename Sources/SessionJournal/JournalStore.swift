@@ -129,8 +129,10 @@ final class JournalStore {
     func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
         do {
             try begin.run()
-            for record in records {
-                try write(record)
+            // By index, each record borrowed where it is: a copy of a record is a reference counted for each of its
+            // texts, twice (the loop's copy and the match's).
+            for index in records.indices {
+                try write(records[index])
             }
             try commitStatement.run()
         } catch {
@@ -169,7 +171,7 @@ final class JournalStore {
         }
     }
 
-    func write(_ record: JournalRecord) throws(JournalError) {
+    func write(_ record: borrowing JournalRecord) throws(JournalError) {
         switch record {
         case .created(let creation):
             // Events of an earlier incarnation of this id have lower `seq`s than this generation.

@@ -145,16 +145,23 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first field named `name` (case-insensitive), if any.
     func first(_ name: String) -> Field? {
-        var name = name
-        return name.withUTF8 { wanted in
-            var found: Field?
-            forEachField { field, fieldName, _ in
-                guard Self.equalsIgnoringCase(fieldName, wanted) else { return true }
-                found = field
-                return false
+        // Walked by offsets with the lengths read in place: no slice of the storage, no closure per field.
+        let wanted = name.utf8.count
+        var at = 0
+        while at < storage.count {
+            let (nameLength, valueLength) = storage.withUnsafeBytes { bytes in
+                (
+                    Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))),
+                    Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+                )
             }
-            return found
+            let nameStart = at + Self.prefix
+            at = nameStart + nameLength + valueLength
+            guard nameLength == wanted else { continue }
+            let field = Field(nameStart: Int32(nameStart), nameEnd: Int32(nameStart + nameLength), valueEnd: Int32(at))
+            if nameEquals(field, name) { return field }
         }
+        return nil
     }
 
     /// Calls `body` with each field, its name's bytes and its value's, in order, until it returns false: one view of
@@ -181,12 +188,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
                 if !more { return }
             }
         }
-    }
-
-    static func equalsIgnoringCase(_ bytes: UnsafeBufferPointer<UInt8>, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
-        guard bytes.count == name.count else { return false }
-        for index in 0..<bytes.count where ASCII.lower(bytes[index]) != ASCII.lower(name[index]) { return false }
-        return true
     }
 
     /// The value's bytes of the first field named `name` (case-insensitive), if any: a lookup that makes no string.
