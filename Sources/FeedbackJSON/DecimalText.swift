@@ -16,7 +16,9 @@ package enum DecimalText {
                 buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
                 rest /= 10
             } while rest > 0
-            out.append(contentsOf: buffer[start...])
+            // As typed bytes: a slice of a raw buffer is appended byte by byte through its iterator.
+            let digits = UnsafeRawBufferPointer(rebasing: buffer[start...])
+            out.append(contentsOf: digits.assumingMemoryBound(to: UInt8.self))
         }
     }
 }
