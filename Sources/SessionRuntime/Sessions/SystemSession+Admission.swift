@@ -15,7 +15,8 @@ struct PostAnswer: Sendable {
     /// state it was tried on (`finish` gets the trial), else when it is answered.
     @usableFromInline var stamp: ClientStamp? = nil
     @usableFromInline var durable: Bool
-    @usableFromInline var count = 0
+    /// The events it brought (each decodes, or the post is refused before it counts).
+    @usableFromInline var count: Int
     @usableFromInline var completion: @Sendable (Result<SessionSnapshot, APIError>) -> Void
 }
 
@@ -125,8 +126,9 @@ extension SystemSession {
             }
         }
         // Accepted: the trial's encoding is the last step's, cached before any observer (a stream) asks for it.
+        let stamp = post.stamp  // what `accepted` needs of the answer, not a copy of all of it
         let accepted = { [self] in
-            let marks = post.stamp.map { mark($0, at: revision) }
+            let marks = stamp.map { mark($0, at: revision) }
             _ = cache(marks.map { trial.snapshot.with(clients: $0) } ?? trial.snapshot, weight: trial.weight)
         }
         let completion: Loop<System.State, System.Event>.Completion = { [self] in finish($0, trial, post) }

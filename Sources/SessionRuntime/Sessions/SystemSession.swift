@@ -187,7 +187,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
-        route(events, ifMatch: ifMatch, PostAnswer(claim: claim, durable: false, completion: completion))
+        route(
+            events,
+            ifMatch: ifMatch,
+            PostAnswer(claim: claim, durable: false, count: events.count, completion: completion)
+        )
     }
 
     @usableFromInline
@@ -196,7 +200,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         ifMatch: String?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
-        route(events, ifMatch: ifMatch, PostAnswer(claim: nil, durable: true, completion: completion))
+        route(
+            events,
+            ifMatch: ifMatch,
+            PostAnswer(claim: nil, durable: true, count: events.count, completion: completion)
+        )
     }
 
     @usableFromInline
@@ -206,7 +214,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         stamp: ClientStamp,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
-        route(events, ifMatch: ifMatch, PostAnswer(claim: nil, stamp: stamp, durable: false, completion: completion))
+        route(
+            events,
+            ifMatch: ifMatch,
+            PostAnswer(claim: nil, stamp: stamp, durable: false, count: events.count, completion: completion)
+        )
     }
 
     @usableFromInline
@@ -284,8 +296,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                 )
             )
         }
-        var post = post
-        post.count = decoded.count
+        // `post.count` is `events.count`, set where the answer was made: every event decoded, or the post refused above.
         recorder?.batchStarted()
         let refusal: APIError
         switch submit(decoded, ifMatch: ifMatch, post: post) {
