@@ -7,18 +7,27 @@ package enum DecimalText {
     @inlinable
     package static func append(_ value: UInt64, to out: inout [UInt8]) {
         if value < 10 { return out.append(UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 20 digits at most, written from the end
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // room for the 20 digits of the largest
         withUnsafeMutableBytes(of: &digits) { buffer in
-            var rest = value
-            var start = buffer.count
-            repeat {
-                start -= 1
-                buffer[start] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            } while rest > 0
-            // As typed bytes: a slice of a raw buffer is appended byte by byte through its iterator.
-            let digits = UnsafeRawBufferPointer(rebasing: buffer[start...])
-            out.append(contentsOf: digits.assumingMemoryBound(to: UInt8.self))
+            let base = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+            out.append(contentsOf: UnsafeBufferPointer(start: base, count: write(value, to: base)))
         }
+    }
+
+    /// Writes `value` in decimal at `out`, which has room for its digits (20 at most), and returns how many it wrote.
+    @inlinable
+    package static func write(_ value: UInt64, to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var count = 1
+        var scale: UInt64 = 10
+        while count < 20, value >= scale {
+            count += 1
+            scale = scale &* 10
+        }
+        var rest = value
+        for index in stride(from: count - 1, through: 0, by: -1) {
+            out[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
+            rest /= 10
+        }
+        return count
     }
 }

@@ -330,6 +330,21 @@ struct SplitMix64: RandomNumberGenerator {
         return Set(verdicts).count == 1 ? verdicts[0] : nil
     }
 
+    /// The byte classes themselves, by RFC 9112 and 9110: HTAB and obs-text in a field value only, DEL and the other
+    /// controls nowhere.
+    @Test func theByteClassesAreTheRFCs() {
+        for byte in UInt8.min...UInt8.max {
+            let visible = byte >= 0x21 && byte <= 0x7E
+            #expect(ASCII.isRequestLine(byte) == (visible || byte == 0x20), "request line, byte \(byte)")
+            #expect(
+                ASCII.isFieldValue(byte) == (visible || byte == 0x20 || byte == 0x09 || byte >= 0x80),
+                "field value, byte \(byte)"
+            )
+            #expect(ASCII.requestLine[Int(byte)] == ASCII.isRequestLine(byte))
+            #expect(ASCII.fieldValue[Int(byte)] == ASCII.isFieldValue(byte))
+        }
+    }
+
     @Test func everyByteOfARequestLineGetsTheTablesVerdict() {
         for byte in UInt8.min...UInt8.max where byte != ASCII.cr && byte != ASCII.lf {
             let head = Array("GET /abcdefgh".utf8) + [byte] + Array("ijk HTTP/1.1\r\nHost: h\r\n\r\n".utf8)

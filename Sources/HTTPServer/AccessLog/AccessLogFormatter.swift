@@ -157,18 +157,7 @@ struct AccessLogFormatter {
         }
 
         mutating func put(decimal value: UInt64) {
-            var digits = 1
-            var scale: UInt64 = 10
-            while digits < 20, value >= scale {
-                digits += 1
-                scale = scale &* 10
-            }
-            var rest = value
-            for index in stride(from: at + digits - 1, through: at, by: -1) {
-                base[index] = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: rest % 10)
-                rest /= 10
-            }
-            at += digits
+            at += DecimalText.write(value, to: base + at)
         }
     }
 

@@ -95,15 +95,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             mutating func next() -> Field? {
                 guard offset < storage.count else { return nil }
                 let at = offset
-                let (name, value) = storage.withUnsafeBytes { bytes in
-                    (
-                        Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))),
-                        Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
-                    )
-                }
-                let nameStart = at + HTTPHeaders.prefix
-                offset = nameStart + name + value
-                return Field(nameStart: Int32(nameStart), nameEnd: Int32(nameStart + name), valueEnd: Int32(offset))
+                let field = storage.withUnsafeBytes { HTTPHeaders.field(at: at, in: $0) }
+                offset = Int(field.valueEnd)
+                return field
             }
         }
     }
@@ -149,17 +143,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         let wanted = name.utf8.count
         var at = 0
         while at < storage.count {
-            let (nameLength, valueLength) = storage.withUnsafeBytes { bytes in
-                (
-                    Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self))),
-                    Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
-                )
-            }
-            let nameStart = at + Self.prefix
-            at = nameStart + nameLength + valueLength
-            guard nameLength == wanted else { continue }
-            let field = Field(nameStart: Int32(nameStart), nameEnd: Int32(nameStart + nameLength), valueEnd: Int32(at))
-            if nameEquals(field, name) { return field }
+            let field = storage.withUnsafeBytes { Self.field(at: at, in: $0) }
+            at = Int(field.valueEnd)
+            if Int(field.nameEnd - field.nameStart) == wanted, nameEquals(field, name) { return field }
         }
         return nil
     }
@@ -173,21 +159,28 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         try storage.withUnsafeBufferPointer { bytes in
             var at = 0
             while at < bytes.count {
-                let raw = UnsafeRawBufferPointer(bytes)
-                let nameLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
-                let valueLength = Int(UInt32(littleEndian: raw.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
-                let nameStart = at + Self.prefix
-                let valueStart = nameStart + nameLength
-                at = valueStart + valueLength
-                let field = Field(nameStart: Int32(nameStart), nameEnd: Int32(valueStart), valueEnd: Int32(at))
+                let field = Self.field(at: at, in: UnsafeRawBufferPointer(bytes))
+                at = Int(field.valueEnd)
                 let more = try body(
                     field,
-                    UnsafeBufferPointer(rebasing: bytes[nameStart..<valueStart]),
-                    UnsafeBufferPointer(rebasing: bytes[valueStart..<at])
+                    UnsafeBufferPointer(rebasing: bytes[Int(field.nameStart)..<Int(field.nameEnd)]),
+                    UnsafeBufferPointer(rebasing: bytes[Int(field.nameEnd)..<at])
                 )
                 if !more { return }
             }
         }
+    }
+
+    /// The field whose two lengths start at `at` in the storage's bytes: the one reader of the layout.
+    private static func field(at: Int, in bytes: UnsafeRawBufferPointer) -> Field {
+        let name = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at, as: UInt32.self)))
+        let value = Int(UInt32(littleEndian: bytes.loadUnaligned(fromByteOffset: at + 4, as: UInt32.self)))
+        let nameStart = at + prefix
+        return Field(
+            nameStart: Int32(nameStart),
+            nameEnd: Int32(nameStart + name),
+            valueEnd: Int32(nameStart + name + value)
+        )
     }
 
     /// The value's bytes of the first field named `name` (case-insensitive), if any: a lookup that makes no string.

@@ -12,12 +12,18 @@ enum ASCII {
     static let token = alphanumerics(and: "!#$%&'*+-.^_`|~")
 
     /// field-vchar, SP, HTAB and obs-text: what a field value may hold. No CTL, no DEL, no CR/LF/NUL.
-    static let fieldValue: [Bool] = (0..<256).map { b in
-        b == 0x09 || b == 0x20 || (b >= 0x21 && b <= 0x7E) || b >= 0x80
-    }
+    @inline(__always)
+    static func isFieldValue(_ b: UInt8) -> Bool { b == 0x09 || (b >= 0x20 && b != 0x7F) }
 
     /// The bytes a request line may hold besides its CRLF: visible ASCII and SP.
-    static let requestLine: [Bool] = (0..<256).map { b in b >= 0x20 && b <= 0x7E }
+    @inline(__always)
+    static func isRequestLine(_ b: UInt8) -> Bool { b >= 0x20 && b <= 0x7E }
+
+    /// `isFieldValue` as a table (for loops that look up a byte class per byte of a slice).
+    static let fieldValue: [Bool] = (0..<256).map { isFieldValue(UInt8($0)) }
+
+    /// `isRequestLine` as a table.
+    static let requestLine: [Bool] = (0..<256).map { isRequestLine(UInt8($0)) }
 
     /// What a Host field value may hold (RFC 3986 authority without userinfo): unreserved, pct-encoded, sub-delims
     /// except the comma (a list is never one host), `:` and the brackets of an IP literal.

@@ -89,14 +89,12 @@ public struct RequestParser: Sendable {
             // not a CR): run over them with the one test they need, each judged as the step above would judge it.
             let inRequestLine = requestLine == nil
             let last = inRequestLine ? lineStart + limits.maxRequestLineLength + 2 : limits.maxHeaderBytes
-            // The tests are the tables' (`ASCII.requestLine`, `ASCII.fieldValue`) spelled out: no table to hold.
+            // The byte classes' own tests (the tables are made from them): no table to hold here.
             if b != ASCII.cr {
                 if inRequestLine {
-                    while i < end, i <= last, buffer[i] &- 0x20 < 0x5F { i += 1 }
+                    while i < end, i <= last, ASCII.isRequestLine(buffer[i]) { i += 1 }
                 } else {
-                    while i < end, i <= last, buffer[i] &- 0x20 != 0x5F, buffer[i] >= 0x20 || buffer[i] == 0x09 {
-                        i += 1
-                    }
+                    while i < end, i <= last, ASCII.isFieldValue(buffer[i]) { i += 1 }
                 }
             }
             if i > last {
