@@ -95,9 +95,12 @@ public final class ResponseStream: Sendable {
     /// the cheap way to fan one event out to many subscribers. Streams that ended are skipped. `completion`, when
     /// given, runs once every shard has handed the bytes to its connections (on the last shard's queue; it must not
     /// block), and at once on the caller's thread when no stream took them.
+    ///
+    /// An array, not any sequence: a generic public function is not specialized for its callers in other modules,
+    /// and its unspecialized loop allocated once per stream.
     public static func write(
         _ bytes: [UInt8],
-        to streams: some Sequence<ResponseStream>,
+        to streams: [ResponseStream],
         completion: (@Sendable () -> Void)? = nil
     ) {
         // A handful of shards: a linear search beats hashing per stream.

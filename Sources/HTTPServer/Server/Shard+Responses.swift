@@ -124,12 +124,25 @@ extension Shard {
     func flush(_ connection: Connection) {
         let fd = connection.fd
         guard Int(fd) < connections.count, connections[Int(fd)] === connection else { return }
-        while connection.outputStart < connection.output.count {
-            let n = connection.output.withUnsafeBytes { p in
-                send(fd, p.baseAddress! + connection.outputStart, p.count - connection.outputStart, Int32(MSG_NOSIGNAL))
+        if connection.outputStart < connection.output.count {
+            let start = connection.outputStart
+            let sent = connection.output.withUnsafeBytes { bytes in
+                send(UnsafeRawBufferPointer(rebasing: bytes[start...]), on: connection)
             }
+            guard let sent else { return }
+            connection.outputStart += sent
+        }
+        flushed(connection, appended: 0)
+    }
+
+    /// Sends `bytes` to the connection until the socket takes no more; the number sent, or nil when the connection
+    /// failed and was closed.
+    private func send(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> Int? {
+        var sent = 0
+        while sent < bytes.count {
+            let n = Glibc.send(connection.fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
             if n > 0 {
-                connection.outputStart += n
+                sent += n
                 server.metrics.bytesSent(n)
                 connection.lifecycle.outputSent(now: now)
             } else if n < 0, errno == EINTR {
@@ -139,18 +152,24 @@ extension Shard {
                 break
             } else {
                 closeConnection(connection)
-                return
+                return nil
             }
         }
+        return sent
+    }
+
+    /// After a send: output that is all out is dropped and the lifecycle hears of it, EPOLLOUT is armed while some
+    /// waits, and the connection's stream learns its `appended` queued bytes moved and what its connection holds.
+    private func flushed(_ connection: Connection, appended: Int) {
         let pending = connection.output.count - connection.outputStart
         if pending == 0 {
             connection.output.removeAll(keepingCapacity: true)
             connection.outputStart = 0
             perform(connection.lifecycle.outputFlushed(), on: connection)
-            guard connections[Int(fd)] === connection else { return }
+            guard connections[Int(connection.fd)] === connection else { return }
         }
         updateInterest(connection, pending: pending)
-        connection.stream?.update(appended: 0, buffered: pending)
+        connection.stream?.update(appended: appended, buffered: pending)
     }
 
     private func updateInterest(_ connection: Connection, pending: Int) {
@@ -171,18 +190,37 @@ extension Shard {
         serve(connection)
     }
 
-    /// One chunk for each of `streams` (hopped onto this queue): framed once, sent to each live connection.
+    /// One chunk for each of `streams` (hopped onto this queue): framed once, sent to each live connection. A
+    /// connection with nothing queued and no gzip encoder is sent the shared frame itself (only what its socket does
+    /// not take is copied into its output): a fan-out copies a frame once per stream only when the stream lags.
     func streamWrite(_ streams: some Collection<ResponseStream>, _ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         now = DispatchTimeNow.nanoseconds()
+        var chunk: [UInt8] = []
         for stream in streams {
             guard let connection = liveConnection(stream), connection.stream === stream else {
                 stream.update(appended: bytes.count, buffered: 0)
                 continue
             }
-            appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
-            stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
-            flush(connection)
+            guard connection.streamEncoder == nil, !connection.hasPendingOutput, !bytes.isEmpty else {
+                appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
+                stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
+                flush(connection)
+                continue
+            }
+            if connection.streamChunked, chunk.isEmpty { ResponseWriter.appendChunk(bytes, to: &chunk) }
+            let frame = connection.streamChunked ? chunk : bytes
+            let sent = frame.withUnsafeBytes { send($0, on: connection) }
+            guard let sent else {  // the connection failed and is closed
+                stream.update(appended: bytes.count, buffered: 0)
+                continue
+            }
+            if sent < frame.count {
+                connection.output.removeAll(keepingCapacity: true)
+                connection.outputStart = 0
+                connection.output.append(contentsOf: frame[sent...])
+            }
+            flushed(connection, appended: bytes.count)
         }
     }
 
