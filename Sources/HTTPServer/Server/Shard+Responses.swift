@@ -132,7 +132,7 @@ extension Shard {
             guard let sent else { return }
             connection.outputStart += sent
         }
-        flushed(connection, appended: 0)
+        flushed(connection)
     }
 
     /// Sends `bytes` to the connection until the socket takes no more; the number sent, or nil when the connection
@@ -159,8 +159,8 @@ extension Shard {
     }
 
     /// After a send: output that is all out is dropped and the lifecycle hears of it, EPOLLOUT is armed while some
-    /// waits, and the connection's stream learns its `appended` queued bytes moved and what its connection holds.
-    private func flushed(_ connection: Connection, appended: Int) {
+    /// waits, and the connection's stream learns what its connection still holds.
+    private func flushed(_ connection: Connection) {
         let pending = connection.output.count - connection.outputStart
         if pending == 0 {
             connection.output.removeAll(keepingCapacity: true)
@@ -169,7 +169,7 @@ extension Shard {
             guard connections[Int(connection.fd)] === connection else { return }
         }
         updateInterest(connection, pending: pending)
-        connection.stream?.update(appended: appended, buffered: pending)
+        connection.stream?.update(appended: 0, buffered: pending)
     }
 
     private func updateInterest(_ connection: Connection, pending: Int) {
@@ -192,7 +192,7 @@ extension Shard {
 
     /// One chunk for each of `streams` (hopped onto this queue): framed once, sent to each live connection. A
     /// connection with nothing queued and no gzip encoder is sent the shared frame itself (only what its socket does
-    /// not take is copied into its output): a fan-out copies a frame once per stream only when the stream lags.
+    /// not take is copied into its output): a fan-out copies a frame per stream only for the streams that lag.
     func streamWrite(_ streams: some Collection<ResponseStream>, _ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
         now = DispatchTimeNow.nanoseconds()
@@ -220,7 +220,10 @@ extension Shard {
                 connection.outputStart = 0
                 connection.output.append(contentsOf: frame[sent...])
             }
-            flushed(connection, appended: bytes.count)
+            // The write's bytes left the stream's queue before the lifecycle hears the output is out (which may end
+            // the connection), as on the way through the output.
+            stream.update(appended: bytes.count, buffered: frame.count - sent)
+            flushed(connection)
         }
     }
 
