@@ -132,7 +132,15 @@ extension Shard {
             guard let sent else { return }
             connection.outputStart += sent
         }
-        flushed(connection)
+        let pending = connection.output.count - connection.outputStart
+        if pending == 0 {
+            connection.output.removeAll(keepingCapacity: true)
+            connection.outputStart = 0
+            perform(connection.lifecycle.outputFlushed(), on: connection)
+            guard connections[Int(fd)] === connection else { return }
+        }
+        updateInterest(connection, pending: pending)
+        connection.stream?.update(appended: 0, buffered: pending)
     }
 
     /// Sends `bytes` to the connection until the socket takes no more; the number sent, or nil when the connection
@@ -158,20 +166,6 @@ extension Shard {
         return sent
     }
 
-    /// After a send: output that is all out is dropped and the lifecycle hears of it, EPOLLOUT is armed while some
-    /// waits, and the connection's stream learns what its connection still holds.
-    private func flushed(_ connection: Connection) {
-        let pending = connection.output.count - connection.outputStart
-        if pending == 0 {
-            connection.output.removeAll(keepingCapacity: true)
-            connection.outputStart = 0
-            perform(connection.lifecycle.outputFlushed(), on: connection)
-            guard connections[Int(connection.fd)] === connection else { return }
-        }
-        updateInterest(connection, pending: pending)
-        connection.stream?.update(appended: 0, buffered: pending)
-    }
-
     private func updateInterest(_ connection: Connection, pending: Int) {
         let wantWrite = pending > 0
         let wantRead = !connection.lifecycle.inputClosed && pending <= Self.outputBacklogLimit
@@ -190,11 +184,14 @@ extension Shard {
         serve(connection)
     }
 
-    /// One chunk for each of `streams` (hopped onto this queue): framed once, sent to each live connection. A
-    /// connection with nothing queued and no gzip encoder is sent the shared frame itself (only what its socket does
-    /// not take is copied into its output): a fan-out copies a frame per stream only for the streams that lag.
+    /// One chunk for each of `streams` (hopped onto this queue): framed once and shared by every connection without
+    /// a gzip encoder (which compresses its own). A connection with nothing queued is sent the shared frame itself,
+    /// and only what its socket does not take is copied into its output; one that lags gets the frame queued behind
+    /// what it holds.
     func streamWrite(_ streams: some Collection<ResponseStream>, _ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
+        // Writers never queue nothing (and an empty chunk would end the body).
+        guard !bytes.isEmpty else { return }
         now = DispatchTimeNow.nanoseconds()
         var chunk: [UInt8] = []
         for stream in streams {
@@ -202,28 +199,29 @@ extension Shard {
                 stream.update(appended: bytes.count, buffered: 0)
                 continue
             }
-            guard connection.streamEncoder == nil, !connection.hasPendingOutput, !bytes.isEmpty else {
-                appendStreamBytes(connection.streamEncoder?.compress(bytes, flush: .sync) ?? bytes, to: connection)
-                stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
-                flush(connection)
-                continue
-            }
-            if connection.streamChunked, chunk.isEmpty { ResponseWriter.appendChunk(bytes, to: &chunk) }
-            let frame = connection.streamChunked ? chunk : bytes
-            let sent = frame.withUnsafeBytes { send($0, on: connection) }
-            guard let sent else {  // the connection failed and is closed
-                stream.update(appended: bytes.count, buffered: 0)
-                continue
-            }
-            if sent < frame.count {
-                connection.output.removeAll(keepingCapacity: true)
-                connection.outputStart = 0
-                connection.output.append(contentsOf: frame[sent...])
+            if let encoder = connection.streamEncoder {
+                appendStreamBytes(encoder.compress(bytes, flush: .sync), to: connection)
+            } else {
+                if connection.streamChunked, chunk.isEmpty { ResponseWriter.appendChunk(bytes, to: &chunk) }
+                let frame = connection.streamChunked ? chunk : bytes
+                if !connection.hasPendingOutput {
+                    guard let sent = frame.withUnsafeBytes({ send($0, on: connection) }) else {
+                        stream.update(appended: bytes.count, buffered: 0)  // the connection failed and is closed
+                        continue
+                    }
+                    if sent < frame.count {  // the rest waits in the output (which held nothing pending)
+                        connection.output.removeAll(keepingCapacity: true)
+                        connection.outputStart = 0
+                        connection.output.append(contentsOf: frame[sent...])
+                    }
+                } else {
+                    connection.output.append(contentsOf: frame)
+                }
             }
             // The write's bytes left the stream's queue before the lifecycle hears the output is out (which may end
-            // the connection), as on the way through the output.
-            stream.update(appended: bytes.count, buffered: frame.count - sent)
-            flushed(connection)
+            // the connection).
+            stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
+            flush(connection)
         }
     }
 
