@@ -43,7 +43,7 @@ extension Journal {
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
                 try connection.execute(JournalSchema.deleteOrphanHistory)
-                while try store.indexTimeline(rows: 1_000_000) > 0 {}
+                while try store.indexTimeline(rows: 1_000_000).covered > 0 {}
                 try connection.execute(JournalSchema.compactTimeline)
                 let answers = try store.compactAnswers()
                 _ = try store.compactDeadlines()

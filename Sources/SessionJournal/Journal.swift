@@ -386,10 +386,19 @@ public final class Journal: @unchecked Sendable {
         guard let store, !isFailing else { return }
         do throws(JournalError) {
             try store.connection.execute("BEGIN IMMEDIATE")
-            // Index first: compaction may delete what the index step would still have to see (nothing a history
-            // needs: only events no kept snapshot reaches).
-            if configuration.timelineRows > 0 { _ = try store.indexTimeline(rows: Int64(configuration.timelineRows)) }
-            let deleted = try store.compactStep(rows: Int64(configuration.compactionRows))
+            var deleted = 0
+            if configuration.timelineRows > 0 {
+                // The rows the index takes in are compacted as it takes them in, so the cursor below only has to
+                // come back over indexed rows, for the events a newer snapshot has covered since.
+                deleted += try store.indexTimeline(rows: Int64(configuration.timelineRows), compactingFirst: true)
+                    .deleted
+                deleted += try store.compactStep(
+                    rows: Int64(configuration.compactionRows),
+                    through: store.timelineThrough
+                )
+            } else {
+                deleted += try store.compactStep(rows: Int64(configuration.compactionRows))
+            }
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
             metrics.backgroundCompactions.increment()

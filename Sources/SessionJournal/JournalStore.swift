@@ -375,11 +375,25 @@ final class JournalStore {
     }
 
     /// Indexes the next `rows` of the log in `timeline` (never past its last row) and moves `timeline.through`, in the
-    /// caller's transaction. Returns the rows of the log covered.
-    func indexTimeline(rows: Int64) throws(JournalError) -> Int64 {
+    /// caller's transaction. With `compactingFirst`, the events of those rows that compaction would delete are deleted
+    /// first, so that only the ones a history can still read get an index row (under sustained posting nearly every
+    /// row the step reaches is already covered by its session's oldest kept snapshot: indexing it would write an index
+    /// row for an event deleted next, and leave that row behind until a full `compact()`). Returns the rows of the log
+    /// covered and the events deleted.
+    func indexTimeline(
+        rows: Int64,
+        compactingFirst: Bool = false
+    ) throws(JournalError) -> (covered: Int64, deleted: Int) {
         let last = try connection.integer(JournalSchema.lastSeq)
-        guard last > timelineThrough else { return 0 }
+        guard last > timelineThrough else { return (0, 0) }
         let through = min(last, timelineThrough + rows)
+        var deleted = 0
+        if compactingFirst {
+            compactRange.bind(1, timelineThrough + 1)
+            compactRange.bind(2, through + 1)
+            try compactRange.run()
+            deleted = Int(try connection.integer("SELECT changes()"))
+        }
         let index = try connection.prepare(JournalSchema.indexTimeline)
         defer { index.finalize() }
         index.bind(1, timelineThrough)
@@ -391,7 +405,7 @@ final class JournalStore {
         try write.run()
         let covered = through - timelineThrough
         timelineThrough = through
-        return covered
+        return (covered, deleted)
     }
 
     private func forgetAnswers(of id: String) throws(JournalError) {
@@ -400,15 +414,17 @@ final class JournalStore {
         answerCounts[id] = nil
     }
 
-    /// Deletes unneeded events among the next `rows` of the log (wrapping to the start at its end), in its own
-    /// transaction. Returns the number deleted.
-    func compactStep(rows: Int64) throws(JournalError) -> Int {
-        let last = try connection.integer(JournalSchema.lastSeq)
+    /// Deletes unneeded events among the next `rows` of the log up to `end` (the log's last row when nil), starting
+    /// over from the first once past it, in the caller's transaction. Returns the number deleted.
+    func compactStep(rows: Int64, through end: Int64? = nil) throws(JournalError) -> Int {
+        let last: Int64
+        if let end { last = end } else { last = try connection.integer(JournalSchema.lastSeq) }
         if compactionCursor > last { compactionCursor = 0 }
         let from = compactionCursor
-        compactionCursor = from + rows
+        let to = min(from + rows, last + 1)
+        compactionCursor = to
         compactRange.bind(1, from)
-        compactRange.bind(2, from + rows)
+        compactRange.bind(2, to)
         try compactRange.run()
         return Int(try connection.integer("SELECT changes()"))
     }
