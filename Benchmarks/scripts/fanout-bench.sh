@@ -69,6 +69,13 @@ for n in $SUBSCRIBERS; do
     done
     printf '%-12s %6d subscribers: p50 %7.2f ms  p99 %7.2f ms  max %8.2f ms\n' floor "$n" "$(field floor "$n" p50_ms)" \
         "$(field floor "$n" p99_ms)" "$(field floor "$n" max_ms)"
+    # Each round's FeedbackHost p99 over the same round's floor p99 (a drifting machine disturbs these less than the
+    # ratio of the medians above).
+    ratios=$(paste -d' ' \
+        <(grep "label=FeedbackHost subscribers=$n " "$RESULTS" | sed 's/.* p99_ms=\([0-9.]*\).*/\1/') \
+        <(grep "label=floor subscribers=$n " "$RESULTS" | sed 's/.* p99_ms=\([0-9.]*\).*/\1/') |
+        awk '{printf "%.3f\n", $1 / $2}')
+    echo "  FeedbackHost p99 / floor p99 round by round: $(echo $ratios) -> median $(median <<<"$ratios") (target 1.1)"
 done
 total_lost() { grep "label=$1 " "$RESULTS" | sed 's/.*lost=\([0-9]*\).*/\1/' | awk '{s += $1} END {print s + 0}'; }
 echo "lost over all runs: FeedbackHost $(total_lost FeedbackHost), $PEER $(total_lost "$PEER")"

@@ -244,7 +244,7 @@ public final class ServiceApplication: Sendable {
     }
 
     /// The stream keys: `stream.heartbeat.ms`, `stream.max.per.session`, `stream.max.total`, `stream.drain.ms`,
-    /// `stream.retry.ms`, `stream.linger.ms`.
+    /// `stream.retry.ms`, `stream.linger.ms`, `stream.write.part`.
     static func streamConfiguration(_ reader: ConfigReader) -> StreamConfiguration {
         StreamConfiguration(
             heartbeat: .milliseconds(reader.int(.streamHeartbeat)),
@@ -252,7 +252,8 @@ public final class ServiceApplication: Sendable {
             maxTotal: reader.int(.streamMaxTotal),
             drainWindow: .milliseconds(reader.int(.streamDrain)),
             retry: .milliseconds(reader.int(.streamRetry)),
-            linger: .milliseconds(reader.int(.streamLinger))
+            linger: .milliseconds(reader.int(.streamLinger)),
+            writePart: reader.int(.streamWritePart)
         )
     }
 

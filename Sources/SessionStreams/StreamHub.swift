@@ -163,7 +163,11 @@ package final class StreamHub: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         let now = DispatchTime.now().uptimeNanoseconds
         let passInFlight = waitForIdle && writesInFlight > 0
-        var batches: [FrameKey: (frame: [UInt8], streams: [ResponseStream])] = [:]
+        // The frames of this pass, each with the streams that get it; nearly every subscriber gets the same one as the
+        // subscriber before it, which is looked up without hashing.
+        var batches: [(frame: [UInt8], streams: [ResponseStream])] = []
+        var batchOf: [FrameKey: Int] = [:]
+        var last: (key: FrameKey, index: Int)?
         var events = 0
         var bytes = 0
         var conflated = 0
@@ -179,7 +183,6 @@ package final class StreamHub: @unchecked Sendable {
             if let resumed { registry.metrics.resumed(resumed) }
             if subscriber.behind != wasBehind { behindCount += subscriber.behind ? 1 : -1 }
             let key: FrameKey
-            let frame: [UInt8]
             switch action {
             case .nothing:
                 continue
@@ -188,26 +191,44 @@ package final class StreamHub: @unchecked Sendable {
                 continue
             case .patch(let base):
                 key = FrameKey(view: ObjectIdentifier(view), base: base)
-                frame = view.patch(from: base) ?? view.snapshot()
             case .snapshot:
                 key = FrameKey(view: ObjectIdentifier(view), base: nil)
-                frame = view.snapshot()
             }
+            let index: Int
+            if let last, last.key == key {
+                index = last.index
+            } else if let known = batchOf[key] {
+                index = known
+            } else {
+                let frame = key.base.flatMap(view.patch(from:)) ?? view.snapshot()
+                index = batches.count
+                batches.append((frame, []))
+                batchOf[key] = index
+            }
+            last = (key, index)
             subscriber.lastWrite = now
-            if batches[key] == nil { batches[key] = (frame, []) }
-            batches[key]!.streams.append(subscriber.stream)
+            batches[index].streams.append(subscriber.stream)
             events += 1
-            bytes += frame.count
+            bytes += batches[index].frame.count
+            // A large fan-out goes out a part at a time: the shards send the first part while this pass goes on.
+            if batches[index].streams.count >= registry.configuration.writePart {
+                write(batches[index].frame, to: batches[index].streams)
+                batches[index].streams.removeAll(keepingCapacity: true)
+            }
         }
-        for batch in batches.values {
-            writesInFlight += 1
-            ResponseStream.write(batch.frame, to: batch.streams) { [weak self] in self?.writeCompleted() }
+        for batch in batches where !batch.streams.isEmpty {
+            write(batch.frame, to: batch.streams)
         }
         registry.metrics.sent(events: events, bytes: bytes)
         if conflated > 0 {
             registry.metrics.conflations.increment(by: conflated)
             scheduleRecheck()
         }
+    }
+
+    private func write(_ frame: [UInt8], to streams: [ResponseStream]) {
+        writesInFlight += 1
+        ResponseStream.write(frame, to: streams) { [weak self] in self?.writeCompleted() }
     }
 
     /// Which frame a subscriber gets: frames with equal keys are equal.

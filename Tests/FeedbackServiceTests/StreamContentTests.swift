@@ -83,6 +83,33 @@ struct StreamContentTests {
         await server.stop()
     }
 
+    /// A fan-out handed to the shards a part at a time (`--stream-write-part 2`; five subscribers of two views, the
+    /// whole state and a selection, so consecutive subscribers get different frames): every subscriber still gets
+    /// every state once, in order.
+    @Test func aFanOutHandedOutInPartsReachesEverySubscriberOnceInOrder() async throws {
+        let server = try InProcessServer.start(["--stream-write-part", "2"])
+        let id = try await server.api.create("notes")
+        var readers: [SSEReader] = []
+        for index in 0..<5 {
+            let select = index % 2 == 0 ? "" : "?select=/text"
+            readers.append(try server.reader("/v1/sessions/\(id)/stream\(select)"))
+        }
+        for reader in readers { #expect(Self.revision(try await reader.nextEvent().data) == 0) }
+        for (revision, text) in ["part-one", "part-two", "part-three"].enumerated() {
+            try await server.api.post(id, #"{"type":"set","text":"\#(text)"}"#)
+            for (index, reader) in readers.enumerated() {
+                let event = try await reader.nextEvent()
+                #expect(Self.revision(event.data) == revision + 1, "subscriber \(index)")
+                #expect(event.data.contains(#""\#(text)""#), "subscriber \(index)")
+            }
+        }
+        await server.stop()
+    }
+
+    private static func revision(_ data: String) -> Int? {
+        (try? JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])?["rev"] as? Int
+    }
+
     @Test func selectStreamsOnlyTheChosenPartsAndOnlyWhenTheyChange() async throws {
         let server = try InProcessServer.start()
         let id = try await server.api.create("notes")

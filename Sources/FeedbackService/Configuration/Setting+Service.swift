@@ -178,6 +178,12 @@ extension Setting {
         default: "262144",
         "a stream with more bytes than this not yet sent is held back and later gets the latest state"
     )
+    static let streamWritePart = Setting(
+        "stream.write.part",
+        .integer(1...1_000_000),
+        default: "1024",
+        "a state's fan-out hands the shards this many streams at a time, so they send while the rest are prepared"
+    )
     static let streamGzip = Setting(
         "stream.gzip",
         .boolean,
@@ -272,7 +278,8 @@ extension Setting {
             sessionIdle,
             sessionWakeRate, sessionActivationRate, sessionRetention,
             corsOrigins, shutdownDeadline, shutdownDelay, streamHeartbeat, streamStall, streamMaxPerSession,
-            streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamGzip, dataDirectory, fsync,
+            streamMaxTotal, streamDrain, streamRetry, streamLinger, streamHighWater, streamWritePart, streamGzip,
+            dataDirectory, fsync,
             journalSnapshotInterval, journalCommitDelay, journalProbe, journalURL, journalPasswordFile,
             journalLease, journalOwnershipWatch, auth, authCreate,
             authKeyFile, authPreviousKeyFile,
