@@ -21,7 +21,7 @@ final class DataDirectoryLock {
         guard descriptor >= 0 else {
             throw JournalError(.directory, "cannot open \(path): \(String(cString: strerror(errno)))")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard Self.take(descriptor) else {
             let holder = Self.holder(descriptor)
             Glibc.close(descriptor)
             throw JournalError(
@@ -34,6 +34,21 @@ final class DataDirectoryLock {
         _ = ftruncate(descriptor, 0)
         _ = pwrite(descriptor, pid, pid.count, 0)
         self.descriptor = descriptor
+    }
+
+    /// Takes the `flock`. While the file names this process as its holder, tries again for up to a second: a journal
+    /// this process closed a moment ago can still hold it through a child being spawned meanwhile, which shares the
+    /// lock's open file until it runs its program (`O_CLOEXEC` closes it only then). Another process, or a journal
+    /// this process still has open, is refused after that second.
+    private static func take(_ descriptor: Int32) -> Bool {
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+        var tries = 0
+        while holder(descriptor) == getpid(), tries < 100 {
+            usleep(10_000)
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+            tries += 1
+        }
+        return false
     }
 
     /// The pid the holder wrote, if it reads as one.

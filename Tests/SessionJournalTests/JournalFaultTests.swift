@@ -129,6 +129,24 @@ struct JournalFaultTests {
         #expect(sessions.first?.revision == 1)
     }
 
+    /// A lock this process's own pid holds (a journal closed a moment ago whose lock a child being spawned still
+    /// shares) is waited for, up to a second, instead of refused: here a descriptor of the test's own holds it for
+    /// 100 ms, and the open that starts meanwhile succeeds once it is let go.
+    @Test func aLockThisProcessLetsGoOfWithinASecondIsWaitedFor() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let held = Glibc.open(directory.file(DataDirectoryLock.fileName), O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        #expect(held >= 0)
+        #expect(flock(held, LOCK_EX | LOCK_NB) == 0)
+        let pid = Array("\(getpid())\n".utf8)
+        #expect(pwrite(held, pid, pid.count, 0) == pid.count)
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(100)) { Glibc.close(held) }
+        // Refused at once before: the file names this process, and the lock is held when the open starts.
+        let journal = try JournalFixtures.open(directory)
+        #expect(Self.append(journal, [.created(JournalFixtures.creation(JournalFixtures.id(2)))]) == nil)
+        journal.close()
+    }
+
     @Test func secondJournalOnAHeldDirectoryIsRefusedNamingTheHolder() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
