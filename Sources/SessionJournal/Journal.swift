@@ -384,14 +384,18 @@ public final class Journal: @unchecked Sendable {
     private func compactOnQueue() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let store, !isFailing else { return }
+        let indexing = configuration.timelineRows > 0
+        guard !indexing || store.tickMayFindWork(rows: configuration.compactionRows) else { return }
         do throws(JournalError) {
             try store.connection.execute("BEGIN IMMEDIATE")
             var deleted = 0
-            if configuration.timelineRows > 0 {
+            var indexed = false
+            if indexing {
                 // The rows the index takes in are compacted as it takes them in, so the cursor below only has to
                 // come back over indexed rows, for the events a newer snapshot has covered since.
-                deleted += try store.indexTimeline(rows: Int64(configuration.timelineRows), compactingFirst: true)
-                    .deleted
+                let step = try store.indexTimeline(rows: Int64(configuration.timelineRows), compactingFirst: true)
+                deleted += step.deleted
+                indexed = step.covered > 0
                 deleted += try store.compactStep(
                     rows: Int64(configuration.compactionRows),
                     through: store.timelineThrough
@@ -401,6 +405,7 @@ public final class Journal: @unchecked Sendable {
             }
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
+            store.tickEnded(indexed: indexed)
             metrics.backgroundCompactions.increment()
             // Sampled here, once a tick, rather than after every commit: two stats per commit cost more.
             metrics.bytes.record(store.fileBytes())

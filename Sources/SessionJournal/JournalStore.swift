@@ -53,6 +53,11 @@ final class JournalStore {
     var answerCounts: [String: Int] = [:]
     /// Where incremental compaction continues (an `events.seq`).
     private var compactionCursor: Int64 = 0
+    /// The background ticks' own bookkeeping (touched only by them, on the writer queue): the group commits the last
+    /// tick saw, the ticks since one was made, and whether the last tick's index step took in rows.
+    private var commitsAtLastTick = -1
+    private var quietTicks = 0
+    private var lastTickIndexed = true
     /// The WAL file, opened after the first commit, for the interval policy's fsync.
     private var walDescriptor: Int32 = -1
     private let begin: SQLiteStatement
@@ -414,6 +419,27 @@ final class JournalStore {
         answerCounts[id] = nil
     }
 
+    /// Whether a background tick that indexes the log and compacts `rows` a tick can find anything to do. Which events
+    /// compaction deletes changes only with a group commit (a snapshot kept, a session removed or created again): once
+    /// the index has caught up with the log (the last tick took in nothing) and the cursor has come over every indexed
+    /// row since the last commit, ticks find nothing until the next one, so an idle server stops running them.
+    func tickMayFindWork(rows: Int) -> Bool {
+        if statistics.commits != commitsAtLastTick {
+            commitsAtLastTick = statistics.commits
+            quietTicks = 0
+        } else {
+            quietTicks += 1
+        }
+        let sweep = Int(timelineThrough / Int64(max(rows, 1))) + 1
+        return lastTickIndexed || quietTicks <= sweep
+    }
+
+    /// A background tick is done; `indexed`: its index step took in rows of the log.
+    func tickEnded(indexed: Bool) {
+        lastTickIndexed = indexed
+        statistics.compactionTicks += 1
+    }
+
     /// Deletes unneeded events among the next `rows` of the log up to `end` (the log's last row when nil), starting
     /// over from the first once past it, in the caller's transaction. Returns the number deleted.
     func compactStep(rows: Int64, through end: Int64? = nil) throws(JournalError) -> Int {
@@ -489,6 +515,8 @@ public struct JournalStatistics: Sendable, Equatable {
     public var syncs = 0
     /// Events deleted by background compaction.
     public var compactedEvents = 0
+    /// Background compaction ticks that ran (an idle journal's stop once they can find nothing).
+    public var compactionTicks = 0
 
     package init() {}
 }

@@ -193,6 +193,33 @@ import Testing
         #expect(try journal.recover().sessions.first?.events.map(\.revision) == [4])
     }
 
+    /// Once the background ticks can find nothing (the index caught up with the log, the cursor over every indexed row
+    /// since the last commit) they stop running, and the next commit starts them again.
+    @Test(.timeLimit(.minutes(1))) func backgroundTicksStopWhenTheyCanFindNothingUntilTheNextCommit() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 1))
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try await journal.append(
+            [.created(JournalFixtures.creation(id))] + (1...4).map { JournalFixtures.event(id, $0) }
+        )
+        try await journal.append([.snapshot(sessionID: id, revision: 3, state: "{}")])
+        while journal.statistics.compactedEvents < 3 {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        // A tick a millisecond: about 200 in this pause without the rule; with it, at most the few that finish the
+        // index and the cursor's round (a bound, not a time: a slower machine runs fewer).
+        let before = journal.statistics.compactionTicks
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(journal.statistics.compactionTicks - before <= 3)
+        try await journal.append([.snapshot(sessionID: id, revision: 4, state: "{}")])
+        while journal.statistics.compactedEvents < 4 {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        #expect(try journal.recover().sessions.first?.events.isEmpty == true)
+    }
+
     @Test func fsyncPolicyParsesItsFlagForms() {
         #expect(FsyncPolicy(parsing: "per-commit") == .perCommit)
         #expect(FsyncPolicy(parsing: "interval:250") == .interval(milliseconds: 250))
