@@ -175,20 +175,27 @@ import Testing
         #expect(session.events.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(1))) func backgroundCompactionDeletesCoveredEvents() async throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 5))
-        defer { journal.close() }
+    /// A session with events 1 to 4 and a snapshot at 3, once the background ticks deleted the three it covers (the
+    /// ticks are the outcome: waited for with a bound, the test's time limit). Returns the session's id.
+    @discardableResult
+    private static func coverThreeOfFourEvents(_ journal: Journal) async throws -> String {
         let id = JournalFixtures.id(1)
         try await journal.append(
             [.created(JournalFixtures.creation(id))] + (1...4).map { JournalFixtures.event(id, $0) }
         )
         try await journal.append([.snapshot(sessionID: id, revision: 3, state: "{}")])
-        // The timer's step is the outcome; wait for it with a bound (the test's time limit).
         while journal.statistics.compactedEvents < 3 {
-            try await Task.sleep(for: .milliseconds(5))
+            try await Task.sleep(for: .milliseconds(1))
         }
+        return id
+    }
+
+    @Test(.timeLimit(.minutes(1))) func backgroundCompactionDeletesCoveredEvents() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 5))
+        defer { journal.close() }
+        try await Self.coverThreeOfFourEvents(journal)
         #expect(journal.statistics.compactedEvents == 3)
         #expect(try journal.recover().sessions.first?.events.map(\.revision) == [4])
     }
@@ -200,14 +207,7 @@ import Testing
         defer { directory.remove() }
         let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 1))
         defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try await journal.append(
-            [.created(JournalFixtures.creation(id))] + (1...4).map { JournalFixtures.event(id, $0) }
-        )
-        try await journal.append([.snapshot(sessionID: id, revision: 3, state: "{}")])
-        while journal.statistics.compactedEvents < 3 {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        let id = try await Self.coverThreeOfFourEvents(journal)
         // A tick a millisecond: about 200 in this pause without the rule; with it, at most the few that finish the
         // index and the cursor's round (a bound, not a time: a slower machine runs fewer).
         let before = journal.statistics.compactionTicks
