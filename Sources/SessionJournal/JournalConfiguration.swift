@@ -18,7 +18,7 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// SQLite: how many rows of the event log the background step of each compaction tick adds to the `timeline`
     /// index (issue 32). 0 adds none in the background (a history read then scans the unindexed tail of the log, and
     /// `compact()` still indexes everything): a way to measure what the index costs the posts.
-    public var timelineRows = 5_000
+    public var timelineRows = 2_500
     /// Keyed answers (`JournalRecord.answered`) kept per session: the newest this many. Match the service's
     /// idempotency ledger, which remembers as many keys per session.
     public var answersPerSession: Int
@@ -54,8 +54,8 @@ public struct JournalConfiguration: Sendable, Equatable {
         autoCheckpointPages: Int = 1000,
         checkOnOpen: Bool = true,
         fileName: String = "journal.sqlite",
-        compactionIntervalMilliseconds: Int = 250,
-        compactionRows: Int = 5_000,
+        compactionIntervalMilliseconds: Int = 125,
+        compactionRows: Int = 2_500,
         answersPerSession: Int = 256,
         commitDelayMicroseconds: Int = 500,
         commitDelaySiblings: Int = 4,

@@ -25,8 +25,8 @@ extension Setting {
     static let journalTimelineRows = Setting(
         "journal.timeline.rows",
         .integer(0...1_000_000),
-        default: "5000",
-        "SQLite: rows of the event log the history index (timeline) takes in per background tick (every 250 ms); 0 "
+        default: "2500",
+        "SQLite: rows of the event log the history index (timeline) takes in per background tick (every 125 ms); 0 "
             + "takes in none, for measuring what the index costs (history reads then scan the unindexed log)"
     )
 
