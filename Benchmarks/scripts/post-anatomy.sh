@@ -6,15 +6,18 @@
 # /proc/PID/stat), its share of its core, and, when perf can place uprobes (root), its mallocs and its Swift retains
 # and releases a post, counted exactly (`perf stat` on the probes, not sampled; over a second run, which the probes
 # slow, divided by that window's answers: its send(2) calls). Servers: `floor` (JournalFloor), or a feedback-host
-# binary followed by its flags up to the next `--`.
+# binary followed by its flags up to the next `--`. With PHASES=1, a third run of each feedback-host records the window
+# with `perf record --call-graph dwarf` (2999 Hz) and prints its CPU a post by phase of the post's way, thread and side
+# (post-phases.py; the profiler slows the server by about a quarter, so compare phases, not totals; session 21).
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
-#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559). Copy binaries aside first.
+#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0). Copy binaries aside first.
 set -euo pipefail
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 CONNECTIONS=${CONNECTIONS:-64}
 SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-3}
+PHASES=${PHASES:-0}
 PORT=${PORT:-18559}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
@@ -45,7 +48,7 @@ if [ -n "$MALLOC" ] && [ -f "$SWIFT_CORE" ]; then
         ARC="-e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release"
 fi
 
-measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "posts/s mallocs"
+measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share", "posts/s mallocs" or the phases
     local mode=$1 ids u0 s0 u1 s1 t0 t1 mallocs=0 rps
     shift
     trap stop EXIT
@@ -94,6 +97,12 @@ measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "pos
         mallocs=$(perf stat -x, -e "$MALLOC" $ARC -e syscalls:sys_enter_sendto -p "$PID" -- sleep "$WINDOW" 2>&1 |
             awk -F, '/malloc/ {m = $1} /swift_retain/ {r = $1} /swift_release/ {l = $1} /sendto/ {n = $1}
                 END { if (n > 0) printf "%.2f %.1f", m / n, (r + l) / n }')
+    elif [ "$mode" = phases ]; then
+        # The window's posts are its answers here too (the profiler slows the window alone).
+        perf stat -x, -e syscalls:sys_enter_sendto -p "$PID" -o "$DIR/sends" -- sleep "$WINDOW" &
+        perf record -q -F 2999 --call-graph dwarf,16384 -p "$PID" -o "$DIR/perf.data" -- sleep "$WINDOW" \
+            >/dev/null 2>&1
+        wait $!
     else
         sleep "$WINDOW"
     fi
@@ -102,6 +111,12 @@ measure() { # cpu|mallocs command...: prints "posts/s user kernel share" or "pos
     wait "$load"
     rps=$(awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out")
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
+    if [ "$mode" = phases ]; then
+        perf script -i "$DIR/perf.data" -F comm,ip,sym,dso 2>/dev/null |
+            python3 "$SCRIPTS/post-phases.py" 2999 "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "$binary")"
+        stop
+        return
+    fi
     # CPU ticks are 1/100 s (USER_HZ); the window's posts are the run's rate times its length.
     awk -v r="$rps" -v u=$((u1 - u0)) -v s=$((s1 - s0)) -v t0="$t0" -v t1="$t1" -v m="$mallocs" -v mode="$mode" 'BEGIN {
         w = t1 - t0; n = r * w
@@ -128,6 +143,7 @@ for argument in "$@" --; do
     [ -n "$ARC" ] || arc="-"
     printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s\n' \
         "$name" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc"
+    [ "$PHASES" = 0 ] || [ "${group[0]}" = floor ] || measure phases "${group[@]}"
     group=()
 done
 [ -n "$MALLOC" ] || echo "(mallocs not counted: perf could not place a uprobe on glibc's malloc; run as root)"

@@ -405,13 +405,14 @@ public final class Journal: @unchecked Sendable {
             }
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
-            store.tickEnded(indexed: indexed)
+            store.tickEnded(caughtUp: !indexed)
             metrics.backgroundCompactions.increment()
             // Sampled here, once a tick, rather than after every commit: two stats per commit cost more.
             metrics.bytes.record(store.fileBytes())
         } catch {
             try? store.connection.execute("ROLLBACK")
             store.reloadTimelineThrough()
+            store.tickEnded(caughtUp: false)
             logger.error("journal: compaction failed", metadata: ["error": "\(error)"])
         }
     }

@@ -54,10 +54,10 @@ final class JournalStore {
     /// Where incremental compaction continues (an `events.seq`).
     private var compactionCursor: Int64 = 0
     /// The background ticks' own bookkeeping (touched only by them, on the writer queue): the group commits the last
-    /// tick saw, the ticks since one was made, and whether the last tick's index step took in rows.
+    /// tick saw, the ticks since one was made, and whether the last tick found the index caught up with the log.
     private var commitsAtLastTick = -1
     private var quietTicks = 0
-    private var lastTickIndexed = true
+    private var lastTickCaughtUp = false
     /// The WAL file, opened after the first commit, for the interval policy's fsync.
     private var walDescriptor: Int32 = -1
     private let begin: SQLiteStatement
@@ -431,12 +431,13 @@ final class JournalStore {
             quietTicks += 1
         }
         let sweep = Int(timelineThrough / Int64(max(rows, 1))) + 1
-        return lastTickIndexed || quietTicks <= sweep
+        return !lastTickCaughtUp || quietTicks <= sweep
     }
 
-    /// A background tick is done; `indexed`: its index step took in rows of the log.
-    func tickEnded(indexed: Bool) {
-        lastTickIndexed = indexed
+    /// A background tick is done; `caughtUp`: it committed and its index step found nothing left to take in (a tick
+    /// that failed did neither, so the ticks go on).
+    func tickEnded(caughtUp: Bool) {
+        lastTickCaughtUp = caughtUp
         statistics.compactionTicks += 1
     }
 
