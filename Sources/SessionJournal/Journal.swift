@@ -72,6 +72,8 @@ public final class Journal: @unchecked Sendable {
     var store: JournalStore?
     private var syncTimer: (any DispatchSourceTimer)?
     private var compactionTimer: (any DispatchSourceTimer)?
+    /// A catch-up tick is queued behind the next commit (`catchUpIfBehind`; owned by `queue`).
+    private var catchUpQueued = false
     package var probeTimer: (any DispatchSourceTimer)?
     private var openProblems: [String]
     private let movedAside: String?
@@ -375,13 +377,34 @@ public final class Journal: @unchecked Sendable {
         }
         if let error = result.failure, store != nil {
             becameUnhealthy(error, handler: handler)
+        } else {
+            catchUpIfBehind()
         }
         return completions.count
     }
 
+    /// Queues a background tick behind the next commit when the index lags the log by more than
+    /// `catchUpSteps` steps. The timer's ticks take in `timelineRows` rows each, a fixed rate (20,000 rows a second
+    /// as shipped); posts can be written faster than that for as long as the load lasts, and the log would grow
+    /// with them, its covered events kept until the load dropped. While it lags, a tick runs after each commit (the
+    /// commits in between are still one group commit each), until the lag is back under the bound: compaction then
+    /// keeps pace with the writes, each tick no longer than the timer's, and the log stays within that many rows
+    /// of the index.
+    private func catchUpIfBehind() {
+        guard let store, configuration.compactionIntervalMilliseconds > 0, configuration.timelineRows > 0,
+            configuration.catchUpSteps > 0, !catchUpQueued,
+            store.unindexedRows > Int64(configuration.timelineRows) * Int64(configuration.catchUpSteps)
+        else { return }
+        catchUpQueued = true
+        queue.async {
+            self.catchUpQueued = false
+            self.compactOnQueue(catchingUp: true)
+        }
+    }
+
     private var isFailing: Bool { pending.withLock { $0.failure != nil } }
 
-    private func compactOnQueue() {
+    private func compactOnQueue(catchingUp: Bool = false) {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let store, !isFailing else { return }
         let indexing = configuration.timelineRows > 0
@@ -406,9 +429,11 @@ public final class Journal: @unchecked Sendable {
             try store.connection.execute("COMMIT")
             store.statistics.compactedEvents += deleted
             store.tickEnded(caughtUp: !indexed)
+            if catchingUp { store.statistics.catchUpTicks += 1 }
             metrics.backgroundCompactions.increment()
             // Sampled here, once a tick, rather than after every commit: two stats per commit cost more.
             metrics.bytes.record(store.fileBytes())
+            catchUpIfBehind()
         } catch {
             try? store.connection.execute("ROLLBACK")
             store.reloadTimelineThrough()

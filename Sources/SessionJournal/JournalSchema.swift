@@ -185,6 +185,14 @@ package enum JournalSchema {
         """
     static let deleteHistory = "DELETE FROM history WHERE session = ?1"
     static let deleteTimeline = "DELETE FROM timeline WHERE session = ?1"
+    /// Session ?1's index rows at or before revision ?2: the events compaction deletes (`compactRange`), those its
+    /// oldest kept snapshot covers, and whose state that snapshot gives.
+    static let trimTimeline = "DELETE FROM timeline WHERE session = ?1 AND rev <= ?2"
+    /// The indexed events of session ?1 at or before revision ?2, found through the index (rowid lookups).
+    static let deleteIndexedEvents = """
+        DELETE FROM events WHERE seq IN (SELECT seq FROM timeline WHERE session = ?1 AND rev <= ?2)
+        """
+    static let oldestKept = "SELECT min(rev) FROM history WHERE session = ?1"
     static let systemOf = "SELECT system FROM sessions WHERE id = ?1"
     static let timelineThroughName = "timeline.through"
     static let writeTimelineThrough = "INSERT OR REPLACE INTO meta(name, value) VALUES('timeline.through', ?1)"
@@ -334,6 +342,9 @@ package enum JournalSchema {
                 (SELECT min(h.rev) FROM history h WHERE h.session = events.session),
                 (SELECT n.rev FROM snapshots n WHERE n.session = events.session), -1))
         """
+    /// Where a compaction step from ?1 ends: the position of the row after the first ?3 rows of the log at or past ?1
+    /// and at or before ?2 (none: the step runs to ?2).
+    static let compactionStepEnd = "SELECT seq FROM events WHERE seq >= ?1 AND seq <= ?2 ORDER BY seq LIMIT 1 OFFSET ?3"
     static let deleteOrphanSnapshots = "DELETE FROM snapshots WHERE session NOT IN (SELECT id FROM sessions)"
     static let deleteOrphanHistory = "DELETE FROM history WHERE session NOT IN (SELECT id FROM sessions)"
 

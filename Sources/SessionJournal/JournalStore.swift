@@ -30,11 +30,19 @@ final class JournalStore {
     private let trimHistoryBefore: SQLiteStatement
     private let trimHistoryOlder: SQLiteStatement
     private let deleteTimeline: SQLiteStatement
+    private let trimTimeline: SQLiteStatement
+    private let stepEnd: SQLiteStatement
+    private let deleteIndexedEvents: SQLiteStatement
+    private let oldestKept: SQLiteStatement
     private let systemOf: SQLiteStatement
     /// The retention of each system and the default (`JournalConfiguration.retention(of:)`).
     let configuration: JournalConfiguration
     /// The log position up to which `timeline` indexes the log (`meta`'s `timeline.through`).
     var timelineThrough: Int64 = 0
+    /// Rows of the log past `timelineThrough`, as far as this store knows: exact after an index step, counted up by
+    /// each commit's records since (an upper bound: not every record is a row of the log). The writer queue runs
+    /// extra background ticks while it is large (`Journal.catchUpIfBehind`).
+    private(set) var unindexedRows: Int64 = 0
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
@@ -114,6 +122,10 @@ final class JournalStore {
         trimHistoryBefore = try connection.prepare(JournalSchema.trimHistoryBefore)
         trimHistoryOlder = try connection.prepare(JournalSchema.trimHistoryOlder)
         deleteTimeline = try connection.prepare(JournalSchema.deleteTimeline)
+        trimTimeline = try connection.prepare(JournalSchema.trimTimeline)
+        stepEnd = try connection.prepare(JournalSchema.compactionStepEnd)
+        deleteIndexedEvents = try connection.prepare(JournalSchema.deleteIndexedEvents)
+        oldestKept = try connection.prepare(JournalSchema.oldestKept)
         systemOf = try connection.prepare(JournalSchema.systemOf)
         self.configuration = configuration
         upsertTokens = try connection.prepare(JournalSchema.upsertTokens)
@@ -149,6 +161,7 @@ final class JournalStore {
         unsyncedCommits += 1
         statistics.commits += 1
         statistics.records += records.count
+        unindexedRows += Int64(records.count)
         return .success(())
     }
 
@@ -345,7 +358,10 @@ final class JournalStore {
             systemOf.reset()
         }
         let retention = configuration.retention(of: system)
-        guard retention.keepsSnapshots else { return }
+        guard retention.keepsSnapshots else {
+            try forgetIndexed(id, snapshot: revision)
+            return
+        }
         let now = Int64(Date().timeIntervalSince1970 * 1000)
         upsertHistory.bind(1, id)
         upsertHistory.bind(2, Int64(bitPattern: revision))
@@ -371,6 +387,30 @@ final class JournalStore {
             trimHistoryOlder.bind(2, now - milliseconds)
             try trimHistoryOlder.run()
         }
+        guard retention != .forever else { return }
+        try forgetIndexed(id, snapshot: revision)
+    }
+
+    /// Deletes session `id`'s indexed events that a snapshot just written covers, and their index rows, in the
+    /// snapshot's transaction. Covered is what `compactRange` deletes: up to the oldest snapshot kept in `history`,
+    /// whatever retention kept it (a journal may be reopened with another), else up to the latest snapshot,
+    /// `snapshot`; a history read gives nothing before that. The events the index has not taken in yet are deleted
+    /// as it takes them in (the background step compacts first). These, indexed before a snapshot covered them
+    /// (whenever the index keeps up with the log), were left to the background sweep, and their index rows until the
+    /// next full `compact()`, which only a start runs: `timeline` kept a row for every event ever posted.
+    private func forgetIndexed(_ id: String, snapshot: UInt64) throws(JournalError) {
+        oldestKept.bind(1, id)
+        let oldest: Int64? = try oldestKept.step() && !oldestKept.isNull(0) ? oldestKept.int64(0) : nil
+        oldestKept.reset()
+        let revision = oldest ?? Int64(bitPattern: snapshot)
+        guard revision > 0 else { return }
+        deleteIndexedEvents.bind(1, id)
+        deleteIndexedEvents.bind(2, revision)
+        try deleteIndexedEvents.run()
+        statistics.compactedEvents += connection.changes
+        trimTimeline.bind(1, id)
+        trimTimeline.bind(2, revision)
+        try trimTimeline.run()
     }
 
     /// Reads `timelineThrough` back from `meta`: at open, and after a rolled-back transaction that had moved it.
@@ -390,14 +430,17 @@ final class JournalStore {
         compactingFirst: Bool = false
     ) throws(JournalError) -> (covered: Int64, deleted: Int) {
         let last = try connection.integer(JournalSchema.lastSeq)
-        guard last > timelineThrough else { return (0, 0) }
+        guard last > timelineThrough else {
+            unindexedRows = 0
+            return (0, 0)
+        }
         let through = min(last, timelineThrough + rows)
         var deleted = 0
         if compactingFirst {
             compactRange.bind(1, timelineThrough + 1)
             compactRange.bind(2, through + 1)
             try compactRange.run()
-            deleted = Int(try connection.integer("SELECT changes()"))
+            deleted = connection.changes
         }
         let index = try connection.prepare(JournalSchema.indexTimeline)
         defer { index.finalize() }
@@ -410,6 +453,7 @@ final class JournalStore {
         try write.run()
         let covered = through - timelineThrough
         timelineThrough = through
+        unindexedRows = last - through
         return (covered, deleted)
     }
 
@@ -441,19 +485,26 @@ final class JournalStore {
         statistics.compactionTicks += 1
     }
 
-    /// Deletes unneeded events among the next `rows` of the log up to `end` (the log's last row when nil), starting
-    /// over from the first once past it, in the caller's transaction. Returns the number deleted.
+    /// Deletes unneeded events among the next `rows` rows of the log up to `end` (the log's last row when nil),
+    /// starting over from the first once past it, in the caller's transaction. Returns the number deleted. A step
+    /// counts rows that exist, not positions: a sweep that counted positions went over the deleted part of the log
+    /// (most of it, on a server that has run a while) a step at a time, so that its pass from the start took longer
+    /// the longer the server ran, and events covered after they were indexed waited that long to go.
     func compactStep(rows: Int64, through end: Int64? = nil) throws(JournalError) -> Int {
         let last: Int64
         if let end { last = end } else { last = try connection.integer(JournalSchema.lastSeq) }
         if compactionCursor > last { compactionCursor = 0 }
         let from = compactionCursor
-        let to = min(from + rows, last + 1)
+        stepEnd.bind(1, from)
+        stepEnd.bind(2, last)
+        stepEnd.bind(3, max(rows, 1))
+        let to = try stepEnd.step() ? stepEnd.int64(0) : last + 1
+        stepEnd.reset()
         compactionCursor = to
         compactRange.bind(1, from)
         compactRange.bind(2, to)
         try compactRange.run()
-        return Int(try connection.integer("SELECT changes()"))
+        return connection.changes
     }
 
     /// Forces committed writes to stable storage by syncing the WAL file: every committed frame is then on disk,
@@ -492,9 +543,9 @@ final class JournalStore {
             insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
-            trimHistoryBefore, trimHistoryOlder, deleteTimeline, systemOf,
-            upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients, insertPaused, deletePaused,
-            deleteClient,
+            trimHistoryBefore, trimHistoryOlder, deleteTimeline, trimTimeline, oldestKept, stepEnd,
+            deleteIndexedEvents, systemOf, upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
+            insertPaused, deletePaused, deleteClient,
         ] {
             statement.finalize()
         }
@@ -514,10 +565,13 @@ public struct JournalStatistics: Sendable, Equatable {
     public var records = 0
     /// Explicit syncs by the interval policy.
     public var syncs = 0
-    /// Events deleted by background compaction.
+    /// Events deleted by compaction outside `compact()`: background steps, and snapshots that cover indexed events.
     public var compactedEvents = 0
     /// Background compaction ticks that ran (an idle journal's stop once they can find nothing).
     public var compactionTicks = 0
+    /// Of those, the ticks run between group commits because the index lagged the log by more than
+    /// `JournalConfiguration.catchUpSteps` steps, not by the timer.
+    public var catchUpTicks = 0
 
     package init() {}
 }

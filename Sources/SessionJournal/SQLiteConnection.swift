@@ -31,6 +31,9 @@ final class SQLiteConnection {
     /// off (with them on, each of its allocations takes a process-wide mutex: about 22 lock pairs a durable post).
     private static let configured: Bool = fh_sqlite3_disable_memory_statistics() == SQLITE_OK
 
+    /// Rows the last INSERT, UPDATE or DELETE changed (`changes()` without a statement).
+    var changes: Int { Int(sqlite3_changes(handle)) }
+
     /// Runs SQL without results (several statements allowed).
     func execute(_ sql: String) throws(JournalError) {
         var errorMessage: UnsafeMutablePointer<CChar>?

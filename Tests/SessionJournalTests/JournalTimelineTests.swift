@@ -9,9 +9,15 @@ import Testing
 /// step indexed it yet or not; PostgreSQL's (session, rev) key), each effect event's feedback, and history retention.
 @Suite(.timeLimit(.minutes(2))) struct JournalTimelineTests {
     /// Two interleaved sessions of 250 events, snapshots every 100, every third event an effect's with its feedback.
-    private static func write(_ journal: any SessionJournaling, _ ids: [String]) throws {
-        try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
-        for revision in UInt64(1)...250 {
+    private static func write(
+        _ journal: any SessionJournaling,
+        _ ids: [String],
+        revisions: ClosedRange<UInt64> = 1...250
+    ) throws {
+        if revisions.lowerBound == 1 {
+            try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        }
+        for revision in revisions {
             var records: [JournalRecord] = []
             for id in ids {
                 let effect = revision % 3 == 0
@@ -30,6 +36,21 @@ import Testing
                 }
             }
             try journal.appendAndWait(records)
+        }
+    }
+
+    /// One integer the journal's SQLite answers, read on its writer queue.
+    private static func integer(_ journal: Journal, _ sql: String) throws -> Int64 {
+        try journal.withStore { store throws(JournalError) in try store.connection.integer(sql) }
+    }
+
+    /// Waits until the index reaches within `lag` rows of the log's last row. The steps are the outcome; the wait is
+    /// bounded by the suite's time limit.
+    private static func indexed(_ journal: Journal, within lag: Int64 = 0) async throws {
+        let last = try integer(journal, JournalSchema.lastSeq)
+        let mark = "SELECT coalesce((SELECT value FROM meta WHERE name = 'timeline.through'), 0)"
+        while try integer(journal, mark) < last - lag {
+            try await Task.sleep(for: .milliseconds(5))
         }
     }
 
@@ -85,14 +106,8 @@ import Testing
             JournalConfiguration(compactionIntervalMilliseconds: 5).keepingHistory(2)
         )
         defer { journal.close() }
-        func integer(_ sql: String) throws -> Int64 {
-            try journal.withStore { store throws(JournalError) in try store.connection.integer(sql) }
-        }
-        let last = try integer(JournalSchema.lastSeq)
-        // The steps are the outcome; wait for them with a bound (the suite's time limit).
-        while try integer("SELECT coalesce((SELECT value FROM meta WHERE name = 'timeline.through'), 0)") < last {
-            try await Task.sleep(for: .milliseconds(5))
-        }
+        func integer(_ sql: String) throws -> Int64 { try Self.integer(journal, sql) }
+        try await Self.indexed(journal)
         // The kept snapshots are 100 and 200: revisions 1...100 of both sessions are covered.
         #expect(journal.statistics.compactedEvents == 200)
         #expect(try integer("SELECT count(*) FROM timeline") == 300)
@@ -100,6 +115,82 @@ import Testing
         let range = try #require(try journal.history(of: ids[0], from: 100, through: 250))
         #expect(range.events.map(\.revision) == Array(101...250))
         #expect(range.problems.isEmpty)
+    }
+
+    /// An event the index took in before a later snapshot covered it loses its index row when the snapshot trims the
+    /// session's kept history, not at the next full `compact()` (which runs only when the server starts): with the
+    /// index keeping up with the log, as it does whenever posts come slower than the background steps take rows in,
+    /// `timeline` otherwise kept a row for every event ever posted. Revisions 1...150 are indexed before the
+    /// snapshot at 200 covers 1...100.
+    @Test func anIndexedEventALaterSnapshotCoversLosesItsIndexRow() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = [JournalFixtures.id(7), JournalFixtures.id(8)]
+        let journal = try JournalFixtures.open(
+            directory,
+            JournalConfiguration(compactionIntervalMilliseconds: 5).keepingHistory(2)
+        )
+        defer { journal.close() }
+        func integer(_ sql: String) throws -> Int64 { try Self.integer(journal, sql) }
+        try Self.write(journal, ids, revisions: 1...150)
+        try await Self.indexed(journal)
+        #expect(try integer("SELECT min(rev) FROM timeline") == 1)
+        try Self.write(journal, ids, revisions: 151...250)
+        try await Self.indexed(journal)
+        // The kept snapshots are 100 and 200: revisions 101...250 of both sessions keep their rows, and no others.
+        #expect(try integer("SELECT count(*) FROM timeline") == 300)
+        #expect(try integer("SELECT min(rev) FROM timeline") == 101)
+        let range = try #require(try journal.history(of: ids[0], from: 100, through: 250))
+        #expect(range.events.map(\.revision) == Array(101...250))
+        #expect(range.problems.isEmpty)
+    }
+
+    /// Posts written faster than the timer's steps take rows in: ticks then run between group commits too, until the
+    /// index is back within `catchUpSteps` steps of the log, so that compaction keeps pace and the log stays bounded
+    /// (with the timer's ticks alone the log grew for as long as the load lasted). The timer here never fires: every
+    /// step is a catch-up tick.
+    @Test func ticksRunBetweenCommitsWhileTheIndexLagsTheLog() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        var configuration = JournalConfiguration(compactionIntervalMilliseconds: 3_600_000).keepingHistory(2)
+            .indexingTimeline(10)
+        configuration.catchUpSteps = 4
+        let journal = try JournalFixtures.open(directory, configuration)
+        defer { journal.close() }
+        func integer(_ sql: String) throws -> Int64 { try Self.integer(journal, sql) }
+        let ids = [JournalFixtures.id(9)]
+        try Self.write(journal, ids)
+        try await Self.indexed(journal, within: 40)
+        #expect(journal.statistics.catchUpTicks > 0)
+        #expect(journal.statistics.compactionTicks == journal.statistics.catchUpTicks)
+        // The kept snapshots are 100 and 200: every event before 101 is gone, whether indexed or not.
+        #expect(try integer("SELECT min(rev) FROM events") == 101)
+        #expect(try integer("SELECT coalesce(min(rev), 101) FROM timeline") >= 101)
+    }
+
+    /// A compaction step counts rows that exist, not positions: from the start of a log whose first 250 positions
+    /// are gone, a step of 100 rows reaches the next 100 events (a step of positions went over the gone ones, and a
+    /// long-running server's sweep crawled over its whole deleted past before it reached anything).
+    @Test func aCompactionStepCountsTheRowsThatExist() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(
+            directory,
+            JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(2)
+        )
+        defer { journal.close() }
+        let (gone, kept) = (JournalFixtures.id(10), JournalFixtures.id(11))
+        try Self.write(journal, [gone])
+        try journal.appendAndWait([.removed(sessionID: gone)])
+        try journal.withStore { store throws(JournalError) in try store.connection.execute("DELETE FROM events") }
+        // The kept snapshots are 100 and 200: revisions 1...100 are covered, at positions 251...350.
+        try Self.write(journal, [kept])
+        let deleted = try journal.withStore { store throws(JournalError) in try store.compactStep(rows: 100) }
+        #expect(deleted == 100)
+        let first = try journal.withStore { store throws(JournalError) in
+            try store.connection.integer("SELECT min(rev) FROM events")
+        }
+        #expect(first == 101)
     }
 
     @Test(arguments: JournalBackend.allCases)
