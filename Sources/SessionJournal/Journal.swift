@@ -383,16 +383,18 @@ public final class Journal: @unchecked Sendable {
         return completions.count
     }
 
-    /// Queues a background tick behind the next commit when the index lags the log by more than
-    /// `catchUpSteps` steps. The timer's ticks take in `timelineRows` rows each, a fixed rate (20,000 rows a second
-    /// as shipped); posts can be written faster than that for as long as the load lasts, and the log would grow
-    /// with them, its covered events kept until the load dropped. While it lags, a tick runs after each commit (the
-    /// commits in between are still one group commit each), until the lag is back under the bound: compaction then
-    /// keeps pace with the writes, each tick no longer than the timer's, and the log stays within that many rows
-    /// of the index.
+    /// Queues a background tick behind the next commit when the index lags the log by more than `catchUpSteps`
+    /// steps and the last step found most of its rows covered. The timer's ticks take in `timelineRows` rows each, a
+    /// fixed rate (20,000 rows a second as shipped); posts can be written faster than that for as long as the load
+    /// lasts, and the log would grow with them, its covered events kept until the load dropped. While it lags, a tick
+    /// runs after each commit (the commits in between are still one group commit each), until the lag is back under
+    /// the bound: compaction then keeps pace with the writes, each tick no longer than the timer's. A step that found
+    /// its rows mostly not covered yet has reached the part of the log this load has not covered: catching up there
+    /// would index events only for their sessions' next snapshots to delete them through the index, so it waits for
+    /// the timer's next step to find the rows covered.
     private func catchUpIfBehind() {
         guard let store, configuration.compactionIntervalMilliseconds > 0, configuration.timelineRows > 0,
-            configuration.catchUpSteps > 0, !catchUpQueued,
+            configuration.catchUpSteps > 0, !catchUpQueued, store.lastStepMostlyCovered,
             store.unindexedRows > Int64(configuration.timelineRows) * Int64(configuration.catchUpSteps)
         else { return }
         catchUpQueued = true

@@ -20,8 +20,9 @@ public struct JournalConfiguration: Sendable, Equatable {
     /// `compact()` still indexes everything): a way to measure what the index costs the posts.
     public var timelineRows = 2_500
     /// How many steps of `timelineRows` the index may lag the log before ticks run between group commits as well
-    /// as on the timer, until it is back within that bound (0: the timer's ticks only, and under a sustained load
-    /// faster than they take rows in, the log grows until the load drops).
+    /// as on the timer, until it is back within that bound or a step finds its rows mostly not covered yet (0: the
+    /// timer's ticks only, and under a sustained load faster than they take rows in, the log grows until the load
+    /// drops).
     public var catchUpSteps = 16
     /// Keyed answers (`JournalRecord.answered`) kept per session: the newest this many. Match the service's
     /// idempotency ledger, which remembers as many keys per session.

@@ -43,6 +43,9 @@ final class JournalStore {
     /// each commit's records since (an upper bound: not every record is a row of the log). The writer queue runs
     /// extra background ticks while it is large (`Journal.catchUpIfBehind`).
     private(set) var unindexedRows: Int64 = 0
+    /// Whether the last index step found at least half of the rows it took in covered (and deleted them): the index
+    /// is then behind the point where this load's events are covered, and catching up pays.
+    private(set) var lastStepMostlyCovered = true
     private let upsertTokens: SQLiteStatement
     private let deleteTokens: SQLiteStatement
     private let deleteQuarantine: SQLiteStatement
@@ -454,6 +457,7 @@ final class JournalStore {
         let covered = through - timelineThrough
         timelineThrough = through
         unindexedRows = last - through
+        if compactingFirst { lastStepMostlyCovered = Int64(deleted) * 2 >= covered }
         return (covered, deleted)
     }
 
