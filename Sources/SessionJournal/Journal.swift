@@ -416,9 +416,8 @@ public final class Journal: @unchecked Sendable {
         // synced with the next group commit's, which syncs the whole WAL (a crash before then loses the tick as a
         // whole: the WAL's checksums end the log at the last whole transaction). Under full load ticks run as often
         // as commits (`catchUpIfBehind`); each with its own `fdatasync` cost a tenth of the posts a second.
-        let relaxed = configuration.fsync == .perCommit
-        if relaxed { try? store.connection.execute("PRAGMA synchronous=NORMAL") }
-        defer { if relaxed { try? store.connection.execute("PRAGMA synchronous=FULL") } }
+        store.relaxSync()
+        defer { try? store.restoreSync() }
         do throws(JournalError) {
             try store.connection.execute("BEGIN IMMEDIATE")
             var deleted = 0

@@ -148,6 +148,7 @@ final class JournalStore {
     /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
     func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
         do {
+            try restoreSync()
             try begin.run()
             // By index, each record borrowed where it is: a copy of a record is a reference counted for each of its
             // texts, twice (the loop's copy and the match's).
@@ -182,6 +183,7 @@ final class JournalStore {
 
     private func commit(sql: String) -> Result<Void, JournalError> {
         do {
+            try restoreSync()
             try begin.run()
             try connection.execute(sql)
             try commitStatement.run()
@@ -509,6 +511,24 @@ final class JournalStore {
         compactRange.bind(2, to)
         try compactRange.run()
         return connection.changes
+    }
+
+    /// The background tick's transaction commits without a sync of its own under the per-commit policy
+    /// (`Journal.compactOnQueue`: nothing an answer depends on, and the next commit's sync of the WAL covers it).
+    /// Every other commit sets the policy's sync back first and fails when it cannot: an append is never committed
+    /// unsynced because a tick could not undo its setting.
+    private var syncRelaxed = false
+
+    func relaxSync() {
+        guard configuration.fsync == .perCommit else { return }
+        syncRelaxed = true
+        try? connection.execute("PRAGMA synchronous=NORMAL")
+    }
+
+    func restoreSync() throws(JournalError) {
+        guard syncRelaxed else { return }
+        try connection.execute("PRAGMA synchronous=FULL")
+        syncRelaxed = false
     }
 
     /// Forces committed writes to stable storage by syncing the WAL file: every committed frame is then on disk,

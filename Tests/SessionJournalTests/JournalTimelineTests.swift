@@ -169,6 +169,25 @@ import Testing
         #expect(try integer("SELECT coalesce(min(rev), 901) FROM timeline") > 900)
     }
 
+    /// A tick's transaction commits without a sync of its own; every other commit syncs (`synchronous=FULL` under the
+    /// per-commit policy) whatever the ticks did before it.
+    @Test func aTickLeavesTheCommitsAfterItSynced() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(
+            directory,
+            JournalConfiguration(compactionIntervalMilliseconds: 5).keepingHistory(2)
+        )
+        defer { journal.close() }
+        try Self.write(journal, [JournalFixtures.id(13)])
+        try await Self.indexed(journal)
+        #expect(journal.statistics.compactionTicks > 0)
+        #expect(try Self.integer(journal, "PRAGMA synchronous") == 2)  // FULL
+        try Self.write(journal, [JournalFixtures.id(13)], revisions: 251...260)
+        try await Self.indexed(journal)
+        #expect(try Self.integer(journal, "PRAGMA synchronous") == 2)
+    }
+
     /// A catch-up tick that finds the rows it takes in not covered yet (the bound is nearer the log's head than the
     /// point where this load's events are covered) stops the catching up: indexing them would only have them deleted
     /// through the index at their sessions' next snapshots, a tenth of the posts a second under full load. The
