@@ -428,10 +428,15 @@ public final class Journal: @unchecked Sendable {
                 let step = try store.indexTimeline(rows: Int64(configuration.timelineRows), compactingFirst: true)
                 deleted += step.deleted
                 indexed = step.covered > 0
-                deleted += try store.compactStep(
-                    rows: Int64(configuration.compactionRows),
-                    through: store.timelineThrough
-                )
+                // A catch-up tick is there for the log's tail; the sweep over indexed rows (the events of removed
+                // sessions and earlier incarnations: a snapshot deletes the indexed events it covers itself) is the
+                // timer's, which would otherwise run it as often as commits, over the kept history, for nothing.
+                if !catchingUp {
+                    deleted += try store.compactStep(
+                        rows: Int64(configuration.compactionRows),
+                        through: store.timelineThrough
+                    )
+                }
             } else {
                 deleted += try store.compactStep(rows: Int64(configuration.compactionRows))
             }
