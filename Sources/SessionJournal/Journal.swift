@@ -410,7 +410,7 @@ public final class Journal: @unchecked Sendable {
         dispatchPrecondition(condition: .onQueue(queue))
         guard let store, !isFailing else { return }
         let indexing = configuration.timelineRows > 0
-        guard !indexing || store.tickMayFindWork(rows: configuration.compactionRows) else { return }
+        guard !indexing || store.tickMayFindWork() else { return }
         // A tick's transaction is committed without a sync of its own: what it writes (events deleted that recovery
         // does not need, the index and its mark) may be lost in a crash and done again, and its WAL frames are
         // synced with the next group commit's, which syncs the whole WAL (a crash before then loses the tick as a

@@ -65,10 +65,17 @@ final class JournalStore {
     /// Where incremental compaction continues (an `events.seq`).
     private var compactionCursor: Int64 = 0
     /// The background ticks' own bookkeeping (touched only by them, on the writer queue): the group commits the last
-    /// tick saw, the ticks since one was made, and whether the last tick found the index caught up with the log.
+    /// tick saw; where the compaction cursor stood then, whether it has since gone past the log's end, and whether
+    /// it has come round to where it stood (a sweep of every indexed row since that commit); and whether the last
+    /// tick found the index caught up with the log.
     private var commitsAtLastTick = -1
-    private var quietTicks = 0
+    private var roundFrom: Int64 = 0
+    private var roundWrapped = false
+    private var roundDone = false
     private var lastTickCaughtUp = false
+    /// Events a snapshot of the commit being written deleted through the index (`forgetIndexed`), counted into
+    /// `statistics.compactedEvents` once the commit holds.
+    private var forgottenInCommit = 0
     /// The WAL file, opened after the first commit, for the interval policy's fsync.
     private var walDescriptor: Int32 = -1
     private let begin: SQLiteStatement
@@ -147,6 +154,7 @@ final class JournalStore {
 
     /// Writes `records` in one transaction; on any failure the transaction is rolled back and nothing is kept.
     func commit(_ records: [JournalRecord]) -> Result<Void, JournalError> {
+        forgottenInCommit = 0
         do {
             try restoreSync()
             try begin.run()
@@ -165,6 +173,7 @@ final class JournalStore {
         unsyncedCommits += 1
         statistics.commits += 1
         statistics.records += records.count
+        statistics.compactedEvents += forgottenInCommit
         unindexedRows += Int64(records.count)
         return .success(())
     }
@@ -412,7 +421,7 @@ final class JournalStore {
         deleteIndexedEvents.bind(1, id)
         deleteIndexedEvents.bind(2, revision)
         try deleteIndexedEvents.run()
-        statistics.compactedEvents += connection.changes
+        forgottenInCommit += connection.changes
         trimTimeline.bind(1, id)
         trimTimeline.bind(2, revision)
         try trimTimeline.run()
@@ -469,19 +478,20 @@ final class JournalStore {
         answerCounts[id] = nil
     }
 
-    /// Whether a background tick that indexes the log and compacts `rows` a tick can find anything to do. Which events
-    /// compaction deletes changes only with a group commit (a snapshot kept, a session removed or created again): once
-    /// the index has caught up with the log (the last tick took in nothing) and the cursor has come over every indexed
-    /// row since the last commit, ticks find nothing until the next one, so an idle server stops running them.
-    func tickMayFindWork(rows: Int) -> Bool {
+    /// Whether a background tick that indexes the log and sweeps it can find anything to do. Which events compaction
+    /// deletes changes only with a group commit (a snapshot kept, a session removed or created again): once the index
+    /// has caught up with the log (the last tick took in nothing) and the sweep has come round over every indexed row
+    /// since the last commit, ticks find nothing until the next one, so an idle server stops running them. (The round
+    /// is the cursor's, not a count of ticks from the log's length: a sweep counts rows that exist, and an old log's
+    /// length would have kept the ticks going for hours.)
+    func tickMayFindWork() -> Bool {
         if statistics.commits != commitsAtLastTick {
             commitsAtLastTick = statistics.commits
-            quietTicks = 0
-        } else {
-            quietTicks += 1
+            roundFrom = compactionCursor > timelineThrough ? 0 : compactionCursor
+            roundWrapped = false
+            roundDone = false
         }
-        let sweep = Int(timelineThrough / Int64(max(rows, 1))) + 1
-        return !lastTickCaughtUp || quietTicks <= sweep
+        return !lastTickCaughtUp || !roundDone
     }
 
     /// A background tick is done; `caughtUp`: it committed and its index step found nothing left to take in (a tick
@@ -507,6 +517,11 @@ final class JournalStore {
         let to = try stepEnd.step() ? stepEnd.int64(0) : last + 1
         stepEnd.reset()
         compactionCursor = to
+        if roundWrapped && to > roundFrom { roundDone = true }
+        if to > last {
+            if roundFrom == 0 { roundDone = true }
+            roundWrapped = true
+        }
         compactRange.bind(1, from)
         compactRange.bind(2, to)
         try compactRange.run()

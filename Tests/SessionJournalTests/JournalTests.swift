@@ -201,12 +201,24 @@ import Testing
     }
 
     /// Once the background ticks can find nothing (the index caught up with the log, the cursor over every indexed row
-    /// since the last commit) they stop running, and the next commit starts them again.
-    @Test(.timeLimit(.minutes(1))) func backgroundTicksStopWhenTheyCanFindNothingUntilTheNextCommit() async throws {
+    /// since the last commit) they stop running, and the next commit starts them again; also on a log whose events
+    /// begin 10,000,000 positions in, as an old server's do (the rule once counted the ticks of a sweep from the log's
+    /// length: 4,000 of them here).
+    @Test(.timeLimit(.minutes(1)), arguments: [Int64(0), 10_000_000])
+    func backgroundTicksStopWhenTheyCanFindNothingUntilTheNextCommit(firstPosition: Int64) async throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }
         let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 1))
         defer { journal.close() }
+        try journal.withStore { store throws(JournalError) in
+            try store.connection.execute(
+                """
+                INSERT INTO sqlite_sequence(name, seq) VALUES('events', \(firstPosition));
+                INSERT OR REPLACE INTO meta(name, value) VALUES('timeline.through', '\(firstPosition)')
+                """
+            )
+            store.reloadTimelineThrough()
+        }
         let id = try await Self.coverThreeOfFourEvents(journal)
         // A tick a millisecond: about 200 in this pause without the rule; with it, at most the few that finish the
         // index and the cursor's round (a bound, not a time: a slower machine runs fewer).
