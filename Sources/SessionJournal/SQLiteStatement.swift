@@ -61,9 +61,13 @@ final class SQLiteStatement {
                 }
             }
         }
-        sqlite3_bind_null(handle, first)
-        sqlite3_bind_null(handle, second)
-        defer { reset() }
+        // Reset before the texts are unbound: a statement that has stepped refuses bindings until it is reset
+        // (SQLITE_MISUSE, and the pointers would stay bound).
+        defer {
+            reset()
+            sqlite3_bind_null(handle, first)
+            sqlite3_bind_null(handle, second)
+        }
         _ = try stepped(rc)
     }
 
@@ -96,6 +100,14 @@ final class SQLiteStatement {
     }
 
     var rawHandle: OpaquePointer? { handle }
+
+    /// The statement's SQL with its bound values in place of the parameters, as SQLite renders it (nil when out of
+    /// memory).
+    var expandedSQL: String? {
+        guard let text = sqlite3_expanded_sql(handle) else { return nil }
+        defer { sqlite3_free(text) }
+        return String(cString: text)
+    }
 
     func bindValue(_ index: Int32, _ value: OpaquePointer?) {
         sqlite3_bind_value(handle, index, value)
