@@ -15,4 +15,11 @@ static inline int fh_sqlite3_disable_memory_statistics(void) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
+/// SQLite's error log (SQLITE_CONFIG_LOG): `handler` gets each error and notice SQLite reports, with its code. Like
+/// the memory statistics, set before SQLite initializes (the first open).
+typedef void (*fh_sqlite3_log_handler)(void *context, int code, const char *message);
+static inline int fh_sqlite3_set_log(fh_sqlite3_log_handler handler) {
+    return sqlite3_config(SQLITE_CONFIG_LOG, handler, (void *)0);
+}
+
 #endif

@@ -28,8 +28,13 @@ final class SQLiteConnection {
     }
 
     /// SQLite set up for the process once, before its first connection: its memory statistics, which nothing reads,
-    /// off (with them on, each of its allocations takes a process-wide mutex: about 22 lock pairs a durable post).
-    private static let configured: Bool = fh_sqlite3_disable_memory_statistics() == SQLITE_OK
+    /// off (with them on, each of its allocations takes a process-wide mutex: about 22 lock pairs a durable post), and
+    /// its error log to `SQLiteLog`.
+    private static let configured: Bool = {
+        let statistics = fh_sqlite3_disable_memory_statistics()
+        let log = fh_sqlite3_set_log(SQLiteLog.handler)
+        return statistics == SQLITE_OK && log == SQLITE_OK
+    }()
 
     /// Rows the last INSERT, UPDATE or DELETE changed (`changes()` without a statement).
     var changes: Int { Int(sqlite3_changes(handle)) }

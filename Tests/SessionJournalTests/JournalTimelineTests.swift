@@ -317,4 +317,30 @@ import Testing
         let body = try server.psql(place.url!, "SELECT prosrc FROM pg_proc WHERE proname = 'fh_owns'")
         #expect(body.contains("written by version 4"), "\(body)")
     }
+
+    /// SQLite refuses a misuse of its interface and goes on with what it had (a bound statement left bound): nothing
+    /// fails, so only its log shows it. Over a journal's whole life (appends of every kind a post makes, snapshots, the
+    /// background ticks, history reads, a full compaction, recovery, a reopen) it reports none. (Every journaled event
+    /// was unbound before its statement's reset until 22bff01: two misuses a post.)
+    @Test func sqliteReportsNoMisuseOverAJournalsLife() async throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let ids = [JournalFixtures.id(3), JournalFixtures.id(4)]
+        let before = SQLiteLog.misuseCount
+        let configuration = JournalConfiguration(compactionIntervalMilliseconds: 5).keepingHistory(2)
+        do {
+            let journal = try JournalFixtures.open(directory, configuration)
+            defer { journal.close() }
+            try Self.write(journal, ids, revisions: 1...150)
+            try await Self.indexed(journal)
+            try journal.appendAndWait([.removed(sessionID: ids[1])])
+            #expect(try journal.history(of: ids[0], from: 100, through: 150)?.events.count == 50)
+            _ = try journal.compact()
+            #expect(try journal.recover().sessions.map(\.creation.id) == [ids[0]])
+        }
+        let reopened = try JournalFixtures.open(directory, configuration)
+        defer { reopened.close() }
+        #expect(try reopened.recover().sessions.first?.events.last?.revision == 150)
+        #expect(SQLiteLog.misuseCount == before)
+    }
 }
