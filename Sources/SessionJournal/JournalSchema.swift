@@ -161,10 +161,6 @@ package enum JournalSchema {
         "SELECT session, client, seq, epoch, rev, status, answer, crc FROM clients ORDER BY session, client"
 
     static let insertSession = "INSERT OR REPLACE INTO sessions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
-    static let insertEvent = """
-        INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum, feedback)
-            VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)
-        """
     static let upsertSnapshot = "INSERT OR REPLACE INTO snapshots VALUES(?1, ?2, ?3, ?4, ?5)"
     /// A kept snapshot (`history`), and the trim that keeps the newest ?2 of session ?1 (?2 > 0).
     static let upsertHistory =

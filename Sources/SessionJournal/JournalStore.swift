@@ -9,7 +9,7 @@ import Glibc
 final class JournalStore {
     let connection: SQLiteConnection
     private let insertSession: SQLiteStatement
-    private let insertEvent: SQLiteStatement
+    private let eventRows: EventRows
     private let upsertSnapshot: SQLiteStatement
     private let deleteSnapshot: SQLiteStatement
     private let deleteSession: SQLiteStatement
@@ -111,7 +111,7 @@ final class JournalStore {
         try Self.migrate(connection)
         answersPerSession = max(configuration.answersPerSession, 1)
         insertSession = try connection.prepare(JournalSchema.insertSession)
-        insertEvent = try connection.prepare(JournalSchema.insertEvent)
+        eventRows = try EventRows(connection: connection)
         upsertSnapshot = try connection.prepare(JournalSchema.upsertSnapshot)
         deleteSnapshot = try connection.prepare(JournalSchema.deleteSnapshot)
         deleteSession = try connection.prepare(JournalSchema.deleteSession)
@@ -159,9 +159,18 @@ final class JournalStore {
             try restoreSync()
             try begin.run()
             // By index, each record borrowed where it is: a copy of a record is a reference counted for each of its
-            // texts, twice (the loop's copy and the match's).
-            for index in records.indices {
-                try write(records[index])
+            // texts, twice (the loop's copy and the match's). A run of events goes in several rows per statement.
+            var index = records.startIndex
+            while index < records.endIndex {
+                guard case .event = records[index] else {
+                    try write(records[index])
+                    index += 1
+                    continue
+                }
+                var end = index + 1
+                while end < records.endIndex, case .event = records[end] { end += 1 }
+                try eventRows.write(records, at: index..<end)
+                index = end
             }
             try commitStatement.run()
         } catch {
@@ -247,16 +256,8 @@ final class JournalStore {
             try deleteClients.run()
             deletePaused.bind(1, creation.id)
             try deletePaused.run()
-        case .event(let id, let revision, let event, let origin, let stamp):
-            insertEvent.bind(2, Int64(bitPattern: revision))
-            insertEvent.bind(3, Int64(origin.rawValue))
-            insertEvent.bind(5, RecordChecksum.event(id, revision, origin.rawValue, event, stamp))
-            insertEvent.bind(6, Int64(stamp.version))
-            insertEvent.bind(7, stamp.time)
-            insertEvent.bind(8, stamp.stateChecksum.map { Int64(bitPattern: $0) })
-            insertEvent.bind(9, stamp.feedback)
-            // The session and the event, the row's two texts on every post, are bound without a copy.
-            try insertEvent.run(binding: 1, id, and: 4, event)
+        case .event:
+            try eventRows.write([copy record], at: 0..<1)
         case .snapshot(let id, let revision, let state, let version):
             upsertSnapshot.bind(1, id)
             upsertSnapshot.bind(2, Int64(bitPattern: revision))
@@ -579,7 +580,7 @@ final class JournalStore {
     /// Finalizes every statement and closes the connection (which checkpoints and removes the WAL file).
     func close() {
         for statement in [
-            insertSession, insertEvent, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
+            insertSession, upsertSnapshot, deleteSnapshot, deleteSession, lastSeq, compactRange, begin,
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, trimTimeline, oldestKept, stepEnd,
@@ -588,6 +589,7 @@ final class JournalStore {
         ] {
             statement.finalize()
         }
+        eventRows.finalize()
         if walDescriptor >= 0 { Glibc.close(walDescriptor) }
         walDescriptor = -1
         connection.close()

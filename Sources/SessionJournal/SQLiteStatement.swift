@@ -37,36 +37,25 @@ final class SQLiteStatement {
         }
     }
 
-    /// Runs a statement that returns no rows with two text parameters bound in place instead of copied (two
-    /// allocations and copies fewer per row): SQLite reads them only while it steps, inside this call. They are bound
-    /// to NULL again before it returns, so no pointer outlives the strings.
-    func run(binding first: Int32, _ firstText: String, and second: Int32, _ secondText: String) throws(JournalError) {
-        guard !firstText.isEmpty, !secondText.isEmpty else {
-            // An empty string may have no address, which SQLite would bind as NULL: copied as usual.
-            bind(first, firstText)
-            bind(second, secondText)
-            return try run()
-        }
-        var firstText = firstText
-        var secondText = secondText
-        let rc = firstText.withUTF8 { a in
-            secondText.withUTF8 { b in
-                a.withMemoryRebound(to: CChar.self) { a in
-                    b.withMemoryRebound(to: CChar.self) { b in
-                        // A nil destructor is SQLITE_STATIC: the bytes are not copied.
-                        sqlite3_bind_text(handle, first, a.baseAddress, Int32(a.count), nil)
-                        sqlite3_bind_text(handle, second, b.baseAddress, Int32(b.count), nil)
-                        return sqlite3_step(handle)
-                    }
+    /// Runs a statement that returns no rows with text parameters bound in place to ranges of `bytes` (no copy):
+    /// `bind(parameter, range)` in `texts` binds them; SQLite reads them only while it steps, inside this call. Every
+    /// binding is cleared once the statement is reset, before this returns.
+    func run(
+        bindingIn bytes: [UInt8],
+        _ texts: (_ bind: (Int32, Range<Int>) -> Void) -> Void
+    ) throws(JournalError) {
+        let rc = bytes.withUnsafeBufferPointer { buffer in
+            buffer.withMemoryRebound(to: CChar.self) { chars in
+                texts { index, range in
+                    // A nil destructor is SQLITE_STATIC: the bytes are not copied.
+                    sqlite3_bind_text(handle, index, chars.baseAddress! + range.lowerBound, Int32(range.count), nil)
                 }
+                return sqlite3_step(handle)
             }
         }
-        // Reset before the texts are unbound: a statement that has stepped refuses bindings until it is reset
-        // (SQLITE_MISUSE, and the pointers would stay bound).
         defer {
             reset()
-            sqlite3_bind_null(handle, first)
-            sqlite3_bind_null(handle, second)
+            sqlite3_clear_bindings(handle)
         }
         _ = try stepped(rc)
     }
