@@ -5,8 +5,10 @@
 # and over WINDOW seconds in the middle of the run: its user and kernel CPU a post (utime and stime from
 # /proc/PID/stat), its share of its core, and, when perf can place uprobes (root), its mallocs and its Swift retains
 # and releases a post, counted exactly (`perf stat` on the probes, not sampled; over a second run, which the probes
-# slow, divided by that window's answers: its send(2) calls). Servers: `floor` (JournalFloor), or a feedback-host
-# binary followed by its flags up to the next `--`. With PHASES=1, a third run of each feedback-host records the window
+# slow, divided by that window's answers: its send(2) calls), and in a third run SQLite's statement steps and its
+# error-log calls a post (uprobes on libsqlite3: a step has a cost of its own beyond its rows, and a log call a post
+# is SQLite refusing or reporting something on every post). Servers: `floor` (JournalFloor), or a feedback-host
+# binary followed by its flags up to the next `--`. With PHASES=1, a fourth run of each feedback-host records the window
 # with `perf record --call-graph dwarf` (2999 Hz) and prints its CPU a post by phase of the post's way, thread and side
 # (post-phases.py; the profiler slows the server by about a quarter, so compare phases, not totals; session 21).
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
@@ -46,6 +48,20 @@ if [ -n "$MALLOC" ] && [ -f "$SWIFT_CORE" ]; then
     done
     perf probe -l 2>/dev/null | grep -q 'probe_libswiftCore:swift_release\b' &&
         ARC="-e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release"
+fi
+
+# SQLite's statement executions and its error-log calls (libsqlite3, the floor's and the server's): a statement step
+# has a fixed cost beyond its rows, and a log call a post means SQLite refused or reported something on every post
+# (session 23 found two misuses a post this way).
+SQLITE_PROBES=
+SQLITE_LIB=$(ldconfig -p | awk '/libsqlite3\.so\.0 .*x86-64/ {print $NF; exit}')
+if [ -n "$MALLOC" ] && [ -n "$SQLITE_LIB" ]; then
+    for function in sqlite3_step sqlite3_log; do
+        perf probe -l 2>/dev/null | grep -q "probe_libsqlite3:$function\b" ||
+            perf probe -q -x "$SQLITE_LIB" "$function" 2>/dev/null || true
+    done
+    perf probe -l 2>/dev/null | grep -q 'probe_libsqlite3:sqlite3_log\b' &&
+        SQLITE_PROBES="-e probe_libsqlite3:sqlite3_step -e probe_libsqlite3:sqlite3_log"
 fi
 
 measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share", "posts/s mallocs" or the phases
@@ -97,6 +113,13 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
         mallocs=$(perf stat -x, -e "$MALLOC" $ARC -e syscalls:sys_enter_sendto -p "$PID" -- sleep "$WINDOW" 2>&1 |
             awk -F, '/malloc/ {m = $1} /swift_retain/ {r = $1} /swift_release/ {l = $1} /sendto/ {n = $1}
                 END { if (n > 0) printf "%.2f %.1f", m / n, (r + l) / n }')
+    elif [ "$mode" = sqlite ]; then
+        # A run of its own with these two probes alone: the many more of the count above slow the server enough to
+        # shrink its group commits, and so to change the statements a post takes. Prints steps, then log calls.
+        # shellcheck disable=SC2086
+        mallocs=$(perf stat -x, $SQLITE_PROBES -e syscalls:sys_enter_sendto -p "$PID" -- sleep "$WINDOW" 2>&1 |
+            awk -F, '/sqlite3_step/ {st = $1} /sqlite3_log/ {lg = $1} /sendto/ {n = $1}
+                END { if (n > 0) printf "%.2f %.2f", st / n, lg / n }')
     elif [ "$mode" = phases ]; then
         # The window's posts are its answers here too (the profiler slows the window alone).
         perf stat -x, -e syscalls:sys_enter_sendto -p "$PID" -o "$DIR/sends" -- sleep "$WINDOW" &
@@ -138,11 +161,14 @@ for argument in "$@" --; do
     read -r rps user kernel share < <(measure cpu "${group[@]}")
     mallocs="-"
     arc="-"
+    steps="-"
+    logs="-"
     # A second run for the counts: the uprobes trap every call, which slows the server and would skew its CPU.
     [ -z "$MALLOC" ] || read -r _ mallocs arc < <(measure mallocs "${group[@]}")
     [ -n "$ARC" ] || arc="-"
-    printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s\n' \
-        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc"
+    [ -z "$SQLITE_PROBES" ] || read -r _ steps logs < <(measure sqlite "${group[@]}")
+    printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s  SQLite steps %s, log calls %s a post\n' \
+        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc" "$steps" "$logs"
     [ "$PHASES" = 0 ] || [ "${group[0]}" = floor ] || measure phases "${group[@]}"
     group=()
 done
