@@ -166,6 +166,12 @@ struct InspectionTests {
         let other = try await server.api.create("inspected")  // passivates the third
         let deleted = try await server.api.send("DELETE", "/v1/sessions/\(ids[5])")
         #expect(deleted.status == 204)
+        // A page holds `limit` sessions whichever part they come from: the three in memory, then a journaled one.
+        let first = try await Self.get(server, "/v1/sessions?limit=4")
+        var statuses: [JSONValue?] = []
+        if case .array(let page)? = first["sessions"] { statuses = page.map { $0["status"] } }
+        #expect(statuses == [.string("active"), .string("active"), .string("active"), .string("passive")])
+        #expect(first["next"] != .null)
         let all = try await Self.collect(server, "/v1/sessions?limit=2")
         #expect(Set(all.map(\.id)) == Set(ids.prefix(5) + [other]))
         #expect(all.count == 6)

@@ -40,7 +40,8 @@ extension SessionHost {
         }
     }
 
-    /// `{"sessions":[{"id","system","rev","created","lastActivity","status"}],"next","counts"}`: times in milliseconds
+    /// `{"sessions":[{"id","system","rev","created","lastActivity","status"}],"next","counts"}`, `limit` sessions a
+    /// page (those in memory, then the journal's, on the same page) but the last: times in milliseconds
     /// since 1970 (`created` null for a session in memory of a server without a journal), `next` the cursor of the
     /// following page (null after the last), `counts` by system and status (absent for a token of some sessions).
     package func listSessions(_ query: ListQuery) throws(APIError) -> JSONValue {
@@ -49,7 +50,7 @@ extension SessionHost {
         var entries: [JSONValue] = []
         var next: JSONValue = .null
         // The phases: "a:N" (the Nth session in memory on), "j:TIME:ID" (the journal after that), "b:N" (broken).
-        let cursor = query.cursor ?? (query.status == "broken" ? "b:0" : query.status == "passive" ? "j" : "a:0")
+        var cursor = query.cursor ?? (query.status == "broken" ? "b:0" : query.status == "passive" ? "j" : "a:0")
         let wallNow = Date().timeIntervalSince1970 * 1000
         let uptimeNow = DispatchTime.now().uptimeNanoseconds
         func wanted(_ id: SessionID, _ system: String, _ status: String) -> Bool {
@@ -76,13 +77,17 @@ extension SessionHost {
             if active.count > skip + limit {
                 next = .string("a:\(skip + limit)")
             } else if query.status == nil, persistence != nil {
-                next = .string("j")
+                // The page goes on with the journal's sessions: a page is short only at the list's end (with no
+                // session in memory, the first page would otherwise be empty, `next` pointing at all of them).
+                if entries.count < limit { cursor = "j" } else { next = .string("j") }
             }
-        } else if cursor.hasPrefix("j"), let persistence {
+        }
+        if cursor.hasPrefix("j"), let persistence {
             var after: SessionListCursor?
             let parts = cursor.split(separator: ":", maxSplits: 2).map(String.init)
             if parts.count == 3, let time = Int64(parts[1]) { after = SessionListCursor(time: time, id: parts[2]) }
-            // Reads a page at a time until `limit` sessions pass the filters or the journal ends.
+            // Reads a page at a time until the page holds `limit` sessions (with those in memory before them) or the
+            // journal ends.
             var scanned = 0
             while entries.count < limit, scanned < 100_000 {
                 let page: [JournaledSession]
