@@ -81,6 +81,9 @@ extension SessionService {
         if let origin, origin != "client", origin != "effect" {
             throw APIError(.invalidRequest, "origin is client or effect, not \"\(origin)\"")
         }
+        if request.queryParameter("type") == "" {
+            throw APIError(.invalidRequest, "type is the name of an event type (its \"type\" member), not empty")
+        }
         return try host.history(
             of: sessionID(request),
             SessionHost.HistoryQuery(

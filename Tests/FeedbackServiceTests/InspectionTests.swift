@@ -193,6 +193,29 @@ struct InspectionTests {
         await server.stop()
     }
 
+    /// An empty `type` is the client's mistake (no event has an empty type): 400 saying what to send, not an empty
+    /// page that looks like a history with nothing in it. `after` with `before` gives the entries between the two.
+    @Test func anEmptyTypeIsRefusedAndARangeGivesTheEntriesBetween() async throws {
+        let directory = TemporaryDataDirectory()
+        defer { directory.remove() }
+        let server = try JournaledServer.start(
+            ["--data-dir", directory.path],
+            systems: [HostedSystem(CounterSystem())]
+        )
+        let id = try await server.api.create()
+        for _ in 0..<5 { _ = try await server.api.post(id, #"{"type":"increment"}"#) }
+        let refused = try await server.api.send("GET", "/v1/sessions/\(id)/history?type=")
+        #expect(refused.status == 400, "\(refused.bodyText)")
+        #expect(refused.bodyText.contains("invalid-request"), "\(refused.bodyText)")
+        let between = try await Self.get(server, "/v1/sessions/\(id)/history?after=1&before=4")
+        if case .array(let entries)? = between["entries"] {
+            #expect(entries.map { $0["rev"] } == [.int(2), .int(3)])
+        } else {
+            Issue.record("no entries: \(between)")
+        }
+        await server.stop()
+    }
+
     @Test func anEffectsEventNamesItsFeedbackAndRedactedValuesNeverLeave() async throws {
         let directory = TemporaryDataDirectory()
         defer { directory.remove() }
