@@ -37,32 +37,31 @@ if command -v perf >/dev/null && { perf probe -l 2>/dev/null | grep -q 'probe_li
     perf probe -q -x "$(ldconfig -p | awk '/libc\.so\.6 .*x86-64/ {print $NF; exit}')" malloc 2>/dev/null; }; then
     MALLOC=probe_libc:malloc
 fi
+# Uprobes on FUNCTIONs of LIBRARY (perf names them GROUP:FUNCTION), each placed once: prints their `perf stat`
+# arguments when every one is in place, nothing otherwise.
+probes() { # library group function...
+    local library=$1 group=$2 function events=
+    shift 2
+    for function in "$@"; do
+        perf probe -l 2>/dev/null | grep -q "$group:$function\b" ||
+            perf probe -q -x "$library" "$function" 2>/dev/null || true
+        perf probe -l 2>/dev/null | grep -q "$group:$function\b" || return 0
+        events="$events -e $group:$function"
+    done
+    echo "${events# }"
+}
 # Swift's reference counting, counted the same way (a feedback-host server; the floor has none): every
 # swift_retain and swift_release, where a profile only samples them.
 ARC=
 SWIFT_CORE=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/libswiftCore.so
-if [ -n "$MALLOC" ] && [ -f "$SWIFT_CORE" ]; then
-    for function in swift_retain swift_release; do
-        perf probe -l 2>/dev/null | grep -q "probe_libswiftCore:$function\b" ||
-            perf probe -q -x "$SWIFT_CORE" "$function" 2>/dev/null || true
-    done
-    perf probe -l 2>/dev/null | grep -q 'probe_libswiftCore:swift_release\b' &&
-        ARC="-e probe_libswiftCore:swift_retain -e probe_libswiftCore:swift_release"
-fi
-
+[ -z "$MALLOC" ] || [ ! -f "$SWIFT_CORE" ] || ARC=$(probes "$SWIFT_CORE" probe_libswiftCore swift_retain swift_release)
 # SQLite's statement executions and its error-log calls (libsqlite3, the floor's and the server's): a statement step
 # has a fixed cost beyond its rows, and a log call a post means SQLite refused or reported something on every post
 # (session 23 found two misuses a post this way).
 SQLITE_PROBES=
 SQLITE_LIB=$(ldconfig -p | awk '/libsqlite3\.so\.0 .*x86-64/ {print $NF; exit}')
-if [ -n "$MALLOC" ] && [ -n "$SQLITE_LIB" ]; then
-    for function in sqlite3_step sqlite3_log; do
-        perf probe -l 2>/dev/null | grep -q "probe_libsqlite3:$function\b" ||
-            perf probe -q -x "$SQLITE_LIB" "$function" 2>/dev/null || true
-    done
-    perf probe -l 2>/dev/null | grep -q 'probe_libsqlite3:sqlite3_log\b' &&
-        SQLITE_PROBES="-e probe_libsqlite3:sqlite3_step -e probe_libsqlite3:sqlite3_log"
-fi
+[ -z "$MALLOC" ] || [ -z "$SQLITE_LIB" ] ||
+    SQLITE_PROBES=$(probes "$SQLITE_LIB" probe_libsqlite3 sqlite3_step sqlite3_log)
 
 measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share", "posts/s mallocs" or the phases
     local mode=$1 ids u0 s0 u1 s1 t0 t1 mallocs=0 rps
