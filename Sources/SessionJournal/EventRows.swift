@@ -29,13 +29,15 @@ final class EventRows {
         self.statements = statements
     }
 
-    /// `INSERT INTO events(...) VALUES(?1, ..., ?9), (?10, ..., ?18), ...`: row `k`'s column `c` is parameter
-    /// `9k + c`.
+    /// `INSERT OR FAIL INTO events(...) VALUES(?1, ..., ?9), (?10, ..., ?18), ...`: row `k`'s column `c` is parameter
+    /// `9k + c`. `OR FAIL`: a statement of several rows that could abort half-way would make SQLite copy every page it
+    /// changes into a statement journal (a temporary file, once one has spilled, under the exclusive lock); a commit
+    /// is rolled back whole when any of its statements fails, so none is needed.
     static func insert(rows: Int) -> String {
         let values = (0..<rows).map { row in
             "(" + (1...Int(columns)).map { "?\(row * Int(columns) + $0)" }.joined(separator: ", ") + ")"
         }
-        return "INSERT INTO events(session, rev, origin, event, crc, version, at, state_sum, feedback) VALUES"
+        return "INSERT OR FAIL INTO events(session, rev, origin, event, crc, version, at, state_sum, feedback) VALUES"
             + values.joined(separator: ", ")
     }
 
