@@ -31,7 +31,7 @@ final class EventRows {
 
     /// `INSERT OR FAIL INTO events(...) VALUES(?1, ..., ?9), (?10, ..., ?18), ...`: row `k`'s column `c` is parameter
     /// `9k + c`. `OR FAIL`: a statement of several rows that could abort half-way would make SQLite copy every page it
-    /// changes into a statement journal (a temporary file, once one has spilled, under the exclusive lock); a commit
+    /// changes into a statement journal (into a temporary file once one has spilled past 64 KiB); a commit
     /// is rolled back whole when any of its statements fails, so none is needed.
     static func insert(rows: Int) -> String {
         let values = (0..<rows).map { row in
