@@ -33,7 +33,7 @@ extension Journal {
             let connection = store.connection
             try connection.execute("BEGIN IMMEDIATE")
             do throws(JournalError) {
-                let last = try connection.integer(JournalSchema.lastSeq)
+                let last = try store.lastLogSeq()
                 let statement = try connection.prepare(JournalSchema.compactRange)
                 defer { statement.finalize() }
                 statement.bind(1, Int64(0))

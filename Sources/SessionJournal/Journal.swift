@@ -419,7 +419,7 @@ public final class Journal: @unchecked Sendable {
         store.relaxSync()
         defer { try? store.restoreSync() }
         do throws(JournalError) {
-            try store.connection.execute("BEGIN IMMEDIATE")
+            try store.beginTransaction()
             var deleted = 0
             var indexed = false
             if indexing {
@@ -440,7 +440,7 @@ public final class Journal: @unchecked Sendable {
             } else {
                 deleted += try store.compactStep(rows: Int64(configuration.compactionRows))
             }
-            try store.connection.execute("COMMIT")
+            try store.commitTransaction()
             store.statistics.compactedEvents += deleted
             store.tickEnded(caughtUp: !indexed)
             if catchingUp { store.statistics.catchUpTicks += 1 }

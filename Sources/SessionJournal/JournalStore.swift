@@ -33,6 +33,8 @@ final class JournalStore {
     private let trimTimeline: SQLiteStatement
     private let stepEnd: SQLiteStatement
     private let deleteIndexedEvents: SQLiteStatement
+    private let indexTimelineRange: SQLiteStatement
+    private let writeTimelineThrough: SQLiteStatement
     private let oldestKept: SQLiteStatement
     private let systemOf: SQLiteStatement
     /// The retention of each system and the default (`JournalConfiguration.retention(of:)`).
@@ -135,6 +137,8 @@ final class JournalStore {
         trimTimeline = try connection.prepare(JournalSchema.trimTimeline)
         stepEnd = try connection.prepare(JournalSchema.compactionStepEnd)
         deleteIndexedEvents = try connection.prepare(JournalSchema.deleteIndexedEvents)
+        indexTimelineRange = try connection.prepare(JournalSchema.indexTimeline)
+        writeTimelineThrough = try connection.prepare(JournalSchema.writeTimelineThrough)
         oldestKept = try connection.prepare(JournalSchema.oldestKept)
         systemOf = try connection.prepare(JournalSchema.systemOf)
         self.configuration = configuration
@@ -216,8 +220,7 @@ final class JournalStore {
         switch record {
         case .created(let creation):
             // Events of an earlier incarnation of this id have lower `seq`s than this generation.
-            let generation = try lastSeq.step() ? lastSeq.int64(0) : 0
-            lastSeq.reset()
+            let generation = try lastLogSeq()
             deleteSnapshot.bind(1, creation.id)
             try deleteSnapshot.run()
             insertSession.bind(1, creation.id)
@@ -428,6 +431,16 @@ final class JournalStore {
         try trimTimeline.run()
     }
 
+    /// The log's last position (`sqlite_sequence`'s, so a deleted last row still counts).
+    func lastLogSeq() throws(JournalError) -> Int64 {
+        defer { lastSeq.reset() }
+        return try lastSeq.step() ? lastSeq.int64(0) : 0
+    }
+
+    /// Begins and commits a transaction of the writer's own (a background tick's) with the statements prepared once.
+    func beginTransaction() throws(JournalError) { try begin.run() }
+    func commitTransaction() throws(JournalError) { try commitStatement.run() }
+
     /// Reads `timelineThrough` back from `meta`: at open, and after a rolled-back transaction that had moved it.
     func reloadTimelineThrough() {
         let text = try? connection.texts("SELECT value FROM meta WHERE name = '\(JournalSchema.timelineThroughName)'")
@@ -444,7 +457,7 @@ final class JournalStore {
         rows: Int64,
         compactingFirst: Bool = false
     ) throws(JournalError) -> (covered: Int64, deleted: Int) {
-        let last = try connection.integer(JournalSchema.lastSeq)
+        let last = try lastLogSeq()
         guard last > timelineThrough else {
             unindexedRows = 0
             return (0, 0)
@@ -457,15 +470,11 @@ final class JournalStore {
             try compactRange.run()
             deleted = connection.changes
         }
-        let index = try connection.prepare(JournalSchema.indexTimeline)
-        defer { index.finalize() }
-        index.bind(1, timelineThrough)
-        index.bind(2, through)
-        try index.run()
-        let write = try connection.prepare(JournalSchema.writeTimelineThrough)
-        defer { write.finalize() }
-        write.bind(1, String(through))
-        try write.run()
+        indexTimelineRange.bind(1, timelineThrough)
+        indexTimelineRange.bind(2, through)
+        try indexTimelineRange.run()
+        writeTimelineThrough.bind(1, String(through))
+        try writeTimelineThrough.run()
         let covered = through - timelineThrough
         timelineThrough = through
         unindexedRows = last - through
@@ -509,7 +518,7 @@ final class JournalStore {
     /// the longer the server ran, and events covered after they were indexed waited that long to go.
     func compactStep(rows: Int64, through end: Int64? = nil) throws(JournalError) -> Int {
         let last: Int64
-        if let end { last = end } else { last = try connection.integer(JournalSchema.lastSeq) }
+        if let end { last = end } else { last = try lastLogSeq() }
         if compactionCursor > last { compactionCursor = 0 }
         let from = compactionCursor
         stepEnd.bind(1, from)
@@ -584,7 +593,7 @@ final class JournalStore {
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, trimTimeline, oldestKept, stepEnd,
-            deleteIndexedEvents, systemOf, upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
+            deleteIndexedEvents, indexTimelineRange, writeTimelineThrough, systemOf, upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
             insertPaused, deletePaused, deleteClient,
         ] {
             statement.finalize()
