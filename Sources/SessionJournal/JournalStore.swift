@@ -593,7 +593,8 @@ final class JournalStore {
             commitStatement, insertAnswer, deleteAnswers, trimAnswers, upsertDeadline, deleteDeadline,
             upsertSettled, deleteSettled, upsertActivity, deleteActivity, upsertHistory, trimHistory, deleteHistory,
             trimHistoryBefore, trimHistoryOlder, deleteTimeline, trimTimeline, oldestKept, stepEnd,
-            deleteIndexedEvents, indexTimelineRange, writeTimelineThrough, systemOf, upsertTokens, deleteTokens, deleteQuarantine, upsertClient, deleteClients,
+            deleteIndexedEvents, indexTimelineRange, writeTimelineThrough, systemOf, upsertTokens, deleteTokens,
+            deleteQuarantine, upsertClient, deleteClients,
             insertPaused, deletePaused, deleteClient,
         ] {
             statement.finalize()
