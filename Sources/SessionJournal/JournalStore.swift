@@ -270,7 +270,13 @@ final class JournalStore {
             try upsertSnapshot.run()
             try keep(id, revision: revision, state: state, version: version)
         case .removed(let id):
-            // The session's events stay in the log until compaction reaches them; recovery skips them.
+            // The session's events go with it, as they do from PostgreSQL's journal: the indexed ones here, through
+            // the index, and those the index has not taken in yet when it does (its step compacts first, and a
+            // session gone covers all its events). Recovery skips any still there.
+            deleteIndexedEvents.bind(1, id)
+            deleteIndexedEvents.bind(2, Int64.max)
+            try deleteIndexedEvents.run()
+            forgottenInCommit += connection.changes
             deleteSnapshot.bind(1, id)
             try deleteSnapshot.run()
             deleteSession.bind(1, id)

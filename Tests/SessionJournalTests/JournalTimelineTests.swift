@@ -145,6 +145,33 @@ import Testing
         #expect(range.problems.isEmpty)
     }
 
+    /// A removed session's events leave the log with it (as PostgreSQL's journal deletes them): the indexed ones in
+    /// the removal's own commit, through the index, instead of waiting for the background sweep to come round to them
+    /// (a round of the whole indexed log: minutes on a large one). No background tick runs here.
+    @Test func aRemovedSessionsIndexedEventsLeaveTheLogWithIt() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(
+            directory,
+            JournalConfiguration(compactionIntervalMilliseconds: 0).keepingHistory(.forever, systems: [:])
+        )
+        defer { journal.close() }
+        let (a, b) = (JournalFixtures.id(9), JournalFixtures.id(10))
+        try Self.write(journal, [a, b])
+        _ = try journal.compact()  // indexes the whole log
+        func integer(_ sql: String) throws -> Int64 { try Self.integer(journal, sql) }
+        #expect(try integer("SELECT count(*) FROM events WHERE session = '\(a)'") == 250)
+        let compacted = journal.statistics.compactedEvents
+        try journal.appendAndWait([.removed(sessionID: a)])
+        #expect(try integer("SELECT count(*) FROM events WHERE session = '\(a)'") == 0)
+        #expect(try integer("SELECT count(*) FROM timeline WHERE session = '\(a)'") == 0)
+        #expect(journal.statistics.compactedEvents == compacted + 250)
+        #expect(try integer("SELECT count(*) FROM events WHERE session = '\(b)'") == 250)
+        let range = try #require(try journal.history(of: b, from: 150, through: 180))
+        #expect(range.events.map(\.revision) == Array(101...180))
+        #expect(try journal.history(of: a, from: 0, through: 1) == nil)
+    }
+
     /// Posts written faster than the timer's steps take rows in: ticks then run between group commits too, until the
     /// index is back within `catchUpSteps` steps of the log, so that compaction keeps pace and the log stays bounded
     /// (with the timer's ticks alone the log grew for as long as the load lasted). The timer here never fires: every
