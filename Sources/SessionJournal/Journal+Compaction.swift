@@ -34,12 +34,7 @@ extension Journal {
             try connection.execute("BEGIN IMMEDIATE")
             do throws(JournalError) {
                 let last = try store.lastLogSeq()
-                let statement = try connection.prepare(JournalSchema.compactRange)
-                defer { statement.finalize() }
-                statement.bind(1, Int64(0))
-                statement.bind(2, last + 1)
-                try statement.run()
-                let events = try connection.integer("SELECT changes()")
+                let events = Int64(try store.compactEvents(from: 0, before: last + 1))
                 try connection.execute(JournalSchema.deleteOrphanSnapshots)
                 let snapshots = try connection.integer("SELECT changes()")
                 try connection.execute(JournalSchema.deleteOrphanHistory)

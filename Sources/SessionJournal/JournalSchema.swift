@@ -330,15 +330,10 @@ package enum JournalSchema {
 
     /// Deletes the events with `seq` in [?1, ?2) that neither recovery nor verification needs: covered by their
     /// session's oldest kept snapshot (its latest when it keeps no history), or of a session that is gone (or of an
-    /// earlier incarnation of its id). The cover comes first: SQLite evaluates an `OR`'s terms in order, and under
-    /// load nearly every row a step reaches is covered, so it costs one lookup instead of two (0.75 → 0.60 µs a row
-    /// scanned, in a copy of a loaded journal, session 24).
+    /// earlier incarnation of its id): `CompactionCutoffs`, registered on the writer's connection, reads each session's
+    /// cutoff once a run (its `reset()` before each).
     static let compactRange = """
-        DELETE FROM events WHERE seq >= ?1 AND seq < ?2 AND (
-            rev <= coalesce(
-                (SELECT min(h.rev) FROM history h WHERE h.session = events.session),
-                (SELECT n.rev FROM snapshots n WHERE n.session = events.session), -1)
-            OR NOT EXISTS (SELECT 1 FROM sessions s WHERE s.id = events.session AND s.generation < events.seq))
+        DELETE FROM events WHERE seq >= ?1 AND seq < ?2 AND \(CompactionCutoffs.functionName)(session, rev, seq)
         """
     /// Where a compaction step from ?1 ends: the position of the row after the first ?3 rows of the log at or past ?1
     /// and at or before ?2 (none: the step runs to ?2).

@@ -15,6 +15,7 @@ final class JournalStore {
     private let deleteSession: SQLiteStatement
     private let lastSeq: SQLiteStatement
     private let compactRange: SQLiteStatement
+    private let cutoffs: CompactionCutoffs
     private let insertAnswer: SQLiteStatement
     private let deleteAnswers: SQLiteStatement
     private let trimAnswers: SQLiteStatement
@@ -118,6 +119,7 @@ final class JournalStore {
         deleteSnapshot = try connection.prepare(JournalSchema.deleteSnapshot)
         deleteSession = try connection.prepare(JournalSchema.deleteSession)
         lastSeq = try connection.prepare(JournalSchema.lastSeq)
+        cutoffs = try CompactionCutoffs(connection: connection)
         compactRange = try connection.prepare(JournalSchema.compactRange)
         insertAnswer = try connection.prepare(JournalSchema.insertAnswer)
         deleteAnswers = try connection.prepare(JournalSchema.deleteAnswers)
@@ -437,6 +439,16 @@ final class JournalStore {
         try trimTimeline.run()
     }
 
+    /// Deletes the events with `seq` in [`from`, `before`) that compaction deletes (`JournalSchema.compactRange`), in
+    /// the caller's transaction; returns how many.
+    func compactEvents(from: Int64, before: Int64) throws(JournalError) -> Int {
+        cutoffs.reset()
+        compactRange.bind(1, from)
+        compactRange.bind(2, before)
+        try compactRange.run()
+        return connection.changes
+    }
+
     /// The log's last position (`sqlite_sequence`'s, so a deleted last row still counts).
     func lastLogSeq() throws(JournalError) -> Int64 {
         defer { lastSeq.reset() }
@@ -471,10 +483,7 @@ final class JournalStore {
         let through = min(last, timelineThrough + rows)
         var deleted = 0
         if compactingFirst {
-            compactRange.bind(1, timelineThrough + 1)
-            compactRange.bind(2, through + 1)
-            try compactRange.run()
-            deleted = connection.changes
+            deleted = try compactEvents(from: timelineThrough + 1, before: through + 1)
         }
         indexTimelineRange.bind(1, timelineThrough)
         indexTimelineRange.bind(2, through)
@@ -538,10 +547,7 @@ final class JournalStore {
             if roundFrom == 0 { roundDone = true }
             roundWrapped = true
         }
-        compactRange.bind(1, from)
-        compactRange.bind(2, to)
-        try compactRange.run()
-        return connection.changes
+        return try compactEvents(from: from, before: to)
     }
 
     /// The background tick's transaction commits without a sync of its own under the per-commit policy
@@ -606,6 +612,7 @@ final class JournalStore {
             statement.finalize()
         }
         eventRows.finalize()
+        cutoffs.finalize()
         if walDescriptor >= 0 { Glibc.close(walDescriptor) }
         walDescriptor = -1
         connection.close()

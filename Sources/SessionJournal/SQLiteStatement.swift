@@ -106,6 +106,24 @@ final class SQLiteStatement {
         sqlite3_reset(handle)
     }
 
+    /// Binds `bytes` as text in place (no copy): they must stay valid until the statement is reset and its bindings
+    /// cleared (`clearBindings`).
+    func bind(_ index: Int32, text bytes: UnsafeRawBufferPointer) {
+        // A nil destructor is SQLITE_STATIC: the bytes are not copied.
+        sqlite3_bind_text(
+            handle,
+            index,
+            bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
+            Int32(bytes.count),
+            nil
+        )
+    }
+
+    /// Unbinds every parameter (NULL).
+    func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
     func int64(_ column: Int32) -> Int64 { sqlite3_column_int64(handle, column) }
 
     func isNull(_ column: Int32) -> Bool { sqlite3_column_type(handle, column) == SQLITE_NULL }
