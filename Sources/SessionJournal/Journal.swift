@@ -335,12 +335,13 @@ public final class Journal: @unchecked Sendable {
                 return nil
             }
             let batch = (state.records, state.completions, state.failure)
-            // The next batch starts with room for as many as this one: one allocation per array and commit, not
-            // one per doubling.
+            // The next batch starts with room for half as many again as this one: one allocation per array and
+            // commit, not one per doubling (with room for exactly as many, a batch a record larger than the last
+            // grew its array once more: 0.08 µs a post, session 24).
             state.records = []
-            state.records.reserveCapacity(batch.0.count)
+            state.records.reserveCapacity(batch.0.count + batch.0.count / 2 + 8)
             state.completions = []
-            state.completions.reserveCapacity(batch.1.count)
+            state.completions.reserveCapacity(batch.1.count + batch.1.count / 2 + 8)
             return batch
         }
         guard let (records, completions, failure) = batch else { return nil }
