@@ -27,8 +27,6 @@ final class CompactionCutoffs {
 
     private var buckets: [Int: [Cutoff]] = [:]
     private let lookup: SQLiteStatement
-    /// Sessions read since the store opened (a test reads it).
-    private(set) var lookups = 0
 
     init(connection: SQLiteConnection) throws(JournalError) {
         lookup = try connection.prepare(
@@ -98,7 +96,6 @@ final class CompactionCutoffs {
             generation: lookup.isNull(1) ? Int64.max : lookup.int64(1)
         )
         buckets[hash, default: []].append(cutoff)
-        lookups += 1
         return cutoff
     }
 }
