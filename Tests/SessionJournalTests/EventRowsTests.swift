@@ -39,7 +39,7 @@ struct EventRowsTests {
 
     /// A statement that writes several rows and may stop half-way (a `NOT NULL` check coded to abort the statement)
     /// makes SQLite keep a statement journal, the pages it changes copied aside so that it can undo them alone; once
-    /// one had spilled past 64 KiB into a temporary file (in three of four benchmark runs), the later statements of
+    /// one had spilled past 64 KiB into a temporary file (in five of six benchmark runs looked at), the later statements of
     /// rows wrote their pages there too: 0.44 more `pwrite` calls a post (session 24). A commit is undone
     /// whole (`ROLLBACK`) whatever fails in it, so the rows' statement fails instead of aborting and needs none. Read
     /// from SQLite's own program of the statement (`EXPLAIN`): every constraint check halts with `OR FAIL` (3), none
