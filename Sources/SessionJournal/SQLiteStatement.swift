@@ -44,18 +44,13 @@ final class SQLiteStatement {
         bindingIn bytes: [UInt8],
         _ texts: (_ bind: (Int32, Range<Int>) -> Void) -> Void
     ) throws(JournalError) {
-        let rc = bytes.withUnsafeBufferPointer { buffer in
-            buffer.withMemoryRebound(to: CChar.self) { chars in
-                texts { index, range in
-                    // A nil destructor is SQLITE_STATIC: the bytes are not copied.
-                    sqlite3_bind_text(handle, index, chars.baseAddress! + range.lowerBound, Int32(range.count), nil)
-                }
-                return sqlite3_step(handle)
-            }
+        let rc = bytes.withUnsafeBytes { buffer in
+            texts { index, range in bind(index, text: UnsafeRawBufferPointer(rebasing: buffer[range])) }
+            return sqlite3_step(handle)
         }
         defer {
             reset()
-            sqlite3_clear_bindings(handle)
+            clearBindings()
         }
         _ = try stepped(rc)
     }
