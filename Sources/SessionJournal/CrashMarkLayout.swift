@@ -77,6 +77,44 @@ enum CrashMarkLayout {
         detail: String,
         at time: Int64
     ) {
+        enter(slot, session: session, kind: kind, at: time) { copy(detail, to: $0, capacity: detailBytes) }
+    }
+
+    /// `enter` with the detail `#` and `revision` in decimal, written into the slot as digits (no string is made:
+    /// a reduce marks its revision on every step).
+    @inline(__always)
+    static func enter(
+        _ slot: UnsafeMutableRawPointer,
+        session: String,
+        kind: CrashMark.Kind,
+        revision: UInt64,
+        at time: Int64
+    ) {
+        enter(slot, session: session, kind: kind, at: time) { target in
+            var digits = 1
+            var rest = revision / 10
+            while rest > 0 {
+                digits += 1
+                rest /= 10
+            }
+            target.storeBytes(of: UInt8(ascii: "#"), as: UInt8.self)
+            var value = revision
+            for position in stride(from: digits, to: 0, by: -1) {
+                target.storeBytes(of: UInt8(ascii: "0") + UInt8(value % 10), toByteOffset: position, as: UInt8.self)
+                value /= 10
+            }
+            return UInt8(digits + 1)  // at most 21 bytes, within `detailBytes`
+        }
+    }
+
+    @inline(__always)
+    private static func enter(
+        _ slot: UnsafeMutableRawPointer,
+        session: String,
+        kind: CrashMark.Kind,
+        at time: Int64,
+        detail writeDetail: (UnsafeMutableRawPointer) -> UInt8
+    ) {
         let depth = depth(slot)
         let outer = depth.pointee.load(ordering: .relaxed)
         if outer != 0 { depth.pointee.store(0, ordering: .releasing) }
@@ -85,7 +123,7 @@ enum CrashMarkLayout {
         slot.storeBytes(of: time, toByteOffset: enteredOffset, as: Int64.self)
         let sessionLength = copy(session, to: slot + sessionOffset, capacity: sessionBytes)
         slot.storeBytes(of: sessionLength, toByteOffset: sessionLengthOffset, as: UInt8.self)
-        let detailLength = copy(detail, to: slot + detailOffset, capacity: detailBytes)
+        let detailLength = writeDetail(slot + detailOffset)
         slot.storeBytes(of: detailLength, toByteOffset: detailLengthOffset, as: UInt8.self)
         depth.pointee.store(outer == .max ? outer : outer + 1, ordering: .releasing)
     }

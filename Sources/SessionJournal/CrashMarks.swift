@@ -171,10 +171,20 @@ public final class CrashMarks: @unchecked Sendable {
     /// nothing when every slot is taken, or for `disabled`.
     public func enter(session: String, kind: CrashMark.Kind, detail: String) {
         guard let slot = currentSlot() else { return }
+        CrashMarkLayout.enter(slot, session: session, kind: kind, detail: detail, at: Self.coarseMilliseconds())
+    }
+
+    /// `enter` with the detail `#revision` (what a reduce marks), its digits written straight into the slot.
+    public func enter(session: String, kind: CrashMark.Kind, revision: UInt64) {
+        guard let slot = currentSlot() else { return }
+        CrashMarkLayout.enter(slot, session: session, kind: kind, revision: revision, at: Self.coarseMilliseconds())
+    }
+
+    /// The wall clock to the kernel's tick (a few milliseconds): when a mark was entered, read on every step.
+    private static func coarseMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME_COARSE, &now)
-        let time = Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
-        CrashMarkLayout.enter(slot, session: session, kind: kind, detail: detail, at: time)
+        return Int64(now.tv_sec) * 1000 + Int64(now.tv_nsec) / 1_000_000
     }
 
     /// Leaves the calling thread's innermost mark.

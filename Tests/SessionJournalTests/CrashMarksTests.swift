@@ -47,6 +47,21 @@ import Testing
         #expect(fourth.leftBehind.isEmpty)
     }
 
+    /// A reduce's mark writes its revision's digits straight into the slot: read back as `#` and the decimal.
+    @Test(arguments: [0, 7, 10, 99, 1_000_000, UInt64.max]) func aRevisionIsMarkedInDecimal(revision: UInt64) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let marks = try CrashMarks.open(directory: directory.path, catchingFaults: false)
+        // A longer detail first: the shorter one that replaces it must not keep its tail.
+        marks.enter(session: JournalFixtures.id(2), kind: .activation, detail: "revision 123456789012345678901234")
+        marks.enter(session: JournalFixtures.id(1), kind: .reduce, revision: revision)
+        marks.close()
+        let next = try CrashMarks.open(directory: directory.path, catchingFaults: false)
+        defer { next.close() }
+        #expect(next.leftBehind.map(\.detail) == ["#\(revision)"])
+        #expect(next.leftBehind.map(\.session) == [JournalFixtures.id(1)])
+    }
+
     @Test func aRunThatLeavesEveryMarkLeavesNothing() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

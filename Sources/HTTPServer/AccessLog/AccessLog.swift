@@ -32,12 +32,47 @@ public final class AccessLog: @unchecked Sendable {
         var dropped = 0
     }
 
+    /// The lines and their destination: what the writer's timer needs, in an object of its own that the timer holds
+    /// (a weak reference to the log would give it a side table, and each retain and release of it by a shard the
+    /// slow path).
+    private final class Lines: Sendable {
+        let configuration: Configuration
+        let state: Mutex<State>
+        let write: @Sendable (UnsafeRawBufferPointer) -> Void
+
+        init(configuration: Configuration, write: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {
+            self.configuration = configuration
+            self.write = write
+            var first = State(formatter: AccessLogFormatter(format: configuration.format, level: configuration.level))
+            first.buffer.reserveCapacity(configuration.bufferBytes + 512)
+            state = Mutex(first)
+        }
+
+        /// Writes what is buffered; on the writer queue.
+        func writePending() {
+            if let lines = state.withLock({ s in s.buffer.isEmpty ? nil : take(&s) }) { writeOut(lines) }
+        }
+
+        /// The buffer, handed to the writer: a fresh one takes its place.
+        func take(_ s: inout State) -> [UInt8] {
+            var lines: [UInt8] = []
+            lines.reserveCapacity(configuration.bufferBytes + 512)
+            swap(&lines, &s.buffer)
+            s.pending += lines.count
+            return lines
+        }
+
+        func writeOut(_ lines: [UInt8]) {
+            lines.withUnsafeBytes { write($0) }
+            state.withLock { $0.pending -= lines.count }
+        }
+    }
+
     /// How the log is written.
     public let configuration: Configuration
-    private let state: Mutex<State>
+    private let lines: Lines
     private let queue = DispatchQueue(label: "feedbackhost.access-log")
     private let timer: any DispatchSourceTimer
-    private let write: @Sendable (UnsafeRawBufferPointer) -> Void
 
     /// Creates a log that hands its lines to `write` (on its writer queue), by default standard error.
     public init(
@@ -45,14 +80,12 @@ public final class AccessLog: @unchecked Sendable {
         write: @escaping @Sendable (UnsafeRawBufferPointer) -> Void = AccessLog.writeToStandardError
     ) {
         self.configuration = configuration
-        self.write = write
-        var first = State(formatter: AccessLogFormatter(format: configuration.format, level: configuration.level))
-        first.buffer.reserveCapacity(configuration.bufferBytes + 512)
-        state = Mutex(first)
+        let lines = Lines(configuration: configuration, write: write)
+        self.lines = lines
         timer = DispatchSource.makeTimerSource(queue: queue)
         let interval = DispatchTimeInterval.nanoseconds(Int(configuration.flushInterval.nanoseconds))
         timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(10))
-        timer.setEventHandler { [weak self] in self?.writePending() }
+        timer.setEventHandler { lines.writePending() }
         timer.activate()
     }
 
@@ -61,45 +94,28 @@ public final class AccessLog: @unchecked Sendable {
     }
 
     /// Lines dropped because the destination did not keep up.
-    public var droppedLines: Int { state.withLock { $0.dropped } }
+    public var droppedLines: Int { lines.state.withLock { $0.dropped } }
 
     /// Formats one line into the buffer; hands the buffer to the writer once it is full.
     func record(_ entry: AccessLogFormatter.Entry, router: Router) {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
-        let full = state.withLock { s -> [UInt8]? in
+        let lines = lines
+        let full = lines.state.withLock { s -> [UInt8]? in
             guard s.pending + s.buffer.count < configuration.maxPendingBytes else {
                 s.dropped += 1
                 return nil
             }
             s.formatter.append(entry, at: now, router: router, to: &s.buffer)
             guard s.buffer.count >= configuration.bufferBytes else { return nil }
-            return take(&s)
+            return lines.take(&s)
         }
-        if let full { queue.async { self.writeOut(full) } }
+        if let full { queue.async { lines.writeOut(full) } }
     }
 
     /// Writes every line recorded so far before it returns (on the caller's thread, after any write in progress).
     public func flush() {
-        queue.sync { writePending() }
-    }
-
-    private func writePending() {
-        dispatchPrecondition(condition: .onQueue(queue))
-        if let lines = state.withLock({ s in s.buffer.isEmpty ? nil : take(&s) }) { writeOut(lines) }
-    }
-
-    private func take(_ s: inout State) -> [UInt8] {
-        var lines: [UInt8] = []
-        lines.reserveCapacity(configuration.bufferBytes + 512)
-        swap(&lines, &s.buffer)
-        s.pending += lines.count
-        return lines
-    }
-
-    private func writeOut(_ lines: [UInt8]) {
-        lines.withUnsafeBytes { write($0) }
-        state.withLock { $0.pending -= lines.count }
+        queue.sync { lines.writePending() }
     }
 
     /// Writes all of `bytes` to standard error, retrying short writes and `EINTR`; gives up on other errors.

@@ -100,7 +100,7 @@ public final class SessionGuard: LoopSupervising, StepMarking, @unchecked Sendab
 
     /// A step of the session begins: the thread notes the session and the revision its event makes (a few stores).
     public func stepStarted(revision: UInt64) {
-        marks.enter(session: session, kind: .reduce, detail: "#" + String(revision))
+        marks.enter(session: session, kind: .reduce, revision: revision)
     }
 
     /// The step's reduce and feedbacks are done.

@@ -35,10 +35,10 @@ public final class SessionPersistence: Sendable {
     /// (`feedbackhost_timer_lateness_seconds`), whether the session was in memory or woken for it.
     @usableFromInline
     let timerLateness: Timer
-    /// The error of the journal's failed commit while it cannot commit, nil while it can.
-    private let failure = Mutex<JournalError?>(nil)
-    private let failing = Atomic<Bool>(false)
-    private let healed = Mutex<(@Sendable () -> Void)?>(nil)
+    /// The journal's health as the journal last reported it. An object of its own, which the journal's handler
+    /// holds: a weak reference to the persistence would give it a side table, and every retain and release of it on
+    /// the post's way the slow path.
+    private let health = HealthMirror()
     private let superseded = Mutex<(@Sendable (SessionID) -> Void)?>(nil)
     private let reanchoring = Atomic<Bool>(false)
     /// Where each thread notes which session's code it runs, in the data directory; `.disabled` without one.
@@ -63,31 +63,41 @@ public final class SessionPersistence: Sendable {
         timerLateness = Timer(label: "feedbackhost_timer_lateness_seconds", dimensions: [], factory: metricsFactory)
         self.snapshotInterval = UInt64(max(snapshotInterval, 1))
         self.logger = logger
-        journal.onHealthChange { [weak self] health in self?.changed(health) }
+        journal.onHealthChange { [health] in health.changed($0) }
     }
 
     /// Called on a global queue each time the journal becomes healthy again (never on its writer queue, so it may
     /// read the journal). One handler; a later call replaces it.
     package func onHealed(_ handler: @escaping @Sendable () -> Void) {
-        healed.withLock { $0 = handler }
+        health.healed.withLock { $0 = handler }
     }
 
-    private func changed(_ health: JournalHealth) {
-        switch health {
-        case .failing(let error):
-            failure.withLock { $0 = error }
-            failing.store(true, ordering: .releasing)
-        case .healthy:
-            failing.store(false, ordering: .releasing)
-            failure.withLock { $0 = nil }
-            if let handler = healed.withLock({ $0 }) { DispatchQueue.global().async(execute: handler) }
+    /// The journal's health, mirrored for the request path.
+    private final class HealthMirror: Sendable {
+        /// The error of the journal's failed commit while it cannot commit, nil while it can.
+        let failure = Mutex<JournalError?>(nil)
+        let failing = Atomic<Bool>(false)
+        let healed = Mutex<(@Sendable () -> Void)?>(nil)
+
+        func changed(_ health: JournalHealth) {
+            switch health {
+            case .failing(let error):
+                failure.withLock { $0 = error }
+                failing.store(true, ordering: .releasing)
+            case .healthy:
+                failing.store(false, ordering: .releasing)
+                failure.withLock { $0 = nil }
+                if let handler = healed.withLock({ $0 }) { DispatchQueue.global().async(execute: handler) }
+            }
         }
     }
 
     /// The refusal of a write (a new session, posted events) while the journal cannot commit; nil while it can.
     /// Nothing is applied before the refusal, so the sessions and their reads stay as they are.
     package func writeRefusal() -> APIError? {
-        guard failing.load(ordering: .acquiring), let error = failure.withLock({ $0 }) else { return nil }
+        guard health.failing.load(ordering: .acquiring), let error = health.failure.withLock({ $0 }) else {
+            return nil
+        }
         return Self.notWritten(
             error,
             what: "the server cannot write its journal, so it takes no new sessions or events"

@@ -1,5 +1,5 @@
 public import CoreMetrics
-public import Dispatch
+import Dispatch
 public import FeedbackJSON
 public import FeedbackLoop
 import Foundation
@@ -77,9 +77,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     @usableFromInline
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
+    /// Notes a use: the monotonic clock to the kernel's tick (what idle passivation needs, read on every post
+    /// without the precise clock's cost), on `DispatchTime`'s base (`CLOCK_MONOTONIC`), never ahead of it.
     @inlinable
     func touch() {
-        lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        lastUse.store(coarseUptimeNanoseconds(), ordering: .relaxed)
     }
 
     @usableFromInline
