@@ -68,7 +68,7 @@ extension SessionService {
             status: created ? 201 : 200
         )
         response.headers.add(name: "Location", value: "/v1/sessions/\(session.id)")
-        response.headers.add(name: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
+        response.headers.add(staticName: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
         return (response, session)
     }
 
@@ -81,7 +81,7 @@ extension SessionService {
         var response = Response.json(
             snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
         )
-        response.headers.add(name: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
+        response.headers.add(staticName: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
         response.headers.add(name: "Cache-Control", value: "no-cache")
         return response
     }

@@ -142,7 +142,7 @@ public final class SessionService: Sendable {
                             switch result {
                             case .success(let snapshot):
                                 var response = Response.json(snapshot.body())
-                                response.headers.add(name: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
+                                response.headers.add(staticName: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
                                 responder.respond(.success(response))
                             case .failure(let error):
                                 metrics.eventsRejected.increment()

@@ -54,25 +54,13 @@ import Testing
         try journal.appendAndWait([.removed(sessionID: removed), .created(JournalFixtures.creation(again))])
         try journal.appendAndWait((UInt64(1)...5).map { Self.event(again, $0) })
 
-        func selected(_ store: JournalStore, before end: Int64) throws(JournalError) -> [Int64] {
-            let select = try store.connection.prepare(Self.selectedInSQL)
-            defer { select.finalize() }
-            select.bind(1, Int64(0))
-            select.bind(2, end)
-            var rows: [Int64] = []
-            while try select.step() { rows.append(select.int64(0)) }
-            return rows
-        }
-        func remaining(_ store: JournalStore) throws(JournalError) -> Set<Int64> {
-            Set(try store.connection.texts("SELECT seq FROM events").compactMap { Int64($0) })
-        }
         try journal.withStore { store throws(JournalError) in
             let end = try store.lastLogSeq() + 1
-            let before = try remaining(store)
-            let expected = try selected(store, before: end)
+            let before = try Self.remaining(store)
+            let expected = try Self.selected(store, before: end)
             #expect(expected.count > 100)  // every kind above has rows to delete
             #expect(try store.compactEvents(from: 0, before: end) == expected.count)
-            #expect(try remaining(store) == before.subtracting(expected))
+            #expect(try Self.remaining(store) == before.subtracting(expected))
         }
         // A snapshot committed since covers more: the next run reads the cutoffs again.
         try journal.appendAndWait([
@@ -80,10 +68,51 @@ import Testing
         ])
         try journal.withStore { store throws(JournalError) in
             let end = try store.lastLogSeq() + 1
-            let expected = try selected(store, before: end)
+            let expected = try Self.selected(store, before: end)
             #expect(!expected.isEmpty)
             #expect(try store.compactEvents(from: 0, before: end) == expected.count)
-            #expect(try selected(store, before: end).isEmpty)
+            #expect(try Self.selected(store, before: end).isEmpty)
         }
+    }
+
+    /// Enough sessions in one run for the function's table to grow several times (64 slots at first, at most half
+    /// full), each with its own cutoff: it still deletes exactly what the SQL test selects.
+    @Test func manySessionsInOneRunKeepTheirOwnCutoffs() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let journal = try JournalFixtures.open(directory, JournalConfiguration(compactionIntervalMilliseconds: 0))
+        defer { journal.close() }
+        let ids = (1...300).map { JournalFixtures.id($0) }
+        try journal.appendAndWait(ids.map { .created(JournalFixtures.creation($0)) })
+        for revision in UInt64(1)...4 {
+            var records = ids.map { Self.event($0, revision) }
+            for (index, id) in ids.enumerated() where index % 5 == Int(revision) {
+                records.append(.snapshot(sessionID: id, revision: revision, state: #"{"at":\#(revision)}"#))
+            }
+            try journal.appendAndWait(records)
+        }
+        try journal.withStore { store throws(JournalError) in
+            let end = try store.lastLogSeq() + 1
+            let before = try Self.remaining(store)
+            let expected = try Self.selected(store, before: end)
+            // Sessions snapshotted at 1 to 4 lose that many events; those never snapshotted (a fifth) lose none.
+            #expect(expected.count == 60 * (1 + 2 + 3 + 4))
+            #expect(try store.compactEvents(from: 0, before: end) == expected.count)
+            #expect(try Self.remaining(store) == before.subtracting(expected))
+        }
+    }
+
+    private static func selected(_ store: JournalStore, before end: Int64) throws(JournalError) -> [Int64] {
+        let select = try store.connection.prepare(Self.selectedInSQL)
+        defer { select.finalize() }
+        select.bind(1, Int64(0))
+        select.bind(2, end)
+        var rows: [Int64] = []
+        while try select.step() { rows.append(select.int64(0)) }
+        return rows
+    }
+
+    private static func remaining(_ store: JournalStore) throws(JournalError) -> Set<Int64> {
+        Set(try store.connection.texts("SELECT seq FROM events").compactMap { Int64($0) })
     }
 }

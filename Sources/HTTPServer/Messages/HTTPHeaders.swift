@@ -45,6 +45,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         add(name: name, value: value)
     }
 
+    /// Creates a list of one field written in the source (`Content-Type: application/json`), with room for a few
+    /// more: its bytes copied as they are, not read out of a `String`.
+    init(_ name: StaticString, _ value: StaticString) {
+        self.init(reservingBytes: name.utf8CodeUnitCount + value.utf8CodeUnitCount + 64, fields: 3)
+        appendLengths(name.utf8CodeUnitCount, value.utf8CodeUnitCount)
+        name.withUTF8Buffer { storage.append(contentsOf: $0) }
+        value.withUTF8Buffer { storage.append(contentsOf: $0) }
+        count += 1
+    }
+
     /// Appends a field. Names and values are taken as given; the response writer refuses CR, LF and NUL.
     public mutating func add(name: String, value: String) {
         appendLengths(name.utf8.count, value.utf8.count)
@@ -67,6 +77,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         let start = storage.count
         appendLengths(name.utf8.count, 0)
         storage.append(contentsOf: name.utf8)
+        appendValue(from: start, write)
+    }
+
+    /// `add(name:value:)` with a name written in the source (`ETag`): its bytes copied as they are.
+    public mutating func add(staticName name: StaticString, value write: (inout [UInt8]) -> Void) {
+        let start = storage.count
+        appendLengths(name.utf8CodeUnitCount, 0)
+        name.withUTF8Buffer { storage.append(contentsOf: $0) }
+        appendValue(from: start, write)
+    }
+
+    /// Appends the value `write` writes to the field whose lengths start at `start`, and sets its length.
+    private mutating func appendValue(from start: Int, _ write: (inout [UInt8]) -> Void) {
         let valueStart = storage.count
         write(&storage)
         let length = UInt32(storage.count - valueStart).littleEndian

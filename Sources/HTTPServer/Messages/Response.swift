@@ -40,7 +40,7 @@ public struct Response: Sendable {
 
     /// A response whose body is JSON bytes the caller encoded.
     public static func json(_ bytes: [UInt8], status: Int = 200) -> Response {
-        Response(status: status, headers: HTTPHeaders(name: "Content-Type", value: "application/json"), body: bytes)
+        Response(status: status, headers: HTTPHeaders("Content-Type", "application/json"), body: bytes)
     }
 
     /// A plain-text response.
