@@ -114,9 +114,9 @@ extension Loop {
             }
             guard !events.isEmpty else { return .current(core.step) }
             for index in 0..<(events.count - 1) {
-                core.queue.append(.applied(events[index], states, index, nil))
+                core.queue.append(.applied(events[index], AppliedState(states[index]), nil))
             }
-            core.queue.append(.applied(events[events.count - 1], states, events.count - 1, completion))
+            core.queue.append(.applied(events[events.count - 1], AppliedState(states[events.count - 1]), completion))
             accepted()
             return .queued(claimed: EngineLock.claim(&flags))
         }
