@@ -1,5 +1,5 @@
 public import CoreMetrics
-import Dispatch
+public import Dispatch
 public import FeedbackJSON
 public import FeedbackLoop
 import Foundation
@@ -77,11 +77,11 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     @usableFromInline
     var lastActive: UInt64 { lastUse.load(ordering: .relaxed) }
 
-    /// Notes a use: the monotonic clock to the kernel's tick (what idle passivation needs, read on every post
-    /// without the precise clock's cost), on `DispatchTime`'s base (`CLOCK_MONOTONIC`), never ahead of it.
+    /// Notes a use on the precise clock: the least recently used session leaves memory first, so sessions used within
+    /// one tick of a coarse clock must not tie (`CLOCK_MONOTONIC_COARSE` here made an LRU test pick the wrong ones).
     @inlinable
     func touch() {
-        lastUse.store(coarseUptimeNanoseconds(), ordering: .relaxed)
+        lastUse.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
     }
 
     @usableFromInline
