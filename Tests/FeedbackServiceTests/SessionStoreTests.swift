@@ -69,4 +69,23 @@ struct SessionStoreTests {
         #expect(existing === made)
         made.stop()
     }
+
+    /// Sessions used one right after another, within a microsecond, leave memory in the order of their last use: the
+    /// use is timed on a clock fine enough that they never tie (a coarse one, 4 ms a tick, made the pick any of them).
+    @Test func theLeastRecentlyUsedLeavesFirstWhenUsesAreMicrosecondsApart() throws {
+        let store = SessionStore(capacity: 8)
+        var sessions: [any HostedSession] = []
+        for _ in 0..<8 {
+            let id = SessionID.random()
+            let made = try counter(id)
+            _ = try store.insert(id: id) { () throws(APIError) in made }
+            sessions.append(made)
+        }
+        for session in sessions.reversed() { session.touch() }  // the last made is now the least recently used
+        for expected in sessions.reversed().prefix(3) {
+            let removed = store.removeLeastRecentlyUsed(sparing: { _ in false })
+            #expect(removed?.id == expected.id)
+        }
+        for session in sessions { session.stop() }
+    }
 }
