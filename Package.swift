@@ -77,6 +77,7 @@ let package = Package(
             dependencies: [
                 "CSQLite",
                 "CZlib",
+                "FeedbackJSON",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -1,3 +1,4 @@
+import FeedbackJSON
 import Glibc
 import Synchronization
 
@@ -91,19 +92,9 @@ enum CrashMarkLayout {
         at time: Int64
     ) {
         enter(slot, session: session, kind: kind, at: time) { target in
-            var digits = 1
-            var rest = revision / 10
-            while rest > 0 {
-                digits += 1
-                rest /= 10
-            }
-            target.storeBytes(of: UInt8(ascii: "#"), as: UInt8.self)
-            var value = revision
-            for position in stride(from: digits, to: 0, by: -1) {
-                target.storeBytes(of: UInt8(ascii: "0") + UInt8(value % 10), toByteOffset: position, as: UInt8.self)
-                value /= 10
-            }
-            return UInt8(digits + 1)  // at most 21 bytes, within `detailBytes`
+            let bytes = target.assumingMemoryBound(to: UInt8.self)
+            bytes[0] = UInt8(ascii: "#")
+            return UInt8(1 + DecimalText.write(revision, to: bytes + 1))  // at most 21 bytes, within `detailBytes`
         }
     }
 
