@@ -14,6 +14,22 @@ public enum JSONValue: Sendable, Hashable {
     case object([String: JSONValue])
 }
 
+extension Dictionary where Key == String, Value == JSONValue {
+    /// The member named `name`. An object of a few members (a posted event's) is searched by comparing names, each
+    /// compare a few instructions for the short names events use, instead of hashing `name` (SipHash over its bytes,
+    /// a few hundred instructions, on every lookup); a larger one is looked up by hash.
+    @inlinable
+    public func member(_ name: String) -> JSONValue? {
+        guard count <= 4 else { return self[name] }
+        var index = startIndex
+        while index != endIndex {
+            if keys[index] == name { return values[index] }
+            formIndex(after: &index)
+        }
+        return nil
+    }
+}
+
 extension JSONValue: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()

@@ -141,7 +141,9 @@ extension SessionService {
     /// The events of a POST body: one event object, or `{"events": [...]}` with 1 to `limit` of them.
     static func events(in body: JSONValue, limit: Int) throws(APIError) -> [JSONValue] {
         let events: [JSONValue]
-        if case .object(let members) = body, members["type"] == nil, case .array(let list)? = members["events"] {
+        if case .object(let members) = body, members.member("type") == nil,
+            case .array(let list)? = members.member("events")
+        {
             events = list
         } else if case .object = body {
             events = [body]

@@ -33,10 +33,13 @@ final class CompactionCutoffs {
     }
 
     /// The ids' bytes of `cutoffs`, one after another.
+    @exclusivity(unchecked)  // one queue (above): no dynamic check a row
     private var ids: [UInt8] = []
+    @exclusivity(unchecked)
     private var cutoffs: [Cutoff] = []
     /// Open addressing over `cutoffs`: an index + 1 per slot, 0 for an empty one; a power of two long, at most half
     /// full.
+    @exclusivity(unchecked)
     private var slots = [Int32](repeating: 0, count: 64)
     private let lookup: SQLiteStatement
 

@@ -18,7 +18,9 @@ final class EventRows {
 
     private let statements: [SQLiteStatement]
     /// The texts of the rows being written, and where each row's two start.
+    @exclusivity(unchecked)  // one queue (above): no dynamic check a row
     private var texts: [UInt8] = []
+    @exclusivity(unchecked)
     private var spans: [(session: Range<Int>, event: Range<Int>)] = []
 
     init(connection: SQLiteConnection) throws(JournalError) {

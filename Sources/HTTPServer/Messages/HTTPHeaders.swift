@@ -48,11 +48,14 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Creates a list of one field written in the source (`Content-Type: application/json`), with room for a few
     /// more: its bytes copied as they are, not read out of a `String`.
     init(_ name: StaticString, _ value: StaticString) {
-        self.init(reservingBytes: name.utf8CodeUnitCount + value.utf8CodeUnitCount + 64, fields: 3)
-        appendLengths(name.utf8CodeUnitCount, value.utf8CodeUnitCount)
-        name.withUTF8Buffer { storage.append(contentsOf: $0) }
-        value.withUTF8Buffer { storage.append(contentsOf: $0) }
-        count += 1
+        self.init(capacity: name.utf8CodeUnitCount + value.utf8CodeUnitCount + 64 + 3 * Self.prefix) { writer in
+            name.withUTF8Buffer { name in
+                value.withUTF8Buffer { value in
+                    // The capacity holds this field and room for more.
+                    _ = writer.add(name, value)
+                }
+            }
+        }
     }
 
     /// Appends a field. Names and values are taken as given; the response writer refuses CR, LF and NUL.
@@ -61,6 +64,53 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         storage.append(contentsOf: name.utf8)
         storage.append(contentsOf: value.utf8)
         count += 1
+    }
+
+    /// Creates a list whose fields `fill` writes through a `Writer`, into one allocation of `capacity` bytes (names,
+    /// values, and 8 bytes of lengths a field): the parser's way, which knows a bound before it starts. A field that
+    /// would pass the capacity is not written and makes `Writer.add` return false.
+    init(capacity: Int, _ fill: (inout Writer) -> Void) {
+        var fields = 0
+        storage = [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+            var writer = Writer(out: out)
+            fill(&writer)
+            initialized = writer.written
+            fields = writer.count
+        }
+        count = fields
+    }
+
+    /// Writes fields into the storage of `init(capacity:_:)`.
+    struct Writer: ~Copyable {
+        fileprivate let out: UnsafeMutableBufferPointer<UInt8>
+        fileprivate var written = 0
+        fileprivate var count = 0
+
+        fileprivate init(out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
+
+        /// Appends the field whose name and value are the given ranges of `buffer`; false when it would not fit.
+        mutating func add(_ buffer: UnsafeBufferPointer<UInt8>, name: Range<Int>, value: Range<Int>) -> Bool {
+            add(UnsafeBufferPointer(rebasing: buffer[name]), UnsafeBufferPointer(rebasing: buffer[value]))
+        }
+
+        /// Appends the field of these name and value bytes; false when it would not fit.
+        mutating func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
+            guard written + HTTPHeaders.prefix + name.count + value.count <= out.count, let base = out.baseAddress
+            else { return false }
+            let lengths = (UInt32(name.count).littleEndian, UInt32(value.count).littleEndian)
+            withUnsafeBytes(of: lengths) {
+                UnsafeMutableRawPointer(base + written).copyMemory(from: $0.baseAddress!, byteCount: HTTPHeaders.prefix)
+            }
+            if let source = name.baseAddress {
+                (base + written + HTTPHeaders.prefix).initialize(from: source, count: name.count)
+            }
+            if let source = value.baseAddress {
+                (base + written + HTTPHeaders.prefix + name.count).initialize(from: source, count: value.count)
+            }
+            written += HTTPHeaders.prefix + name.count + value.count
+            count += 1
+            return true
+        }
     }
 
     /// Appends a field from byte ranges of a buffer (the parser's path).
@@ -162,15 +212,33 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// The first field named `name` (case-insensitive), if any.
     func first(_ name: String) -> Field? {
-        // Walked by offsets with the lengths read in place: no slice of the storage, no closure per field.
+        // One view of the storage for the whole walk, no slice of it; most fields a lookup passes differ in length
+        // and have none of their bytes compared.
         let wanted = name.utf8.count
-        var at = 0
-        while at < storage.count {
-            let field = storage.withUnsafeBytes { Self.field(at: at, in: $0) }
-            at = Int(field.valueEnd)
-            if Int(field.nameEnd - field.nameStart) == wanted, nameEquals(field, name) { return field }
+        return storage.withUnsafeBytes { bytes in
+            var at = 0
+            while at < bytes.count {
+                let field = Self.field(at: at, in: bytes)
+                at = Int(field.valueEnd)
+                if Int(field.nameEnd - field.nameStart) == wanted,
+                    Self.equalsIgnoringCase(bytes, from: Int(field.nameStart), name)
+                {
+                    return field
+                }
+            }
+            return nil
         }
-        return nil
+    }
+
+    /// Whether the bytes at `start` spell `name` ignoring ASCII case (as many as `name` has: the caller compared the
+    /// lengths).
+    private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, from start: Int, _ name: String) -> Bool {
+        var at = start
+        for c in name.utf8 {
+            guard ASCII.lower(bytes[at]) == ASCII.lower(c) else { return false }
+            at += 1
+        }
+        return true
     }
 
     /// Calls `body` with each field, its name's bytes and its value's, in order, until it returns false: one view of

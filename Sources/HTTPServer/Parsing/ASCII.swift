@@ -19,6 +19,78 @@ enum ASCII {
     @inline(__always)
     static func isRequestLine(_ b: UInt8) -> Bool { b >= 0x20 && b <= 0x7E }
 
+    /// The words the byte tricks below use: 0x01 and 0x80 in every byte (constants, not globals to initialize).
+    @inline(__always)
+    static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @inline(__always)
+    static var highs: UInt64 { 0x8080_8080_8080_8080 }
+
+    /// Whether all eight bytes of `word` lie in `lowest...0x7E` (`lowest` at most 0x7E): no byte below it and none
+    /// above 0x7E, each found by the bit tricks of "Bit Twiddling Hacks" (a byte below n: `(x - n·0x01…) & ~x &
+    /// 0x80…`; above 0x7E: `((x + 0x01…) | x) & 0x80…`). Exact as a verdict on the word: true only when every byte
+    /// passes.
+    @inline(__always)
+    static func allVisible(_ word: UInt64, from lowest: UInt8) -> Bool {
+        let below = (word &- ones &* UInt64(lowest)) & ~word & highs
+        let above = ((word &+ ones) | word) & highs
+        return below | above == 0
+    }
+
+    /// Whether all eight bytes of `word` pass `isRequestLine` (0x20 to 0x7E).
+    @inline(__always)
+    static func allRequestLine(_ word: UInt64) -> Bool { allVisible(word, from: 0x20) }
+
+    /// Whether all eight bytes of `word` are ones a request target may hold (0x21 to 0x7E, the `target` table).
+    @inline(__always)
+    static func allTarget(_ word: UInt64) -> Bool { allVisible(word, from: 0x21) }
+
+    /// The eight bytes at `base + at`, the first the least significant whatever the machine's byte order.
+    @inline(__always)
+    static func word(_ base: UnsafePointer<UInt8>, _ at: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(base + at).loadUnaligned(as: UInt64.self))
+    }
+
+    /// The index of the first CR at or after `start` in `bytes`, which holds one: eight bytes at a time while eight
+    /// remain, the first zero byte of `word ^ CR…` found by `(x - 0x01…) & ~x & 0x80…`, whose lowest set bit is exact
+    /// (bits above it may be borrows).
+    static func firstCR(in bytes: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var at = start
+        if let base = bytes.baseAddress {
+            while at + 8 <= bytes.count {
+                let x = word(base, at) ^ (ones &* 0x0D)
+                let found = (x &- ones) & ~x & highs
+                if found != 0 { return at + found.trailingZeroBitCount / 8 }
+                at += 8
+            }
+        }
+        while bytes[at] != cr { at += 1 }
+        return at
+    }
+
+    /// Whether all eight bytes of `word` pass `isFieldValue` without being a tab: no byte below 0x20 and no 0x7F (a
+    /// word with a tab fails here and is judged byte by byte).
+    @inline(__always)
+    static func allFieldValue(_ word: UInt64) -> Bool {
+        let below = (word &- ones &* 0x20) & ~word & highs
+        let deletes = word ^ (ones &* 0x7F)
+        let delete = (deletes &- ones) & ~deletes & highs
+        return below | delete == 0
+    }
+
+    /// Whether every byte of `bytes` passes `isFieldValue`: eight at a time while the word test allows, the rest (and
+    /// a word with a tab) byte by byte.
+    static func allFieldValue(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var at = 0
+        if let base = bytes.baseAddress {
+            while at + 8 <= bytes.count, allFieldValue(word(base, at)) { at += 8 }
+        }
+        while at < bytes.count {
+            guard isFieldValue(bytes[at]) else { return false }
+            at += 1
+        }
+        return true
+    }
+
     /// `isFieldValue` as a table (for loops that look up a byte class per byte of a slice).
     static let fieldValue: [Bool] = (0..<256).map { isFieldValue(UInt8($0)) }
 

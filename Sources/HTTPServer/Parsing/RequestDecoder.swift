@@ -30,8 +30,15 @@ public struct RequestDecoder: Sendable {
 
     private enum State: Sendable {
         case head
-        case body(BodyDecoder, discard: Bool)
+        case body(Body)
         case failed(HTTPServerError)
+    }
+
+    /// A body being read: a struct, not a tuple, so that copying the state is the compiler's own code rather than the
+    /// runtime's generic copy of a tuple.
+    private struct Body: Sendable {
+        var decoder: BodyDecoder
+        var discard: Bool
     }
 
     /// The head limits in force (and the trailer limits of chunked bodies).
@@ -63,13 +70,17 @@ public struct RequestDecoder: Sendable {
             guard case .head(let head, let consumed) = result else { return Step(part: nil, consumed: 0) }
             if head.framing != .none {
                 state = .body(
-                    BodyDecoder(framing: head.framing, limit: defaultBodyLimit, trailerLimits: limits),
-                    discard: false
+                    Body(
+                        decoder: BodyDecoder(framing: head.framing, limit: defaultBodyLimit, trailerLimits: limits),
+                        discard: false
+                    )
                 )
                 continueExpected = head.expectsContinue
             }
             return Step(part: .head(head), consumed: consumed)
-        case .body(var body, let discard):
+        case .body(let current):
+            var body = current.decoder
+            let discard = current.discard
             state = .head  // owns `body` meanwhile (no copy on write); every way out below sets the state again
             var consumed = 0
             while true {
@@ -87,11 +98,11 @@ public struct RequestDecoder: Sendable {
                     return Step(part: .end(trailers: body.trailers), consumed: consumed)
                 }
                 if let data = piece.data, !discard {
-                    state = .body(body, discard: false)
+                    state = .body(Body(decoder: body, discard: false))
                     return Step(part: .body((start + data.lowerBound)..<(start + data.upperBound)), consumed: consumed)
                 }
                 guard consumed < buffer.count else {
-                    state = .body(body, discard: discard)
+                    state = .body(Body(decoder: body, discard: discard))
                     return Step(part: nil, consumed: consumed)
                 }
             }
@@ -117,13 +128,15 @@ public struct RequestDecoder: Sendable {
     }
 
     private mutating func setBody(limit: Int, discard: Bool) throws(HTTPServerError) {
-        guard case .body(var body, _) = state else { return }
+        guard case .body(var body) = state else { return }
+        state = .head  // owns `body` meanwhile (no copy on write)
         do throws(HTTPServerError) {
-            try body.limit(to: limit)
+            try body.decoder.limit(to: limit)
         } catch {
             state = .failed(error)
             throw error
         }
-        state = .body(body, discard: discard)
+        body.discard = discard
+        state = .body(body)
     }
 }

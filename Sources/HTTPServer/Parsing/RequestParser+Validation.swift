@@ -1,28 +1,41 @@
 extension RequestParser {
     /// Validates a complete head: request line, every field line, and the framing the fields imply.
+    /// `fields` is the number of field lines.
     static func validate(
         _ buffer: UnsafeBufferPointer<UInt8>,
         requestLine: Range<Int>,
-        fieldsEnd: Int
+        fieldsEnd: Int,
+        fields: Int
     ) throws(HTTPServerError) -> RequestHead {
         let (methodRange, targetRange, minor) = try parseRequestLine(buffer, requestLine)
         guard let method = HTTPMethod.parse(UnsafeBufferPointer(rebasing: buffer[methodRange])) else {
             throw HTTPServerError(.notImplemented, "The method is not implemented.")
         }
-        var lineStart = requestLine.upperBound + 2
+        let start = requestLine.upperBound + 2
         let end = fieldsEnd - 2
-        // The fields' bytes are at most the field lines' (separators and whitespace are dropped): one allocation
-        // each instead of one per growth.
-        var headers = HTTPHeaders(reservingBytes: max(end - lineStart, 0), fields: 8)
         var semantics = FieldSemantics()
-        while lineStart < end {
-            var lineEnd = lineStart
-            while buffer[lineEnd] != ASCII.cr { lineEnd += 1 }
-            let (name, value) = try parseFieldLine(buffer, lineStart..<lineEnd)
-            try semantics.note(buffer, name: name, value: value)
-            headers.add(buffer, name: name, value: value)
-            lineStart = lineEnd + 2
+        var failure: HTTPServerError?
+        // The fields' bytes are at most the field lines' (separators and whitespace are dropped), plus their lengths:
+        // written in place into one allocation.
+        let headers = HTTPHeaders(capacity: max(end - start, 0) + fields * 8) { writer in
+            var lineStart = start
+            while lineStart < end {
+                let lineEnd = ASCII.firstCR(in: UnsafeBufferPointer(rebasing: buffer[..<fieldsEnd]), from: lineStart)
+                do throws(HTTPServerError) {
+                    // `parseHead` judged every byte of these lines a field value's already.
+                    let (name, value) = try parseFieldLine(buffer, lineStart..<lineEnd, valuesChecked: true)
+                    try semantics.note(buffer, name: name, value: value)
+                    guard writer.add(buffer, name: name, value: value) else {
+                        throw HTTPServerError(.headerFieldsTooLarge, "The header block is too large.")
+                    }
+                } catch {
+                    failure = error
+                    return
+                }
+                lineStart = lineEnd + 2
+            }
         }
+        if let failure { throw failure }
         let targetBytes = UnsafeBufferPointer(rebasing: buffer[targetRange])
         let target = String(decoding: targetBytes, as: UTF8.self)
         // The usual origin-form without a query is its own path: the `?` looked for in the bytes, not the string.
@@ -65,6 +78,9 @@ extension RequestParser {
         let method = line.lowerBound..<i
         i += 1
         let targetStart = i
+        if let base = buffer.baseAddress {  // eight bytes at a time while all eight may be in a target
+            while i + 8 <= line.upperBound, ASCII.allTarget(ASCII.word(base, i)) { i += 8 }
+        }
         while i < line.upperBound, targetBytes[Int(buffer[i])] { i += 1 }
         guard i > targetStart, i < line.upperBound, buffer[i] == ASCII.sp else {
             throw HTTPServerError(.badRequest, "The request line has an invalid target.")
@@ -85,16 +101,18 @@ extension RequestParser {
         return (method, target, min(minor, 1))
     }
 
-    /// field-name ":" OWS field-value OWS, with no whitespace before the colon and no obs-fold.
+    /// field-name ":" OWS field-value OWS, with no whitespace before the colon and no obs-fold. `valuesChecked`: every
+    /// byte of the line is known to be one a field value may hold (a head's lines, which `parseHead` judged byte by
+    /// byte), so the value's bytes are not looked at again.
     static func parseFieldLine(
         _ buffer: UnsafeBufferPointer<UInt8>,
-        _ line: Range<Int>
+        _ line: Range<Int>,
+        valuesChecked: Bool = false
     ) throws(HTTPServerError) -> (name: Range<Int>, value: Range<Int>) {
         guard line.lowerBound < line.upperBound, !ASCII.isWhitespace(buffer[line.lowerBound]) else {
             throw HTTPServerError(.badRequest, "Line folding (obs-fold) is not accepted.")
         }
         let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
-        let fieldValueBytes = ASCII.fieldValue
         var i = line.lowerBound
         while i < line.upperBound, token[Int(buffer[i])] { i += 1 }
         guard i > line.lowerBound, i < line.upperBound, buffer[i] == ASCII.colon else {
@@ -102,6 +120,8 @@ extension RequestParser {
         }
         let name = line.lowerBound..<i
         let value = ASCII.trimmed(buffer, (i + 1)..<line.upperBound)
+        if valuesChecked { return (name, value) }
+        let fieldValueBytes = ASCII.fieldValue
         for j in value where !fieldValueBytes[Int(buffer[j])] {
             throw HTTPServerError(.badRequest, "A header field value holds an invalid character.")
         }

@@ -67,7 +67,12 @@ public struct RequestParser: Sendable {
                         requestLine = lineStart..<lineEnd
                     }
                 } else if lineEnd == lineStart {
-                    let head = try Self.validate(buffer, requestLine: requestLine!, fieldsEnd: i + 1)
+                    let head = try Self.validate(
+                        buffer,
+                        requestLine: requestLine!,
+                        fieldsEnd: i + 1,
+                        fields: fieldCount
+                    )
                     self.reset()
                     return .head(head, consumed: i + 1)
                 } else {
@@ -90,10 +95,15 @@ public struct RequestParser: Sendable {
             let inRequestLine = requestLine == nil
             let last = inRequestLine ? lineStart + limits.maxRequestLineLength + 2 : limits.maxHeaderBytes
             // The byte classes' own tests (the tables are made from them): no table to hold here.
-            if b != ASCII.cr {
+            if b != ASCII.cr, let base = buffer.baseAddress {
+                // Eight bytes at a time while all eight pass (a word with a refused byte, or a tab, is left to the
+                // byte loop), then byte by byte.
+                let stop = min(end, last + 1)
                 if inRequestLine {
+                    while i + 8 <= stop, ASCII.allRequestLine(ASCII.word(base, i)) { i += 8 }
                     while i < end, i <= last, ASCII.isRequestLine(buffer[i]) { i += 1 }
                 } else {
+                    while i + 8 <= stop, ASCII.allFieldValue(ASCII.word(base, i)) { i += 8 }
                     while i < end, i <= last, ASCII.isFieldValue(buffer[i]) { i += 1 }
                 }
             }

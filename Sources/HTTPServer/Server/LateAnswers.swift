@@ -31,12 +31,12 @@ final class LateAnswers: Sendable {
         }
     }
 
-    /// Everything added so far, in order; the next `add` schedules a new hop.
-    func take() -> [Answer] {
+    /// Everything added so far, in order, in place of `spare` (an empty array the caller keeps between takes, so
+    /// that the list is not grown afresh from one answer for each burst); the next `add` schedules a new hop.
+    func take(into spare: inout [Answer]) {
         pending.withLock { p in
             p.scheduled = false
-            defer { p.answers = [] }
-            return p.answers
+            swap(&p.answers, &spare)
         }
     }
 }

@@ -9,10 +9,9 @@ enum ResponseWriter {
     /// Whether a handler's header field can be sent as is (no CR, LF or NUL; a token name).
     static func isValid(_ headers: HTTPHeaders) -> Bool {
         let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
-        let fieldValue = ASCII.fieldValue
         var valid = true
         headers.forEachField { _, name, value in
-            valid = !name.isEmpty && name.allSatisfy { token[Int($0)] } && value.allSatisfy { fieldValue[Int($0)] }
+            valid = !name.isEmpty && name.allSatisfy { token[Int($0)] } && ASCII.allFieldValue(value)
             return valid
         }
         return valid

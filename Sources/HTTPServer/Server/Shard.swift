@@ -143,6 +143,7 @@ final class Shard: @unchecked Sendable {
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
         let mailbox = lateAnswers
+        var answers: [LateAnswers.Answer] = []
         while true {
             watched[0].revents = 0
             watched[1].revents = 0
@@ -163,7 +164,11 @@ final class Shard: @unchecked Sendable {
                 if stopping.load(ordering: .acquiring) { return }
             }
             queue.sync {
-                if woken { deliver(mailbox.take()) }
+                if woken {
+                    mailbox.take(into: &answers)
+                    deliver(answers)
+                    answers.removeAll(keepingCapacity: true)  // the two lists' room is kept for the next bursts
+                }
                 handleEvents()
             }
         }

@@ -163,9 +163,14 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// Sets the state checksum of `record`, an event, in place.
     @usableFromInline
     static func setStateChecksum(_ record: inout JournalRecord, _ checksum: UInt64) {
-        guard case .event(let id, let revision, let event, let origin, var stamp) = record else { return }
-        stamp.stateChecksum = checksum
-        record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
+        // Taken apart and put together from the consumed record: its strings move, none is copied and released.
+        switch consume record {
+        case .event(let id, let revision, let event, let origin, var stamp):
+            stamp.stateChecksum = checksum
+            record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
+        case let other:
+            record = other
+        }
     }
 
     /// Under `held`: sets the checksum of every held event still without one, from `last` (a batch's final state as
@@ -422,7 +427,13 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         bytes.withUnsafeBufferPointer { all in
             guard let range = Self.topLevelTypeRange(all) else { return false }
             let type = UnsafeBufferPointer(rebasing: all[range])
-            return clientTypes.contains { $0.count == type.count && $0.elementsEqual(type) }
+            for candidate in clientTypes where candidate.count == type.count {
+                let equal = candidate.withUnsafeBufferPointer {
+                    type.isEmpty || memcmp($0.baseAddress!, type.baseAddress!, type.count) == 0
+                }
+                if equal { return true }
+            }
+            return false
         }
     }
 

@@ -15,7 +15,7 @@ package enum SystemEvents {
         at index: Int,
         of system: System
     ) throws(APIError) -> System.Event {
-        if case .object(let members) = event, case .string(let type)? = members["type"],
+        if case .object(let members) = event, case .string(let type)? = members.member("type"),
             system.clientEventTypes.contains(type), let decoded = try? System.decodeEvent(event)
         {
             return decoded

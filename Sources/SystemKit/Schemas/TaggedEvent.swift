@@ -1,4 +1,4 @@
-import FeedbackJSON
+public import FeedbackJSON
 
 /// An event enum whose wire format `@FeedbackEvent` derived: tagged by `"type"`, with its types, the ones clients
 /// may post, and a JSON Schema per case.
@@ -32,50 +32,63 @@ extension TaggedEvent {
 /// what `init(from:)` would read, and nil where only it can say (a member of another kind, which it may convert or
 /// refuse in its own words).
 public struct EventFields {
+    @usableFromInline
     let members: [String: JSONValue]
 
+    @usableFromInline
     init(_ members: [String: JSONValue]) { self.members = members }
 
     /// The string `"type"`, if it is one.
+    @inlinable
     public var type: String? {
-        guard case .string(let type)? = members["type"] else { return nil }
+        guard case .string(let type)? = members.member("type") else { return nil }
         return type
     }
 
     /// A required integer member: nil when it is absent or not an integer.
-    public func int(_ key: String) -> Int? { members[key].flatMap(Self.int) }
+    @inlinable
+    public func int(_ key: String) -> Int? { members.member(key).flatMap(Self.int) }
 
     /// A required string member.
-    public func string(_ key: String) -> String? { members[key].flatMap(Self.string) }
+    @inlinable
+    public func string(_ key: String) -> String? { members.member(key).flatMap(Self.string) }
 
     /// A required Boolean member.
-    public func bool(_ key: String) -> Bool? { members[key].flatMap(Self.bool) }
+    @inlinable
+    public func bool(_ key: String) -> Bool? { members.member(key).flatMap(Self.bool) }
 
     /// An optional integer member (`decodeIfPresent`): `.some(nil)` when absent or null, nil when of another kind.
+    @inlinable
     public func optionalInt(_ key: String) -> Int?? { optional(key, Self.int) }
 
     /// An optional string member.
+    @inlinable
     public func optionalString(_ key: String) -> String?? { optional(key, Self.string) }
 
     /// An optional Boolean member.
+    @inlinable
     public func optionalBool(_ key: String) -> Bool?? { optional(key, Self.bool) }
 
-    private func optional<Value>(_ key: String, _ read: (JSONValue) -> Value?) -> Value?? {
-        switch members[key] {
+    @inlinable
+    func optional<Value>(_ key: String, _ read: (JSONValue) -> Value?) -> Value?? {
+        switch members.member(key) {
         case nil, .null?: .some(nil)
         case let value?: read(value).map { .some($0) }
         }
     }
 
-    private static func int(_ value: JSONValue) -> Int? {
+    @inlinable
+    static func int(_ value: JSONValue) -> Int? {
         if case .int(let number) = value { Int(number) } else { nil }
     }
 
-    private static func string(_ value: JSONValue) -> String? {
+    @inlinable
+    static func string(_ value: JSONValue) -> String? {
         if case .string(let text) = value { text } else { nil }
     }
 
-    private static func bool(_ value: JSONValue) -> Bool? {
+    @inlinable
+    static func bool(_ value: JSONValue) -> Bool? {
         if case .bool(let flag) = value { flag } else { nil }
     }
 }

@@ -16,6 +16,7 @@ extension FeedbackSystem {
     }
 
     /// `encodeState` through the state's `Codable` conformance.
+    @usableFromInline
     package static func encodeStateGenerally(_ state: State) -> [UInt8] {
         if let bytes = try? StateWriter.write(state) { return bytes }
         // A Codable state whose encoding throws is a bug of the system, not of a client.
@@ -38,6 +39,7 @@ extension FeedbackSystem {
     }
 
     /// `encodeEvent` through the event's `Codable` conformance.
+    @usableFromInline
     package static func encodeEventGenerally(_ event: Event) throws -> [UInt8] {
         if let bytes = try? StateWriter.write(event, options: .plain) { return bytes }
         return Array(try plainEncoder.encode(event))
@@ -47,7 +49,8 @@ extension FeedbackSystem {
 extension FeedbackSystem where Event: TaggedEvent {
     /// An event from its JSON, as `Event`'s `Decodable` reads it: what `@FeedbackEvent` derived reads without a
     /// decoder where it can (a post's event is decoded once, on every post's way); the rest, errors included, the
-    /// decoder reads.
+    /// decoder reads. Inlinable, as the two below: a system's conformance runs them specialised (a post's way).
+    @inlinable
     public static func decodeEvent(_ value: JSONValue) throws -> Event {
         if case .object(let members) = value, let event = Event(plainFields: EventFields(members)) { return event }
         return try value.decode(Event.self)
@@ -56,6 +59,7 @@ extension FeedbackSystem where Event: TaggedEvent {
     /// An event as the journal writes it (the same bytes as the general `encodeEvent`): what `@FeedbackEvent`
     /// derived writes it without an encoder (a post's event is journaled once, so this is on every post's way); what
     /// it leaves aside, the general way writes.
+    @inlinable
     public static func encodeEvent(_ event: Event) throws -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(32)
@@ -68,6 +72,7 @@ extension FeedbackSystem where State: StateJSONWritable {
     /// The state as the host writes it everywhere (the same bytes as the general `encodeState`): what
     /// `@FeedbackSchema` derived writes it without an encoder (every post's answer and checksum encode a state);
     /// what it leaves aside, the general way writes.
+    @inlinable
     public static func encodeState(_ state: State) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(64)
