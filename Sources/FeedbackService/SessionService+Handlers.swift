@@ -204,10 +204,12 @@ extension SessionService {
     }
 
     private static func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        let isSpace = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
-        let lower = { (byte: UInt8) in byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
-        let matches = { (offset: Int, text: StaticString) -> Bool in
-            (0..<text.utf8CodeUnitCount).allSatisfy { lower(bytes[offset + $0]) == text.utf8Start[$0] }
+        func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        func lower(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
+        func matches(_ offset: Int, _ text: StaticString) -> Bool {
+            let wanted = text.utf8Start
+            for i in 0..<text.utf8CodeUnitCount where lower(bytes[offset + i]) != wanted[i] { return false }
+            return true
         }
         var start = 0
         var end = bytes.firstIndex(of: UInt8(ascii: ";")) ?? bytes.count

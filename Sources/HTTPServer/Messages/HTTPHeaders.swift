@@ -233,12 +233,12 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Whether the bytes at `start` spell `name` ignoring ASCII case (as many as `name` has: the caller compared the
     /// lengths).
     private static func equalsIgnoringCase(_ bytes: UnsafeRawBufferPointer, from start: Int, _ name: String) -> Bool {
-        var at = start
-        for c in name.utf8 {
-            guard ASCII.lower(bytes[at]) == ASCII.lower(c) else { return false }
-            at += 1
+        // The name's bytes read in place (a small string's from the stack): iterating its UTF-8 view decoded each.
+        var name = name
+        return name.withUTF8 { wanted in
+            for i in 0..<wanted.count where ASCII.lower(bytes[start + i]) != ASCII.lower(wanted[i]) { return false }
+            return true
         }
-        return true
     }
 
     /// Calls `body` with each field, its name's bytes and its value's, in order, until it returns false: one view of

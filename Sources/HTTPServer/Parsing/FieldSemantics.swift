@@ -71,6 +71,7 @@ struct FieldSemantics {
             while i < v.count, v[i] != UInt8(ascii: "]") { i += 1 }
             guard i < v.count, i > 1 else { return false }
             i += 1
+            for j in 0..<i where !hostBytes[Int(v[j])] { return false }
         } else {
             while i < v.count, v[i] != ASCII.colon {
                 guard hostBytes[Int(v[i])], v[i] != UInt8(ascii: "["), v[i] != UInt8(ascii: "]") else { return false }
@@ -82,7 +83,6 @@ struct FieldSemantics {
                 i += 1
             }
         }
-        for j in 0..<i where !hostBytes[Int(v[j])] { return false }
         guard i < v.count else { return true }
         guard v[i] == ASCII.colon else { return false }
         for j in (i + 1)..<v.count where v[j] < UInt8(ascii: "0") || v[j] > UInt8(ascii: "9") { return false }

@@ -401,8 +401,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
             append(held.records, &held)
             // The journal copied them: the buffer stays for the next batch (one allocation fewer per post).
             held.records.removeAll(keepingCapacity: true)
-            if let heldLast = held.heldLast { held.last = heldLast }
-            held.heldLast = nil
+            if let heldLast = held.heldLast.take() { held.last = heldLast }  // moved, not copied
             Self.unpark(&held)
         }
     }
