@@ -29,10 +29,14 @@ public struct BodyDecoder: Sendable {
     private var limit: Int
     private let trailerLimits: RequestParser.Limits
     private var received = 0
-    private var trailerBytes: [UInt8] = []
+    /// A chunked body's trailer section as it arrives, and its fields once complete: nil until there are some, so
+    /// that a decoder without them holds no reference to count (it is copied in and out of its request decoder's
+    /// state on every read).
+    private var trailerBytes: [UInt8]?
     private var trailerCount = 0
+    private var trailerFields: HTTPHeaders?
     /// The trailer fields of a chunked body, once complete.
-    public private(set) var trailers = HTTPHeaders()
+    public var trailers: HTTPHeaders { trailerFields ?? HTTPHeaders() }
 
     /// Creates a decoder for a framing, refusing bodies longer than `limit` bytes.
     public init(framing: RequestHead.Framing, limit: Int, trailerLimits: RequestParser.Limits = .init()) {
@@ -154,8 +158,8 @@ public struct BodyDecoder: Sendable {
                 guard trailerCount <= trailerLimits.maxHeaderCount else {
                     throw HTTPServerError(.headerFieldsTooLarge, "Too many trailer fields.")
                 }
-                trailerBytes.append(ASCII.cr)
-                trailerBytes.append(ASCII.lf)
+                trailerBytes?.append(ASCII.cr)  // a line ended: it had bytes, so the section exists
+                trailerBytes?.append(ASCII.lf)
                 state = .trailerLine(length: 0, sawCR: false)
             }
             return
@@ -165,15 +169,16 @@ public struct BodyDecoder: Sendable {
             return
         }
         guard b != ASCII.lf else { throw HTTPServerError(.badRequest, "A trailer line ends with a bare LF.") }
-        trailerBytes.append(b)
-        guard trailerBytes.count <= trailerLimits.maxHeaderBytes else {
+        if trailerBytes == nil { trailerBytes = [] }
+        trailerBytes!.append(b)
+        guard trailerBytes!.count <= trailerLimits.maxHeaderBytes else {
             throw HTTPServerError(.headerFieldsTooLarge, "The trailer section is too large.")
         }
         state = .trailerLine(length: length + 1, sawCR: false)
     }
 
     private mutating func finishTrailers() throws(HTTPServerError) {
-        guard !trailerBytes.isEmpty else { return }
+        guard let trailerBytes, !trailerBytes.isEmpty else { return }
         var fields = HTTPHeaders()
         try trailerBytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
             var start = 0
@@ -185,7 +190,7 @@ public struct BodyDecoder: Sendable {
                 start = end + 2
             }
         }
-        trailers = fields
-        trailerBytes = []
+        trailerFields = fields
+        self.trailerBytes = nil
     }
 }

@@ -28,6 +28,43 @@ public struct SessionSnapshot: Sendable, Equatable {
 
     /// `{"rev":…,"cursor":"…","state":…}`, optionally preceded by the session's id and system.
     public func body(id: SessionID? = nil, system: String? = nil, schema: String? = nil) -> [UInt8] {
+        guard (id == nil || system == nil) && schema == nil else {
+            return labelledBody(id: id, system: system, schema: schema)
+        }
+        // A post's answer: every part but the state's and the clients' bytes is a literal or a number, so the body is
+        // written in place into one allocation, with no check of room or uniqueness per part.
+        let capacity = state.count + (clients?.count ?? 0) + 41 + 3 * 20  // 41 literal bytes, 3 numbers of 20 digits
+        return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+            var at = out.baseAddress!
+            func put(_ text: StaticString) {
+                at.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+                at += text.utf8CodeUnitCount
+            }
+            func put(_ bytes: [UInt8]) {
+                bytes.withUnsafeBufferPointer {
+                    if let base = $0.baseAddress { at.initialize(from: base, count: $0.count) }
+                }
+                at += bytes.count
+            }
+            put(#"{"rev":"#)
+            at += DecimalText.write(cursor.rev, to: at)
+            put(#","cursor":""#)
+            at += DecimalText.write(cursor.epoch, to: at)
+            put("-")
+            at += DecimalText.write(cursor.rev, to: at)
+            put(#"","state":"#)
+            put(state)
+            if let clients {
+                put(#","clients":"#)
+                put(clients)
+            }
+            put("}")
+            count = at - out.baseAddress!
+        }
+    }
+
+    /// `body` with the session's id and system, or its schema's hash.
+    private func labelledBody(id: SessionID?, system: String?, schema: String?) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(state.count + 96)
         out.append(UInt8(ascii: "{"))
