@@ -77,4 +77,22 @@ import Testing
         let added = HTTPHeaders([("Host", "h"), ("X-A", "spaced value"), ("x-b", "")])
         #expect(parsed.headers == added)
     }
+
+    @Test func aLookupFindsFieldsOfEveryNameLengthAndNoneOfLengthsAbsent() {
+        var headers = HTTPHeaders()
+        let names = (1...70).filter { $0 % 5 == 0 }.map { String(repeating: "N", count: $0) }
+        for name in names { headers.add(name: name, value: "v\(name.count)") }
+        for length in 1...140 {
+            let name = String(repeating: "n", count: length)  // another case: lookups ignore it
+            #expect(headers[name] == (length % 5 == 0 && length <= 70 ? "v\(length)" : nil), "length \(length)")
+        }
+        // 3 and 67 share a bit of the lengths' mask: the walk still compares lengths and bytes.
+        var two = HTTPHeaders()
+        two.add(name: "abc", value: "1")
+        #expect(two[String(repeating: "a", count: 67)] == nil)
+        #expect(two["ABC"] == "1")
+        var removed = two
+        removed.remove(name: "abc")
+        #expect(removed["abc"] == nil && removed.count == 0)
+    }
 }

@@ -15,6 +15,9 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     private(set) var storage: [UInt8]
     /// The number of fields.
     public private(set) var count: Int
+    /// Bit `n % 64` is set when a field's name is `n` bytes long: a lookup of a name no field is as long as (most of a
+    /// request's lookups: `If-Match`, `Idempotency-Key`, `Origin`… that it does not carry) ends without a walk.
+    private var nameLengths: UInt64 = 0
 
     /// The bytes before each field's name: its two lengths.
     private static let prefix = 8
@@ -71,13 +74,16 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// would pass the capacity is not written and makes `Writer.add` return false.
     init(capacity: Int, _ fill: (inout Writer) -> Void) {
         var fields = 0
+        var lengths: UInt64 = 0
         storage = [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
             var writer = Writer(out: out)
             fill(&writer)
             initialized = writer.written
             fields = writer.count
+            lengths = writer.nameLengths
         }
         count = fields
+        nameLengths = lengths
     }
 
     /// Writes fields into the storage of `init(capacity:_:)`.
@@ -85,6 +91,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         fileprivate let out: UnsafeMutableBufferPointer<UInt8>
         fileprivate var written = 0
         fileprivate var count = 0
+        fileprivate var nameLengths: UInt64 = 0
 
         fileprivate init(out: UnsafeMutableBufferPointer<UInt8>) { self.out = out }
 
@@ -109,6 +116,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             }
             written += HTTPHeaders.prefix + name.count + value.count
             count += 1
+            nameLengths |= HTTPHeaders.lengthBit(name.count)
             return true
         }
     }
@@ -147,7 +155,11 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         count += 1
     }
 
+    /// The bit of `nameLengths` for a name `length` bytes long.
+    private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(length & 63) }
+
     private mutating func appendLengths(_ name: Int, _ value: Int) {
+        nameLengths |= Self.lengthBit(name)
         var lengths = (UInt32(name).littleEndian, UInt32(value).littleEndian)
         withUnsafeBytes(of: &lengths) { storage.append(contentsOf: $0) }
     }
@@ -215,6 +227,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         // One view of the storage for the whole walk, no slice of it; most fields a lookup passes differ in length
         // and have none of their bytes compared.
         let wanted = name.utf8.count
+        guard nameLengths & Self.lengthBit(wanted) != 0 else { return nil }
         return storage.withUnsafeBytes { bytes in
             var at = 0
             while at < bytes.count {
