@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// An ordered list of header fields stored as bytes: names keep their case, lookups ignore it.
 ///
 /// A value type; a request's headers are built once on the shard queue by the parser and then only read.
@@ -51,10 +53,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Creates a list of one field written in the source (`Content-Type: application/json`), with room for a few
     /// more: its bytes copied as they are, not read out of a `String`.
     init(_ name: StaticString, _ value: StaticString) {
-        self.init(capacity: name.utf8CodeUnitCount + value.utf8CodeUnitCount + 64 + 3 * Self.prefix) { writer in
+        let bytes = name.utf8CodeUnitCount + value.utf8CodeUnitCount + Self.prefix
+        self.init(capacity: bytes, spare: 64 + 2 * Self.prefix) { writer in
             name.withUTF8Buffer { name in
                 value.withUTF8Buffer { value in
-                    // The capacity holds this field and room for more.
                     _ = writer.add(name, value)
                 }
             }
@@ -69,18 +71,19 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         count += 1
     }
 
-    /// Creates a list whose fields `fill` writes through a `Writer`, into one allocation of `capacity` bytes (names,
-    /// values, and 8 bytes of lengths a field): the parser's way, which knows a bound before it starts. A field that
-    /// would pass the capacity is not written and makes `Writer.add` return false.
-    init(capacity: Int, _ fill: (inout Writer) -> Void) {
+    /// Creates a list whose fields `fill` writes through a `Writer` into `capacity` bytes (names, values, and 8 bytes of
+    /// lengths a field), then kept in one allocation with room for `spare` bytes more: the parser's way, which knows
+    /// a bound before it starts. A field that would pass the capacity is not written and makes `Writer.add` return
+    /// false.
+    init(capacity: Int, spare: Int = 0, _ fill: (inout Writer) -> Void) {
         var fields = 0
         var lengths: UInt64 = 0
-        storage = [UInt8](unsafeUninitializedCapacity: capacity) { out, initialized in
+        storage = [UInt8](writing: capacity, spare: spare) { out in
             var writer = Writer(out: out)
             fill(&writer)
-            initialized = writer.written
             fields = writer.count
             lengths = writer.nameLengths
+            return writer.written
         }
         count = fields
         nameLengths = lengths

@@ -34,7 +34,7 @@ public struct SessionSnapshot: Sendable, Equatable {
         // A post's answer: every part but the state's and the clients' bytes is a literal or a number, so the body is
         // written in place into one allocation, with no check of room or uniqueness per part.
         let capacity = state.count + (clients?.count ?? 0) + 41 + 3 * 20  // 41 literal bytes, 3 numbers of 20 digits
-        return [UInt8](unsafeUninitializedCapacity: capacity) { out, count in
+        return [UInt8](writing: capacity) { out in
             var at = out.baseAddress!
             func put(_ text: StaticString) {
                 at.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
@@ -59,7 +59,7 @@ public struct SessionSnapshot: Sendable, Equatable {
                 put(clients)
             }
             put("}")
-            count = at - out.baseAddress!
+            return at - out.baseAddress!
         }
     }
 
