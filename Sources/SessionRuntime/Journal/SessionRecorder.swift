@@ -218,11 +218,15 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         held.withLock { held in
             if held.openBatches > 0 {
                 if let first {
-                    if unstamped { held.unstamped.append((held.records.count, step.revision, step.state)) }
+                    if unstamped {
+                        held.unstamped.append(
+                            .init(index: held.records.count, revision: step.revision, state: step.state)
+                        )
+                    }
                     held.records.append(first)
                 }
                 held.records.append(contentsOf: more)
-                held.heldLast = (step.state, step.revision)
+                held.heldLast = .init(state: step.state, revision: step.revision)
             } else {
                 var records = more
                 if let first { records.insert(first, at: 0) }
@@ -231,7 +235,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                     Self.setStateChecksum(&records[0], StateChecksum.of(System.encodeState(step.state)))
                 }
                 if !records.isEmpty { append(records, &held) }
-                held.last = (step.state, step.revision)
+                held.last = .init(state: step.state, revision: step.revision)
                 Self.unpark(&held)
             }
         }
@@ -521,11 +525,39 @@ struct RecorderHeld {
     /// The state (a `System.State`) and revision of the last step whose records were appended, and of the last step
     /// held: what a passivation snapshots.
     @usableFromInline
-    var last: (state: any Sendable, revision: UInt64)?
+    var last: StepState?
     @usableFromInline
-    var heldLast: (state: any Sendable, revision: UInt64)?
+    var heldLast: StepState?
     /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
     /// POST's own encoding of its last state stands in for one of them.
     @usableFromInline
-    var unstamped: [(index: Int, revision: UInt64, state: any Sendable)] = []
+    var unstamped: [Unstamped] = []
+
+    /// A step's state (a `System.State`) and revision. Structs, not tuples: the compiler copies and destroys them
+    /// with code of its own, where a tuple holding an existential went through the runtime's generic tuple witnesses
+    /// on every post.
+    @usableFromInline
+    struct StepState {
+        @usableFromInline var state: any Sendable
+        @usableFromInline var revision: UInt64
+        @usableFromInline
+        init(state: any Sendable, revision: UInt64) {
+            self.state = state
+            self.revision = revision
+        }
+    }
+
+    /// A held event record (its index in `records`) whose state checksum is still to be computed.
+    @usableFromInline
+    struct Unstamped {
+        @usableFromInline var index: Int
+        @usableFromInline var revision: UInt64
+        @usableFromInline var state: any Sendable
+        @usableFromInline
+        init(index: Int, revision: UInt64, state: any Sendable) {
+            self.index = index
+            self.revision = revision
+            self.state = state
+        }
+    }
 }
