@@ -10,13 +10,15 @@
 # probes) falls on fewer posts, so the writer's figures and the total are not the shipped rates': compare builds
 # against each other, one run beside the other. valgrind 3.19 needs `sigsuspend-shim.c` preloaded (built here).
 # Usage: scripts/post-instructions.sh BINARY [BINARY ...]   (SESSIONS=16 CONNECTIONS=16 WARMUP=5s DURATION=10s
-#        PORT=18792); symbols are kept (`strip --strip-debug` of a copy: valgrind cannot read the debug info here).
+#        PORT=18792 KEEP=); symbols are kept (`strip --strip-debug` of a copy: valgrind cannot read the debug info here).
+# KEEP=DIR keeps each dump as DIR/callgrind.NAME.out, for `callgrind-tree.py` (callees, callers, self cost a post).
 set -euo pipefail
 SESSIONS=${SESSIONS:-16}
 CONNECTIONS=${CONNECTIONS:-16}
 WARMUP=${WARMUP:-5s}
 DURATION=${DURATION:-10s}
 PORT=${PORT:-18792}
+KEEP=${KEEP:-}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 SHIM=$(mktemp -d)
@@ -60,6 +62,10 @@ measure() { # binary
             printf "%-20s posts %6d  instructions a post: Shard.process %6.0f  Shard.delivery %5.0f  settled %5.0f  whole process %6.0f\n",
                 name, posts, process / posts, delivery / posts, settled / posts, total / posts
         }'
+    if [ -n "$KEEP" ]; then
+        cp "$file" "$KEEP/callgrind.$(basename "$1").out"
+        echo "  kept $KEEP/callgrind.$(basename "$1").out ($posts posts): scripts/callgrind-tree.py it $posts callees REGEX"
+    fi
     rm -rf "$dir"
 }
 
