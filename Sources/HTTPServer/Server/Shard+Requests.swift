@@ -104,7 +104,7 @@ extension Shard {
 
     /// A head arrived: route it, tell the decoder the route's body limit (or to discard the body of an early
     /// answer), answer now or wait for the body.
-    private func begin(_ head: RequestHead, on connection: Connection) throws(HTTPServerError) {
+    private func begin(_ head: consuming RequestHead, on connection: Connection) throws(HTTPServerError) {
         connection.requestStart = now
         let hasBody = head.framing != .none
         connection.lifecycle.headParsed(
