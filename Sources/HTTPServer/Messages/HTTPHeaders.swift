@@ -73,7 +73,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
     /// Creates a list whose fields `fill` writes through a `Writer` into `capacity` bytes (names, values, and 8 bytes of
     /// lengths a field), then kept in one allocation with room for `spare` bytes more: the parser's way, which knows
-    /// a bound before it starts. A field that would pass the capacity is not written and makes `Writer.add` return
+    /// a bound before it starts (a request's fields, a chunked body's trailers). A field that would pass the capacity is not written and makes `Writer.add` return
     /// false.
     init(capacity: Int, spare: Int = 0, _ fill: (inout Writer) -> Void) {
         var fields = 0
@@ -122,14 +122,6 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             nameLengths |= HTTPHeaders.lengthBit(name.count)
             return true
         }
-    }
-
-    /// Appends a field from byte ranges of a buffer (the parser's path).
-    mutating func add(_ buffer: UnsafeBufferPointer<UInt8>, name: Range<Int>, value: Range<Int>) {
-        appendLengths(name.count, value.count)
-        storage.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[name]))
-        storage.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[value]))
-        count += 1
     }
 
     /// Appends a field whose value `write` appends to the bytes it is handed (a number, an entity tag): no string is
@@ -199,8 +191,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Removes every field named `name` (case-insensitively).
     public mutating func remove(name: String) {
         guard contains(name) else { return }
-        let kept = self.filter { !Self.equalsIgnoringCase(Array($0.name.utf8)[...], name) }
-        self = HTTPHeaders(kept.map { ($0.name, $0.value) })
+        let kept = fields.filter { !nameEquals($0, name) }
+        self = HTTPHeaders(kept.map { (string(Int($0.nameStart)..<Int($0.nameEnd)), string(valueOf: $0)) })
     }
 
     /// The first value of the field named `name` (case-insensitive), if any.
@@ -295,8 +287,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         first(name).map(valueBytes)
     }
 
+    /// Whether `field`'s name is `name`, ignoring ASCII case.
     func nameEquals(_ field: Field, _ name: String) -> Bool {
-        Self.equalsIgnoringCase(storage[Int(field.nameStart)..<Int(field.nameEnd)], name)
+        Int(field.nameEnd - field.nameStart) == name.utf8.count
+            && storage.withUnsafeBytes { Self.equalsIgnoringCase($0, from: Int(field.nameStart), name) }
     }
 
     func valueBytes(_ field: Field) -> ArraySlice<UInt8> {
@@ -313,13 +307,4 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         String(decoding: storage[range], as: UTF8.self)
     }
 
-    static func equalsIgnoringCase(_ bytes: ArraySlice<UInt8>, _ name: String) -> Bool {
-        // Most fields a lookup passes differ in length: no byte is compared for them.
-        guard bytes.count == name.utf8.count else { return false }
-        var utf8 = name.utf8.makeIterator()
-        for b in bytes {
-            guard let c = utf8.next(), ASCII.lower(b) == ASCII.lower(c) else { return false }
-        }
-        return utf8.next() == nil
-    }
 }

@@ -179,16 +179,8 @@ public struct BodyDecoder: Sendable {
 
     private mutating func finishTrailers() throws(HTTPServerError) {
         guard let trailerBytes, !trailerBytes.isEmpty else { return }
-        var fields = HTTPHeaders()
-        try trailerBytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
-            var start = 0
-            while start < buffer.count {
-                var end = start
-                while end < buffer.count, buffer[end] != ASCII.cr { end += 1 }
-                let (name, value) = try RequestParser.parseFieldLine(buffer, start..<end)
-                fields.add(buffer, name: name, value: value)
-                start = end + 2
-            }
+        let fields = try trailerBytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            try RequestParser.fieldLines(buffer, 0..<buffer.count, count: trailerCount, valuesChecked: false)
         }
         trailerFields = fields
         self.trailerBytes = nil

@@ -12,30 +12,11 @@ extension RequestParser {
             throw HTTPServerError(.notImplemented, "The method is not implemented.")
         }
         let start = requestLine.upperBound + 2
-        let end = fieldsEnd - 2
         var semantics = FieldSemantics()
-        var failure: HTTPServerError?
-        // The fields' bytes are at most the field lines' (separators and whitespace are dropped), plus their lengths:
-        // written in place into one allocation.
-        let headers = HTTPHeaders(capacity: max(end - start, 0) + fields * 8) { writer in
-            var lineStart = start
-            while lineStart < end {
-                let lineEnd = ASCII.firstCR(in: UnsafeBufferPointer(rebasing: buffer[..<fieldsEnd]), from: lineStart)
-                do throws(HTTPServerError) {
-                    // `parseHead` judged every byte of these lines a field value's already.
-                    let (name, value) = try parseFieldLine(buffer, lineStart..<lineEnd, valuesChecked: true)
-                    try semantics.note(buffer, name: name, value: value)
-                    guard writer.add(buffer, name: name, value: value) else {
-                        throw HTTPServerError(.headerFieldsTooLarge, "The header block is too large.")
-                    }
-                } catch {
-                    failure = error
-                    return
-                }
-                lineStart = lineEnd + 2
-            }
+        // `parseHead` judged every byte of these lines a field value's already.
+        let headers = try fieldLines(buffer, start..<max(start, fieldsEnd - 2), count: fields, valuesChecked: true) {
+            (name, value) throws(HTTPServerError) in try semantics.note(buffer, name: name, value: value)
         }
-        if let failure { throw failure }
         let targetBytes = UnsafeBufferPointer(rebasing: buffer[targetRange])
         let target = String(decoding: targetBytes, as: UTF8.self)
         // The usual origin-form without a query is its own path: the `?` looked for in the bytes, not the string.
@@ -61,6 +42,39 @@ extension RequestParser {
             expectsContinue: semantics.expectsContinue && framing != .none,
             target: target
         )
+    }
+
+    /// The field lines in `lines` of `buffer` (`count` of them, each ended by CRLF) as a list, written in place into
+    /// one allocation: the fields' bytes are at most the lines' (separators and whitespace are dropped), plus 8 bytes
+    /// of lengths a field. Each line is parsed (its value's bytes judged unless `valuesChecked`) and shown to `note`
+    /// first: a head's fields and a chunked body's trailers.
+    static func fieldLines(
+        _ buffer: UnsafeBufferPointer<UInt8>,
+        _ lines: Range<Int>,
+        count: Int,
+        valuesChecked: Bool,
+        note: (Range<Int>, Range<Int>) throws(HTTPServerError) -> Void = { _, _ in }
+    ) throws(HTTPServerError) -> HTTPHeaders {
+        var failure: HTTPServerError?
+        let headers = HTTPHeaders(capacity: lines.count + count * 8) { writer in
+            var lineStart = lines.lowerBound
+            while lineStart < lines.upperBound {
+                let lineEnd = ASCII.firstCR(in: buffer, from: lineStart)
+                do throws(HTTPServerError) {
+                    let (name, value) = try parseFieldLine(buffer, lineStart..<lineEnd, valuesChecked: valuesChecked)
+                    try note(name, value)
+                    guard writer.add(buffer, name: name, value: value) else {
+                        throw HTTPServerError(.headerFieldsTooLarge, "The header block is too large.")
+                    }
+                } catch {
+                    failure = error
+                    return
+                }
+                lineStart = lineEnd + 2
+            }
+        }
+        if let failure { throw failure }
+        return headers
     }
 
     /// method SP request-target SP HTTP-version, nothing else.

@@ -28,47 +28,19 @@ public struct SessionSnapshot: Sendable, Equatable {
 
     /// `{"rev":…,"cursor":"…","state":…}`, optionally preceded by the session's id and system.
     public func body(id: SessionID? = nil, system: String? = nil, schema: String? = nil) -> [UInt8] {
-        guard (id == nil || system == nil) && schema == nil else {
-            return labelledBody(id: id, system: system, schema: schema)
+        guard (id != nil && system != nil) || schema != nil else {
+            // A post's answer: written in place into one allocation, with no check of room or uniqueness per part.
+            return [UInt8](writing: membersCapacity + 2) { out in
+                let base = out.baseAddress!
+                base[0] = UInt8(ascii: "{")
+                let written = 1 + writeMembers(at: base + 1)
+                base[written] = UInt8(ascii: "}")
+                return written + 1
+            }
         }
-        // A post's answer: every part but the state's and the clients' bytes is a literal or a number, so the body is
-        // written in place into one allocation, with no check of room or uniqueness per part.
-        let capacity = state.count + (clients?.count ?? 0) + 41 + 3 * 20  // 41 literal bytes, 3 numbers of 20 digits
-        return [UInt8](writing: capacity) { out in
-            var at = out.baseAddress!
-            func put(_ text: StaticString) {
-                at.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
-                at += text.utf8CodeUnitCount
-            }
-            func put(_ bytes: [UInt8]) {
-                bytes.withUnsafeBufferPointer {
-                    if let base = $0.baseAddress { at.initialize(from: base, count: $0.count) }
-                }
-                at += bytes.count
-            }
-            put(#"{"rev":"#)
-            at += DecimalText.write(cursor.rev, to: at)
-            put(#","cursor":""#)
-            at += DecimalText.write(cursor.epoch, to: at)
-            put("-")
-            at += DecimalText.write(cursor.rev, to: at)
-            put(#"","state":"#)
-            put(state)
-            if let clients {
-                put(#","clients":"#)
-                put(clients)
-            }
-            put("}")
-            return at - out.baseAddress!
-        }
-    }
-
-    /// `body` with the session's id and system, or its schema's hash.
-    private func labelledBody(id: SessionID?, system: String?, schema: String?) -> [UInt8] {
         var out: [UInt8] = []
-        out.reserveCapacity(state.count + 96)
+        out.reserveCapacity(membersCapacity + 96)
         out.append(UInt8(ascii: "{"))
-        // Written byte by byte: an interpolated `String` here cost two allocations an answer.
         if let id, let system {
             out.append(contentsOf: #""id":""#.utf8)
             out.append(contentsOf: id.description.utf8)  // base64url: nothing to escape
@@ -76,17 +48,8 @@ public struct SessionSnapshot: Sendable, Equatable {
             JSONString.escape(system, into: &out)
             out.append(UInt8(ascii: ","))
         }
-        out.append(contentsOf: #""rev":"#.utf8)
-        DecimalText.append(cursor.rev, to: &out)
-        out.append(contentsOf: #","cursor":""#.utf8)
-        DecimalText.append(cursor.epoch, to: &out)
-        out.append(UInt8(ascii: "-"))
-        DecimalText.append(cursor.rev, to: &out)
-        out.append(contentsOf: #"","state":"#.utf8)
-        out.append(contentsOf: state)
-        if let clients {
-            out.append(contentsOf: #","clients":"#.utf8)
-            out.append(contentsOf: clients)
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: membersCapacity) { room in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<writeMembers(at: room.baseAddress!)]))
         }
         if let schema {
             out.append(contentsOf: #","schema":"#.utf8)
@@ -94,5 +57,38 @@ public struct SessionSnapshot: Sendable, Equatable {
         }
         out.append(UInt8(ascii: "}"))
         return out
+    }
+
+    /// Bytes enough for `writeMembers`: the state's and the clients' bytes, 39 literal bytes and 3 numbers of at most
+    /// 20 digits.
+    private var membersCapacity: Int { state.count + (clients?.count ?? 0) + 39 + 3 * 20 }
+
+    /// Writes the members every body has, `"rev":…,"cursor":"…","state":…` and `"clients":…` when some client numbered
+    /// its posts, at `start`, and returns how many bytes it wrote (at most `membersCapacity`).
+    private func writeMembers(at start: UnsafeMutablePointer<UInt8>) -> Int {
+        var at = start
+        func put(_ text: StaticString) {
+            at.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+            at += text.utf8CodeUnitCount
+        }
+        func put(_ bytes: [UInt8]) {
+            bytes.withUnsafeBufferPointer {
+                if let base = $0.baseAddress { at.initialize(from: base, count: $0.count) }
+            }
+            at += bytes.count
+        }
+        put(#""rev":"#)
+        at += DecimalText.write(cursor.rev, to: at)
+        put(#","cursor":""#)
+        at += DecimalText.write(cursor.epoch, to: at)
+        put("-")
+        at += DecimalText.write(cursor.rev, to: at)
+        put(#"","state":"#)
+        put(state)
+        if let clients {
+            put(#","clients":"#)
+            put(clients)
+        }
+        return at - start
     }
 }
