@@ -5,6 +5,9 @@ Session 26 steered a durable post's work with these three views, which callgrind
   callgrind-tree.py DUMP POSTS callees REGEX   each function matching REGEX: inclusive and self cost, and its callees
   callgrind-tree.py DUMP POSTS callers REGEX   who calls the functions matching REGEX, and their calls a post
   callgrind-tree.py DUMP POSTS self [N]        the N functions with the most instructions of their own
+  callgrind-tree.py DUMP POSTS tree REGEX [MIN] the first function matching REGEX and its callees' callees, down to
+                                               MIN instructions a post (100); a callee called from several places is
+                                               split in proportion to the instructions each caller's calls cost
 POSTS is the number of posts the dump covers (`wrk`'s "requests in"); REGEX matches mangled names (swift demangle
 prints the results). Names are demangled with `swift demangle --compact --simplified` when it is on the PATH.
 """
@@ -86,6 +89,27 @@ def main():
         shown = demangle([name for pair, _ in top for name in pair])
         for index, ((caller, callee), n) in enumerate(top):
             print(f"{n / posts:7.2f} calls a post  {shown[2 * index][:90]}  ->  {shown[2 * index + 1][:60]}")
+    elif mode == "tree":
+        pattern = re.compile(sys.argv[4])
+        least = float(sys.argv[5]) if len(sys.argv) > 5 else 100
+        root = next((n for n in sorted(set(own) | set(calls)) if pattern.search(n)), None)
+        if root is None:
+            sys.exit(f"no function matches {sys.argv[4]}")
+        rows = []
+
+        def walk(name, cost, depth, seen):
+            rows.append((depth, cost, name))
+            total = own[name] + sum(calls[name].values())
+            if total == 0 or name in seen:
+                return
+            for callee, part in calls[name].most_common():
+                share = cost * part / total
+                if share / posts >= least:
+                    walk(callee, share, depth + 1, seen | {name})
+
+        walk(root, own[root] + sum(calls[root].values()), 0, frozenset())
+        for (depth, cost, _), shown in zip(rows, demangle([n for _, _, n in rows])):
+            print(f"{cost / posts:8.0f}  {'  ' * depth}{shown[:140 - 2 * depth]}")
     else:
         sys.exit(__doc__)
 

@@ -78,7 +78,11 @@ struct JSONParser {
             guard peek == UInt8(ascii: ":") else { throw error("expected ':' after the member name \"\(key)\"") }
             index += 1
             skipWhitespace()
-            if members.updateValue(try parseValue(), forKey: key) != nil, !allowsDuplicateNames {
+            if members.isEmpty {
+                // The first member makes the dictionary with room for it: its name hashed once (inserting it into the
+                // empty one grew that first and hashed the name again).
+                members = [key: try parseValue()]
+            } else if members.updateValue(try parseValue(), forKey: key) != nil, !allowsDuplicateNames {
                 index = keyStart
                 throw error("the member \"\(key)\" appears twice in one object; send each name once")
             }

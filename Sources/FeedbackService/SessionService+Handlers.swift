@@ -191,6 +191,10 @@ extension SessionService {
         }
     }
 
+    /// "applicat" and "ion/json" as little-endian words.
+    private static let applicat = UInt64(littleEndianBytes: "applicat")
+    private static let ionSlashJSON = UInt64(littleEndianBytes: "ion/json")
+
     /// Whether a `Content-Type` value names JSON (`application/json` or `application/*+json`, any case, any
     /// parameters): compared as bytes, since it runs for every posted body.
     static func isJSONMediaType(_ value: String) -> Bool {
@@ -204,6 +208,15 @@ extension SessionService {
     }
 
     private static func isJSONMediaType(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        // What nearly every post sends, `application/json` alone, as two words: the letters folded to lower case by
+        // their 0x20 bit (which only `A`–`Z` and `a`–`z` of all bytes turn into a letter), the `/` compared as it is.
+        if bytes.count == 16, let base = bytes.baseAddress {
+            let first = UnsafeRawPointer(base).loadUnaligned(as: UInt64.self)
+            let second = UnsafeRawPointer(base).loadUnaligned(fromByteOffset: 8, as: UInt64.self)
+            if first | 0x2020_2020_2020_2020 == Self.applicat, second | 0x2020_2020_0020_2020 == Self.ionSlashJSON {
+                return true
+            }
+        }
         func isSpace(_ byte: UInt8) -> Bool { byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
         func lower(_ byte: UInt8) -> UInt8 { byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z") ? byte + 32 : byte }
         func matches(_ offset: Int, _ text: StaticString) -> Bool {
@@ -218,5 +231,15 @@ extension SessionService {
         let length = end - start
         guard length > 12, matches(start, "application/") else { return false }
         return length == 16 && matches(end - 4, "json") || length > 17 && matches(end - 5, "+json")
+    }
+}
+
+extension UInt64 {
+    /// The word whose bytes in memory (little-endian) are the eight of `text`.
+    fileprivate init(littleEndianBytes text: StaticString) {
+        precondition(text.utf8CodeUnitCount == 8)
+        var word: UInt64 = 0
+        for index in 0..<8 { word |= UInt64(text.utf8Start[index]) << (8 * index) }
+        self = word
     }
 }

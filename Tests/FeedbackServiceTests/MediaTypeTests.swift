@@ -19,4 +19,20 @@ import Testing
     func refusesOtherTypes(_ value: String) {
         #expect(!SessionService.isJSONMediaType(value))
     }
+
+    /// Sixteen bytes are compared as two words first, letters folded by their 0x20 bit: each byte of
+    /// `application/json`, replaced by every other byte value, is refused unless it is the same letter in the other
+    /// case (the `/` only as itself), and the word test agrees with the byte-by-byte one on all of them.
+    @Test func aSixteenByteValueIsJudgedByteForByte() {
+        let json = Array("application/json".utf8)
+        for place in json.indices {
+            for value in 0...255 where value != Int(json[place]) {
+                var bytes = json
+                bytes[place] = UInt8(value)
+                let sameLetter = json[place] != UInt8(ascii: "/") && UInt8(value) | 0x20 == json[place]
+                let accepted = bytes.withUnsafeBufferPointer { SessionService.isJSONMediaType(ArraySlice($0)) }
+                #expect(accepted == sameLetter, "byte \(value) at \(place)")
+            }
+        }
+    }
 }

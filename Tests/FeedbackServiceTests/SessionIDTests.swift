@@ -31,6 +31,22 @@ struct SessionIDTests {
         #expect(SessionID("AAAAAAAAAAAAAAAAAAAAAB") == nil)  // non-zero padding bits
         #expect(SessionID("AAAAAAAAAAAAAAAAAAAAAw") != nil)
     }
+
+    /// The parse judges bytes by a bit map of the alphabet: every byte value, at each of the first 21 places (the
+    /// last holds the padding bits), is taken exactly when it is one of the 64 characters.
+    @Test func everyByteValueAtEveryPlaceIsJudgedByTheAlphabet() {
+        let alphabet = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
+        for place in 0..<21 {
+            for value in 0...255 {
+                var bytes = Array("AAAAAAAAAAAAAAAAAAAAAA".utf8)
+                bytes[place] = UInt8(value)
+                let text = String(decoding: bytes, as: UTF8.self)
+                // A byte from 128 on is not UTF-8 alone: decoded, it becomes U+FFFD (three bytes), and the id's length
+                // is wrong as well as its characters.
+                #expect((SessionID(text) != nil) == alphabet.contains(UInt8(value)), "byte \(value) at \(place)")
+            }
+        }
+    }
 }
 
 struct CursorTests {
