@@ -79,9 +79,10 @@ extension SessionService {
             return Response(status: 304, headers: HTTPHeaders([("ETag", snapshot.cursor.entityTag)]))
         }
         var response = Response.json(
-            snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash)
-        )
-        response.headers.add(staticName: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
+            snapshot.body(id: session.id, system: session.systemName, schema: session.schemaHash),
+            field: "ETag",
+            valueCapacity: Cursor.entityTagCapacity
+        ) { snapshot.cursor.writeEntityTag(to: $0) }
         response.headers.add(name: "Cache-Control", value: "no-cache")
         return response
     }

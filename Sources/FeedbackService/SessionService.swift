@@ -141,8 +141,11 @@ public final class SessionService: Sendable {
                         postEvents(request) { [self] result in
                             switch result {
                             case .success(let snapshot):
-                                var response = Response.json(snapshot.body())
-                                response.headers.add(staticName: "ETag") { snapshot.cursor.appendEntityTag(to: &$0) }
+                                let response = Response.json(
+                                    snapshot.body(),
+                                    field: "ETag",
+                                    valueCapacity: Cursor.entityTagCapacity
+                                ) { snapshot.cursor.writeEntityTag(to: $0) }
                                 responder.respond(.success(response))
                             case .failure(let error):
                                 metrics.eventsRejected.increment()

@@ -64,6 +64,16 @@ struct CursorTests {
         }
     }
 
+    @Test func writesItsEntityTagInPlaceTheSameAsTheString() {
+        for cursor in [Cursor(epoch: 0, rev: 0), Cursor(epoch: 7, rev: 42), Cursor(epoch: .max, rev: .max)] {
+            let bytes = [UInt8](unsafeUninitializedCapacity: Cursor.entityTagCapacity) { buffer, count in
+                count = cursor.writeEntityTag(to: buffer.baseAddress!)
+            }
+            #expect(String(decoding: bytes, as: UTF8.self) == cursor.entityTag)
+        }
+        #expect(Cursor(epoch: .max, rev: .max).entityTag.utf8.count == Cursor.entityTagCapacity)
+    }
+
     @Test func refusesGarbage() {
         for text in ["", "7", "7-", "-1", "a-1", "1-b", "01-1", "1-2-3", "18446744073709551616-0", " 1-1", "1-+1"] {
             #expect(Cursor(text) == nil, "\(text)")

@@ -35,6 +35,22 @@ import Upstream
         #expect(type("[]") == nil)
         #expect(type("") == nil)
     }
+
+    /// An encoding that starts `{"type":"` is read by a word compare first; its answers are the scan's.
+    @Test func theOpeningTypeKeyIsReadAsTheScanReadsIt() {
+        var word: UInt64 = 0
+        for (index, byte) in "{\"type\":".utf8.enumerated() { word |= UInt64(byte) << (8 * UInt64(index)) }
+        #expect(SessionRecorder<CounterSystem>.openingTypeKey == word)
+        #expect(type(#"{"type":"increment"}"#) == "increment")
+        #expect(type(#"{"type":"x"}"#) == "x")
+        #expect(type(#"{"type":""}"#) == "")
+        #expect(type(#"{"type":"unclosed"#) == "unclosed")
+        #expect(type(#"{"type":"a\b"}"#) == nil)
+        #expect(type("{\"type\":\"") == "")  // the opening alone: an empty value, as the scan reads it
+        #expect(type("{\"type\":") == nil)
+        #expect(type(#"{"type" :"spaced"}"#) == nil)
+        #expect(type(#"{"tYpe":"other","type":"t"}"#) == "t")
+    }
 }
 
 /// While a POST's batch is open, the recorder holds the steps; the batch's end appends them with its keyed answer

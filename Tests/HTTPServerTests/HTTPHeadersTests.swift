@@ -31,6 +31,30 @@ import Testing
         )
     }
 
+    /// An answer's two fields made at once, the second's value written into its room, are the fields added one by
+    /// one, and more fields still go after them; a value longer than its room is cut to it.
+    @Test func twoFieldsMadeAtOnceAreTheSameAsAdded() {
+        let tag = Array(#""1234567890-42""#.utf8)
+        var made = HTTPHeaders("Content-Type", "application/json", "ETag", valueCapacity: 43) { out in
+            out.initialize(from: tag, count: tag.count)
+            return tag.count
+        }
+        var added = HTTPHeaders([("Content-Type", "application/json")])
+        added.add(name: "ETag", value: #""1234567890-42""#)
+        #expect(made == added)
+        #expect(made["etag"] == #""1234567890-42""#)
+        made.add(name: "Cache-Control", value: "no-cache")
+        added.add(name: "Cache-Control", value: "no-cache")
+        #expect(made == added)
+        let empty = HTTPHeaders("Content-Type", "application/json", "X-None", valueCapacity: 0) { _ in 0 }
+        #expect(empty["x-none"] == "" && empty.count == 2)
+        let cut = HTTPHeaders("Content-Type", "application/json", "X-Cut", valueCapacity: 2) { out in
+            out.initialize(repeating: UInt8(ascii: "a"), count: 2)
+            return 5
+        }
+        #expect(cut["x-cut"] == "aa")
+    }
+
     @Test func aValueWrittenInPlaceReadsAsTheSameString() {
         var written = HTTPHeaders([("Content-Type", "application/json")])
         written.add(name: "ETag") { out in out.append(contentsOf: #""12-34""#.utf8) }

@@ -43,6 +43,22 @@ public struct Response: Sendable {
         Response(status: status, headers: HTTPHeaders("Content-Type", "application/json"), body: bytes)
     }
 
+    /// A JSON response with one more field, `name`, whose value `write` writes in place into room for
+    /// `valueCapacity` bytes and returns its length (a post's answer and its `ETag`: both fields in one allocation).
+    public static func json(
+        _ bytes: [UInt8],
+        status: Int = 200,
+        field name: StaticString,
+        valueCapacity: Int,
+        value write: (UnsafeMutablePointer<UInt8>) -> Int
+    ) -> Response {
+        Response(
+            status: status,
+            headers: HTTPHeaders("Content-Type", "application/json", name, valueCapacity: valueCapacity, write),
+            body: bytes
+        )
+    }
+
     /// A plain-text response.
     public static func text(_ text: String, status: Int = 200) -> Response {
         Response(

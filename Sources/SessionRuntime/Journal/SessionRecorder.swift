@@ -448,10 +448,25 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         }
     }
 
+    /// `{"type":` as a little-endian word (its bytes 7B 22 74 79 70 65 22 3A).
+    package static var openingTypeKey: UInt64 { 0x3A22_6570_7974_227B }
+
     /// Where `topLevelType`'s value lies in `bytes`.
     static func topLevelTypeRange(_ bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
         let quote = UInt8(ascii: "\"")
         let backslash = UInt8(ascii: "\\")
+        // What a tagged event's encoding starts with, `{"type":"`, read as a word and a byte: the scan below would
+        // find the same value, after judging those nine bytes one by one.
+        if bytes.count > 9, let base = bytes.baseAddress,
+            UnsafeRawPointer(base).loadUnaligned(as: UInt64.self) == Self.openingTypeKey, bytes[8] == quote
+        {
+            var end = 9
+            while end < bytes.count && bytes[end] != quote {
+                if bytes[end] == backslash { return nil }
+                end += 1
+            }
+            return 9..<end
+        }
         let colon = UInt8(ascii: ":")
         var depth = 0
         var index = 0
