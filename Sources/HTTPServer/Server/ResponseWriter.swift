@@ -28,32 +28,79 @@ enum ResponseWriter {
         date: [UInt8],
         to out: inout [UInt8]
     ) {
-        HTTPStatus.appendLine(status, to: &out)
-        headers.forEachField { _, name, value in
-            out.append(contentsOf: name)
-            out.append(ASCII.colon)
-            out.append(ASCII.sp)
-            out.append(contentsOf: value)
-            out.append(ASCII.cr)
-            out.append(ASCII.lf)
-            return true
+        guard (100..<600).contains(status), let line = HTTPStatus.lines[status - 100] else {
+            var line: [UInt8] = []
+            HTTPStatus.appendLine(status, to: &line)
+            return write(line, headers, contentLength, chunked, keepAlive, minorVersion, date, to: &out)
         }
-        if let contentLength {
-            out.append(contentsOf: "Content-Length: ".utf8)
-            DecimalText.append(UInt64(max(0, contentLength)), to: &out)
-            out.append(ASCII.cr)
-            out.append(ASCII.lf)
-        }
-        if chunked { out.append(contentsOf: "Transfer-Encoding: chunked\r\n".utf8) }
-        if !keepAlive {
-            out.append(contentsOf: "Connection: close\r\n".utf8)
-        } else if minorVersion == 0 {
-            out.append(contentsOf: "Connection: keep-alive\r\n".utf8)
-        }
-        out.append(contentsOf: date)
-        out.append(ASCII.cr)
-        out.append(ASCII.lf)
+        write(line, headers, contentLength, chunked, keepAlive, minorVersion, date, to: &out)
     }
+
+    /// `appendHead` after its status line was found: the head written once into scratch room as long as it can be
+    /// (the fields' text is their storage less four bytes of lengths a field), then appended to `out` in one copy,
+    /// instead of a dozen appends that each checked the array's room and uniqueness.
+    private static func write(
+        _ line: [UInt8],
+        _ headers: HTTPHeaders,
+        _ contentLength: Int?,
+        _ chunked: Bool,
+        _ keepAlive: Bool,
+        _ minorVersion: Int,
+        _ date: [UInt8],
+        to out: inout [UInt8]
+    ) {
+        let framing =
+            contentLengthName.utf8CodeUnitCount + 22 + transferEncodingChunked.utf8CodeUnitCount
+            + connectionKeepAlive.utf8CodeUnitCount
+        let bound = line.count + headers.storage.count - 4 * headers.count + framing + date.count + 2
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: bound) { scratch in
+            let base = scratch.baseAddress!
+            var at = base
+            func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+                if let source = bytes.baseAddress { at.initialize(from: source, count: bytes.count) }
+                at += bytes.count
+            }
+            func put(_ bytes: [UInt8]) { bytes.withUnsafeBufferPointer { put($0) } }
+            func put(_ text: StaticString) {
+                at.initialize(from: text.utf8Start, count: text.utf8CodeUnitCount)
+                at += text.utf8CodeUnitCount
+            }
+            func endLine() {
+                at[0] = ASCII.cr
+                at[1] = ASCII.lf
+                at += 2
+            }
+            put(line)
+            headers.forEachField { _, name, value in
+                put(name)
+                at[0] = ASCII.colon
+                at[1] = ASCII.sp
+                at += 2
+                put(value)
+                endLine()
+                return true
+            }
+            if let contentLength {
+                put(contentLengthName)
+                at += DecimalText.write(UInt64(max(0, contentLength)), to: at)
+                endLine()
+            }
+            if chunked { put(transferEncodingChunked) }
+            if !keepAlive {
+                put(connectionClose)
+            } else if minorVersion == 0 {
+                put(connectionKeepAlive)
+            }
+            put(date)
+            endLine()
+            out.append(contentsOf: UnsafeBufferPointer(start: base, count: at - base))
+        }
+    }
+
+    private static let contentLengthName: StaticString = "Content-Length: "
+    private static let transferEncodingChunked: StaticString = "Transfer-Encoding: chunked\r\n"
+    private static let connectionClose: StaticString = "Connection: close\r\n"
+    private static let connectionKeepAlive: StaticString = "Connection: keep-alive\r\n"
 
     static func appendChunk(_ bytes: [UInt8], to out: inout [UInt8]) {
         // The size in hex, most significant digit first, without a temporary array.
