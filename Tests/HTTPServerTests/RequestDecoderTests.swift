@@ -91,6 +91,39 @@ private func route(_ head: RequestHead) -> RequestDecoder.BodyPolicy {
         }
     }
 
+    /// The server's way for a body that came with its head: taken whole when all its bytes are there, never when a
+    /// byte is missing, for a chunked body, or for one being discarded; the next head decodes after it.
+    @Test func takesAWholeBodyOfADeclaredLengthOnlyWhenAllOfItIsThere() throws {
+        let text = "POST / HTTP/1.1\r\nHost: h\r\nContent-Length: 3\r\n\r\nabcGET / HTTP/1.1\r\nHost: h\r\n\r\n"
+        let bytes = Array(text.utf8)
+        try bytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            var decoder = RequestDecoder()
+            let head = try decoder.decode(buffer)
+            #expect(try decoder.readBody(limit: 3) == false)
+            #expect(decoder.takeWholeBody(available: 2) == nil)  // a byte short: nothing changes
+            #expect(decoder.takeWholeBody(available: buffer.count - head.consumed) == 3)
+            let next = try decoder.decode(UnsafeBufferPointer(rebasing: buffer[(head.consumed + 3)...]))
+            guard case .head(let get) = next.part else {
+                Issue.record("the next request's head")
+                return
+            }
+            #expect(get.method == .get && decoder.takeWholeBody(available: 100) == nil)
+        }
+        let chunked = Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8)
+        try chunked.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            var decoder = RequestDecoder()
+            _ = try decoder.decode(buffer)
+            _ = try decoder.readBody(limit: 100)
+            #expect(decoder.takeWholeBody(available: 100) == nil)
+        }
+        try bytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
+            var decoder = RequestDecoder()
+            _ = try decoder.decode(buffer)
+            try decoder.discardBody(limit: 100)
+            #expect(decoder.takeWholeBody(available: 100) == nil)
+        }
+    }
+
     @Test func throwsTheSameErrorAgainOnceItFailed() {
         var decoder = RequestDecoder()
         let bytes = Array("GET / HTTP/1.1\nHost: h\r\n\r\n".utf8)

@@ -66,6 +66,12 @@ public struct BodyDecoder: Sendable {
         }
     }
 
+    /// The bytes a body of a declared length still has to come, or nil for a chunked body.
+    var remainingLength: Int? {
+        guard case .length(let remaining) = state else { return nil }
+        return remaining
+    }
+
     /// Decodes framing bytes of `input` until it finds body bytes, the end of the body, or the end of the input.
     public mutating func next(_ input: UnsafeBufferPointer<UInt8>) throws(HTTPServerError) -> Piece {
         var i = 0

@@ -111,6 +111,18 @@ public struct RequestDecoder: Sendable {
         }
     }
 
+    /// The head just decoded has a body of a declared length, to be read (not discarded), whose bytes are all among
+    /// the `available` next ones: it is taken whole, the decoder waits for the next head, and its length is
+    /// returned; nil (nothing changed) otherwise. The server then hands the request its body at once, without three
+    /// decode steps and a request held while the body arrives.
+    mutating func takeWholeBody(available: Int) -> Int? {
+        guard case .body(let body) = state, !body.discard, let length = body.decoder.remainingLength,
+            length <= available
+        else { return nil }
+        state = .head
+        return length
+    }
+
     /// The route of the head just decoded takes its body, up to `limit` bytes: a declared length beyond is refused
     /// now (413), a chunked body when it grows beyond. Returns whether to send `100 Continue` (the client asked and
     /// the body is accepted); the shell may leave it out when body bytes arrived already.
