@@ -109,7 +109,9 @@ private func route(_ head: RequestHead) -> RequestDecoder.BodyPolicy {
             }
             #expect(get.method == .get && decoder.takeWholeBody(available: 100) == nil)
         }
-        let chunked = Array("POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8)
+        let chunked = Array(
+            "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8
+        )
         try chunked.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
             var decoder = RequestDecoder()
             _ = try decoder.decode(buffer)
