@@ -99,15 +99,15 @@ private func route(_ head: RequestHead) -> RequestDecoder.BodyPolicy {
         try bytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
             var decoder = RequestDecoder()
             let head = try decoder.decode(buffer)
-            #expect(try decoder.readBody(limit: 3) == false)
-            #expect(decoder.takeWholeBody(available: 2) == nil)  // a byte short: nothing changes
-            #expect(decoder.takeWholeBody(available: buffer.count - head.consumed) == 3)
+            #expect(decoder.takeWholeBody(limit: 3, available: 2) == nil)  // a byte short: nothing changes
+            #expect(decoder.takeWholeBody(limit: 2, available: 100) == nil)  // above the limit: `readBody`'s 413
+            #expect(decoder.takeWholeBody(limit: 3, available: buffer.count - head.consumed) == 3)
             let next = try decoder.decode(UnsafeBufferPointer(rebasing: buffer[(head.consumed + 3)...]))
             guard case .head(let get) = next.part else {
                 Issue.record("the next request's head")
                 return
             }
-            #expect(get.method == .get && decoder.takeWholeBody(available: 100) == nil)
+            #expect(get.method == .get && decoder.takeWholeBody(limit: 100, available: 100) == nil)
         }
         let chunked = Array(
             "POST / HTTP/1.1\r\nHost: h\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n".utf8
@@ -115,14 +115,13 @@ private func route(_ head: RequestHead) -> RequestDecoder.BodyPolicy {
         try chunked.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
             var decoder = RequestDecoder()
             _ = try decoder.decode(buffer)
-            _ = try decoder.readBody(limit: 100)
-            #expect(decoder.takeWholeBody(available: 100) == nil)
+            #expect(decoder.takeWholeBody(limit: 100, available: 100) == nil)
         }
         try bytes.withUnsafeBufferPointer { (buffer) throws(HTTPServerError) in
             var decoder = RequestDecoder()
             _ = try decoder.decode(buffer)
             try decoder.discardBody(limit: 100)
-            #expect(decoder.takeWholeBody(available: 100) == nil)
+            #expect(decoder.takeWholeBody(limit: 100, available: 100) == nil)
         }
     }
 

@@ -111,15 +111,17 @@ public struct RequestDecoder: Sendable {
         }
     }
 
-    /// The head just decoded has a body of a declared length, to be read (not discarded), whose bytes are all among
-    /// the `available` next ones: it is taken whole, the decoder waits for the next head, and its length is
-    /// returned; nil (nothing changed) otherwise. The server then hands the request its body at once, without three
+    /// The head just decoded has a body of a declared length, within `limit`, whose bytes are all among the
+    /// `available` next ones: it is taken whole (read, as `readBody(limit:)` would, with no `100 Continue`: the body
+    /// is there), the decoder waits for the next head, and its length is returned; nil, with nothing changed,
+    /// otherwise (`readBody` or `discardBody` then). The server hands the request its body at once, without three
     /// decode steps and a request held while the body arrives.
-    mutating func takeWholeBody(available: Int) -> Int? {
+    mutating func takeWholeBody(limit: Int, available: Int) -> Int? {
         guard case .body(let body) = state, !body.discard, let length = body.decoder.remainingLength,
-            length <= available
+            length <= available, length <= limit
         else { return nil }
         state = .head
+        continueExpected = false
         return length
     }
 

@@ -122,12 +122,12 @@ extension Shard {
                 dispatch(Request(head: head, pathParameters: parameters), route: route, on: connection)
                 return
             }
-            if try connection.decoder.readBody(limit: route.maxBodySize), connection.bufferedInput == 0 {
-                connection.output.append(contentsOf: ResponseWriter.continueLine)
-            }
             // A body of a declared length that arrived with its head (a post's usually does): the request gets it
             // now and goes to its route, where it would otherwise wait in `pendingBody` for two more decode steps.
-            if let length = connection.decoder.takeWholeBody(available: connection.bufferedInput) {
+            if let length = connection.decoder.takeWholeBody(
+                limit: route.maxBodySize,
+                available: connection.bufferedInput
+            ) {
                 let start = connection.inputStart
                 connection.inputStart += length
                 connection.lifecycle.bodyCompleted()
@@ -135,6 +135,9 @@ extension Shard {
                 body.append(contentsOf: connection.input[start..<(start + length)])
                 dispatch(Request(head: head, body: body, pathParameters: parameters), route: route, on: connection)
                 return
+            }
+            if try connection.decoder.readBody(limit: route.maxBodySize), connection.bufferedInput == 0 {
+                connection.output.append(contentsOf: ResponseWriter.continueLine)
             }
             connection.pendingBody = Connection.PendingBody(
                 request: Request(head: head, pathParameters: parameters),
