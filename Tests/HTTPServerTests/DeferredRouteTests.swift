@@ -46,6 +46,31 @@ import Testing
         }
     }
 
+    /// A late answer is written from what the connection kept of its request: its `Accept-Encoding` (gzip), and a
+    /// HEAD request's answer without a body.
+    @Test func aLateAnswerIsCompressedAndBodilessAsItsRequestAsked() async throws {
+        var router = Router()
+        let text = String(repeating: "a late answer long enough to be compressed. ", count: 100)
+        router.route(.get, "/big") { (_: Request, responder: Responder) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(10)) { responder.respond(.text(text)) }
+        }
+        try await withServer(router: router) { port in
+            let (gzipped, plain, head) = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
+                let gzipped = try client.readResponse()
+                client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                let plain = try client.readResponse()
+                client.send("HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n")
+                let head = try client.readResponse(bodyless: true)
+                return (gzipped, plain, head)
+            }
+            #expect(gzipped.header("Content-Encoding") == "gzip")
+            #expect(plain.header("Content-Encoding") == nil && plain.text == text)
+            #expect(head.status == 200 && head.body.isEmpty)
+        }
+    }
+
     @Test func aResponderAnsweredFromAnotherThreadCompletesTheRequest() async throws {
         let held = Held()
         try await withServer(router: router(held: held)) { port in

@@ -31,9 +31,10 @@ final class Connection {
     @exclusivity(unchecked)
     var pendingBody: PendingBody?
     /// The head of the request being answered when its answer comes after its handler returned: `deliver` takes
-    /// it to write the late answer (the connection reads no other request meanwhile); set for a stream too.
+    /// it to write the late answer (the connection reads no other request meanwhile); set for a stream too. Only what
+    /// the answer reads of the request is kept (`LateRequest`).
     @exclusivity(unchecked)
-    var respondingTo: RequestHead?
+    var respondingTo: LateRequest?
     /// The route the request being answered was handed to (nil: none, e.g. a 404), for its access line.
     @exclusivity(unchecked)
     var route: Router.Route?

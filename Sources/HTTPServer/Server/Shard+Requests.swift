@@ -192,7 +192,7 @@ extension Shard {
             }
             respond(response, to: request.head, on: connection)
         case .async(let handler):
-            connection.respondingTo = request.head
+            connection.respondingTo = LateRequest(request.head)
             let deliver = LateDelivery(shard: self, connection: connection)
             Task {
                 let response: Response
@@ -209,7 +209,7 @@ extension Shard {
             if let response = responder.handlerReturned(deliver: LateDelivery(shard: self, connection: connection)) {
                 respond(response, to: request.head, on: connection)
             } else {
-                connection.respondingTo = request.head
+                connection.respondingTo = LateRequest(request.head)
             }
         }
     }

@@ -8,7 +8,12 @@ extension Shard {
 
     /// Serializes a response for `head` into the connection's output.
     /// `finished: false` when the request body must still be discarded before the next request.
-    func respond(_ response: Response, to head: RequestHead, on connection: Connection, finished: Bool = true) {
+    func respond(
+        _ response: Response,
+        to head: some AnsweredRequest,
+        on connection: Connection,
+        finished: Bool = true
+    ) {
         guard ResponseWriter.isValid(response.headers) else {
             let invalid = Response.problem(status: 500, detail: "The handler produced an invalid header field.")
             return respond(invalid, to: head, on: connection, finished: finished)
@@ -74,7 +79,7 @@ extension Shard {
             connection.stream = stream
             connection.streamChunked = chunked
             connection.streamEncoder = gzip ? GzipEncoder(configuration: .streaming) : nil
-            connection.respondingTo = head
+            connection.respondingTo = LateRequest(head)
             connection.lifecycle.streamingStarted()
             start(stream)
         }
@@ -86,7 +91,7 @@ extension Shard {
         _ headers: HTTPHeaders,
         _ body: [UInt8],
         bodyless: Bool,
-        _ head: RequestHead,
+        _ head: some AnsweredRequest,
         _ connection: Connection,
         _ requestStart: UInt64
     ) {
@@ -266,8 +271,8 @@ extension Shard {
     }
 
     /// Whether to gzip: the client prefers it and the handler did not encode the body itself.
-    static func wantsGzip(_ head: RequestHead, _ response: Response) -> Bool {
-        guard !response.headers.contains("Content-Encoding"), let accept = head.headers["Accept-Encoding"] else {
+    static func wantsGzip(_ head: some AnsweredRequest, _ response: Response) -> Bool {
+        guard !response.headers.contains("Content-Encoding"), let accept = head.acceptEncoding else {
             return false
         }
         return AcceptEncoding.preferred(accept) == .gzip
@@ -279,5 +284,35 @@ extension Shard {
             return nil
         }
         return c
+    }
+}
+
+/// What an answer needs of the request it answers: its method (a HEAD answer has no body), its path (the access
+/// line), its HTTP version and its `Accept-Encoding` (gzip).
+protocol AnsweredRequest {
+    var method: HTTPMethod { get }
+    var path: String { get }
+    var minorVersion: Int { get }
+    var acceptEncoding: String? { get }
+}
+
+extension RequestHead: AnsweredRequest {
+    var acceptEncoding: String? { headers["Accept-Encoding"] }
+}
+
+/// What a connection keeps of a request whose answer comes later (`Connection.respondingTo`): the four things its
+/// answer reads, not a copy of the whole head, whose strings and fields went with the request (a copy counted a
+/// reference to each of them, and the late answer then freed them).
+struct LateRequest: AnsweredRequest {
+    let method: HTTPMethod
+    let path: String
+    let minorVersion: Int
+    let acceptEncoding: String?
+
+    init(_ head: some AnsweredRequest) {
+        method = head.method
+        path = head.path
+        minorVersion = head.minorVersion
+        acceptEncoding = head.acceptEncoding
     }
 }
