@@ -220,8 +220,10 @@ public final class SessionService: Sendable {
 
     /// `response` with the CORS fields for a request from `origin` (its `Origin` field, if any).
     func withCORS(_ response: Response, origin: String?) -> Response {
+        let fields = configuration.cors.responseHeaders(origin: origin)
+        guard !fields.isEmpty else { return response }  // no CORS policy: the response as it is, not a copy
         var response = response
-        for (name, value) in configuration.cors.responseHeaders(origin: origin) {
+        for (name, value) in fields {
             response.headers.add(name: name, value: value)
         }
         return response
