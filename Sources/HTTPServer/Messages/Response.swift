@@ -45,7 +45,8 @@ public struct Response: Sendable {
 
     /// A JSON response with one more field, `name`, whose value `write` writes in place into room for
     /// `valueCapacity` bytes and returns its length (a post's answer and its `ETag`: both fields in one allocation).
-    public static func json(
+    /// For the package's own answers: `write` must not pass its room (it is stack memory).
+    package static func json(
         _ bytes: [UInt8],
         status: Int = 200,
         field name: StaticString,

@@ -45,11 +45,11 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
     public var entityTag: String { "\"\(epoch)-\(rev)\"" }
 
     /// The most bytes `writeEntityTag` writes: two quotes, a dash and two numbers of up to 20 digits.
-    public static let entityTagCapacity = 43
+    package static let entityTagCapacity = 43
 
     /// Writes `entityTag`'s bytes at `out`, which has room for `entityTagCapacity`, and returns how many it wrote: an
     /// answer's `ETag` written straight into its fields' one allocation.
-    public func writeEntityTag(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    package func writeEntityTag(to out: UnsafeMutablePointer<UInt8>) -> Int {
         out[0] = UInt8(ascii: "\"")
         var at = 1 + DecimalText.write(epoch, to: out + 1)
         out[at] = UInt8(ascii: "-")
