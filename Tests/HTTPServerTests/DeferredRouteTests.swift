@@ -57,13 +57,11 @@ import Testing
         try await withServer(router: router) { port in
             let (gzipped, plain, head) = try await offPool {
                 let client = try TestClient(port: port)
-                client.send("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n")
-                let gzipped = try client.readResponse()
-                client.send("GET /big HTTP/1.1\r\nHost: x\r\n\r\n")
-                let plain = try client.readResponse()
-                client.send("HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n")
-                let head = try client.readResponse(bodyless: true)
-                return (gzipped, plain, head)
+                return (
+                    try client.exchange("GET /big HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip\r\n\r\n"),
+                    try client.exchange("GET /big HTTP/1.1\r\nHost: x\r\n\r\n"),
+                    try client.exchange("HEAD /big HTTP/1.1\r\nHost: x\r\n\r\n", bodyless: true)
+                )
             }
             #expect(gzipped.header("Content-Encoding") == "gzip")
             #expect(plain.header("Content-Encoding") == nil && plain.text == text)

@@ -94,6 +94,12 @@ final class TestClient: @unchecked Sendable {
     }
 
     /// Reads one response head and body (Content-Length, chunked, or none for HEAD/1xx/204/304 when `bodyless`).
+    /// Sends `request` and reads its answer.
+    func exchange(_ request: String, bodyless: Bool = false) throws -> Response {
+        send(request)
+        return try readResponse(bodyless: bodyless)
+    }
+
     func readResponse(bodyless: Bool = false) throws -> Response {
         let statusLine = try readLine()
         let parts = statusLine.split(separator: " ", maxSplits: 2)
