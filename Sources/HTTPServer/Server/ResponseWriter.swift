@@ -28,27 +28,11 @@ enum ResponseWriter {
         date: [UInt8],
         to out: inout [UInt8]
     ) {
-        guard (100..<600).contains(status), let line = HTTPStatus.lines[status - 100] else {
-            var line: [UInt8] = []
-            HTTPStatus.appendLine(status, to: &line)
-            return write(line, headers, contentLength, chunked, keepAlive, minorVersion, date, to: &out)
-        }
-        write(line, headers, contentLength, chunked, keepAlive, minorVersion, date, to: &out)
-    }
-
-    /// `appendHead` after its status line was found: the head written once into scratch room as long as it can be
-    /// (the fields' text is their storage less four bytes of lengths a field), then appended to `out` in one copy,
-    /// instead of a dozen appends that each checked the array's room and uniqueness.
-    private static func write(
-        _ line: [UInt8],
-        _ headers: HTTPHeaders,
-        _ contentLength: Int?,
-        _ chunked: Bool,
-        _ keepAlive: Bool,
-        _ minorVersion: Int,
-        _ date: [UInt8],
-        to out: inout [UInt8]
-    ) {
+        // The head is written once into scratch room as long as it can be (the fields' text is their storage less
+        // four bytes of lengths a field), then appended to `out` in one copy, instead of a dozen appends that each
+        // checked the array's room and uniqueness.
+        var line = (100..<600).contains(status) ? HTTPStatus.lines[status - 100] ?? [] : []
+        if line.isEmpty { HTTPStatus.appendLine(status, to: &line) }  // a status without a precomputed line
         let framing =
             contentLengthName.utf8CodeUnitCount + 22 + transferEncodingChunked.utf8CodeUnitCount
             + connectionKeepAlive.utf8CodeUnitCount

@@ -58,13 +58,11 @@ public struct Cursor: Sendable, Hashable, CustomStringConvertible {
         return at + 1
     }
 
-    /// Appends `entityTag`'s bytes to `out`, making no string (every answer to a post carries one).
+    /// Appends `entityTag`'s bytes to `out`, making no string (`writeEntityTag` into stack room, copied once).
     public func appendEntityTag(to out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        DecimalText.append(epoch, to: &out)
-        out.append(UInt8(ascii: "-"))
-        DecimalText.append(rev, to: &out)
-        out.append(UInt8(ascii: "\""))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.entityTagCapacity) { room in
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: room[..<writeEntityTag(to: room.baseAddress!)]))
+        }
     }
 }
 
