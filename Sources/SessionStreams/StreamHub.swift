@@ -171,7 +171,7 @@ package final class StreamHub: @unchecked Sendable {
         var events = 0
         var bytes = 0
         var conflated = 0
-        for subscriber in candidates {
+        func consider(_ subscriber: StreamSubscriber) {
             let view = subscriber.view
             let wasBehind = subscriber.behind
             let (action, resumed) = subscriber.state.next(
@@ -185,10 +185,10 @@ package final class StreamHub: @unchecked Sendable {
             let key: FrameKey
             switch action {
             case .nothing:
-                continue
+                return
             case .holdBack(let newValue):
                 if newValue { conflated += 1 }
-                continue
+                return
             case .patch(let base):
                 key = FrameKey(view: ObjectIdentifier(view), base: base)
             case .snapshot:
@@ -215,6 +215,19 @@ package final class StreamHub: @unchecked Sendable {
                 write(batches[index].frame, to: batches[index].streams)
                 batches[index].streams.removeAll(keepingCapacity: true)
             }
+        }
+        // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
+        // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
+        // (a step here is short: no system call hides a miss).
+        let walked: Void? = (candidates as? [StreamSubscriber])?.withUnsafeBufferPointer { all in
+            for index in all.indices {
+                Prefetch.object(at: index &+ 4, in: all)
+                if index &+ 2 < all.count { all[index &+ 2].stream.prefetch() }
+                consider(all[index])
+            }
+        }
+        if walked == nil {
+            for subscriber in candidates { consider(subscriber) }
         }
         for batch in batches where !batch.streams.isEmpty {
             write(batch.frame, to: batch.streams)

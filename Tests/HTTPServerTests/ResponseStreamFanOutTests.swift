@@ -8,20 +8,8 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ResponseStreamFanOutTests {
     @Test func fanOutReachesEveryStreamAcrossSlicesAndCompletesOnce() async throws {
         let count = ResponseStream.sliceSize * 2 + 17
-        let streams = Mutex<[ResponseStream]>([])
-        let opened = Signal<Int>()
-        var router = Router()
-        router.get("/events") { _ in
-            Response.eventStream { stream in
-                opened.send(
-                    streams.withLock {
-                        $0.append(stream)
-                        return $0.count
-                    }
-                )
-            }
-        }
-        try await withServer(router: router) { port in
+        let streams = OpenedStreams()
+        try await withServer(router: streams.router) { port in
             let clients = try await offPool {
                 try (0..<count).map { _ in
                     let client = try TestClient(port: port)
@@ -30,13 +18,11 @@ import Testing
                     return client
                 }
             }
-            var seen = 0
-            while seen < count, let next = await opened.next() { seen = next }
-            #expect(seen == count)
+            #expect(await streams.waitFor(count) == count)
             let completions = Atomic<Int>(0)
             let done = Signal<Bool>()
             let frame = ServerSentEvent(id: "1", event: "snapshot", data: "{}").encoded
-            ResponseStream.write(frame, to: streams.withLock { $0 }) {
+            ResponseStream.write(frame, to: streams.all) {
                 completions.add(1, ordering: .relaxed)
                 done.send(true)
             }
@@ -44,7 +30,7 @@ import Testing
             let received = try await offPool { try clients.map { try $0.readChunk() } }
             #expect(received.allSatisfy { $0 == frame })
             #expect(completions.load(ordering: .relaxed) == 1)
-            for stream in streams.withLock({ $0 }) { stream.finish() }
+            for stream in streams.all { stream.finish() }
         }
     }
 
@@ -99,5 +85,36 @@ import Testing
             #expect(await ranBeforeReturning.next() == true)
             #expect(body == nil)
         }
+    }
+}
+
+/// A router whose `GET /events` keeps every stream it opens: a fan-out's subscribers, for the tests that write to them.
+final class OpenedStreams: Sendable {
+    private let streams = Mutex<[ResponseStream]>([])
+    private let opened = Signal<Int>()
+
+    var router: Router {
+        var router = Router()
+        router.get("/events") { [self] _ in
+            Response.eventStream { [self] stream in
+                opened.send(
+                    streams.withLock {
+                        $0.append(stream)
+                        return $0.count
+                    }
+                )
+            }
+        }
+        return router
+    }
+
+    /// The streams opened so far.
+    var all: [ResponseStream] { streams.withLock { $0 } }
+
+    /// Waits until `count` streams are open (or the signal ends); how many are.
+    func waitFor(_ count: Int) async -> Int {
+        var seen = 0
+        while seen < count, let next = await opened.next() { seen = next }
+        return seen
     }
 }

@@ -121,6 +121,36 @@ import Testing
         }
     }
 
+    /// A fan-out counts its bytes once a pass, not once a subscriber: the counter still ends at every byte the
+    /// subscribers received (heads, frames and the last chunks), over several passes and streams.
+    @Test func countsEveryByteOfAFanOut() async throws {
+        let metrics = TestMetrics()
+        let streams = OpenedStreams()
+        let count = 5
+        try await withServer(configuration(metrics), router: streams.router) { port in
+            let clients = try await offPool {
+                try (0..<count).map { _ in
+                    let client = try TestClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    return client
+                }
+            }
+            #expect(await streams.waitFor(count) == count)
+            for pass in 0..<3 {
+                let done = Signal<Bool>()
+                let frame = ServerSentEvent(id: "\(pass)", event: "snapshot", data: "{\"pass\":\(pass)}").encoded
+                ResponseStream.write(frame, to: streams.all) { done.send(true) }
+                #expect(await done.next() == true)
+            }
+            for stream in streams.all { stream.finish() }
+            let received = try await offPool { clients.map { $0.readToEnd().count } }
+            #expect(received.allSatisfy { $0 > 3 * 20 })
+            #expect(
+                try metrics.expectCounter("http_server_bytes_sent_total").totalValue == Int64(received.reduce(0, +))
+            )
+        }
+    }
+
     @Test func countsConnectionsRejectedOverTheCap() async throws {
         let metrics = TestMetrics()
         try await withServer(configuration(metrics, maxConnections: 1), router: testRouter()) { port in

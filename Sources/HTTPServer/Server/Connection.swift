@@ -14,20 +14,29 @@ final class Connection {
         var route: Router.Route?
     }
 
+    // Declared in the order a fan-out's write reads them (a class keeps its fields in this order): what
+    // `Shard.streamWrite` touches of each subscriber's connection lies in its first few cache lines.
     let fd: Int32
     let id: UInt64
-    @exclusivity(unchecked)
-    var input: [UInt8] = []
-    @exclusivity(unchecked)
-    var inputStart = 0
+    var stream: ResponseStream?
+    var streamChunked = false
+    /// epoll interest as last registered.
+    var writeInterest = false
+    var readPaused = false
+    /// gzip for the streaming response, one sync flush per write; owned by the shard queue.
+    var streamEncoder: GzipEncoder?
     @exclusivity(unchecked)
     var output: [UInt8] = []
     @exclusivity(unchecked)
     var outputStart = 0
     @exclusivity(unchecked)
-    var decoder: RequestDecoder
-    @exclusivity(unchecked)
     var lifecycle: ConnectionLifecycle
+    @exclusivity(unchecked)
+    var input: [UInt8] = []
+    @exclusivity(unchecked)
+    var inputStart = 0
+    @exclusivity(unchecked)
+    var decoder: RequestDecoder
     @exclusivity(unchecked)
     var pendingBody: PendingBody?
     /// The head of the request being answered when its answer comes after its handler returned: `deliver` takes
@@ -38,13 +47,6 @@ final class Connection {
     /// The route the request being answered was handed to (nil: none, e.g. a 404), for its access line.
     @exclusivity(unchecked)
     var route: Router.Route?
-    var stream: ResponseStream?
-    var streamChunked = false
-    /// gzip for the streaming response, one sync flush per write; owned by the shard queue.
-    var streamEncoder: GzipEncoder?
-    /// epoll interest as last registered.
-    var writeInterest = false
-    var readPaused = false
     /// Monotonic nanoseconds at which the current head was parsed; 0 once its response is timed (or before any).
     @exclusivity(unchecked)
     var requestStart: UInt64 = 0
