@@ -134,8 +134,8 @@ extension Shard {
             let sent = connection.output.withUnsafeBytes { bytes in
                 send(UnsafeRawBufferPointer(rebasing: bytes[start...]), on: connection)
             }
+            reportBytesSent()
             guard let sent else { return }
-            server.metrics.bytesSent(sent)
             connection.outputStart += sent
         }
         let pending = connection.output.count - connection.outputStart
@@ -155,14 +155,15 @@ extension Shard {
         connection.stream?.update(appended: 0, buffered: pending)
     }
 
-    /// Sends `bytes` to the connection until the socket takes no more; the number sent (the caller counts it in the
-    /// metrics), or nil when the connection failed and was closed.
+    /// Sends `bytes` to the connection until the socket takes no more; the number sent, or nil when the connection
+    /// failed and was closed. What it sent waits in `unreportedBytesSent` for the caller's `reportBytesSent`.
     private func send(_ bytes: UnsafeRawBufferPointer, on connection: Connection) -> Int? {
         var sent = 0
         while sent < bytes.count {
             let n = Glibc.send(connection.fd, bytes.baseAddress! + sent, bytes.count - sent, Int32(MSG_NOSIGNAL))
             if n > 0 {
                 sent += n
+                unreportedBytesSent &+= n
                 connection.lifecycle.outputSent(now: now)
             } else if n < 0, errno == EINTR {
                 continue
@@ -198,7 +199,7 @@ extension Shard {
     /// One chunk for each of `streams` (hopped onto this queue): framed once and shared by every connection without
     /// a gzip encoder (which compresses its own). A connection with nothing queued is sent the shared frame itself,
     /// and only what its socket does not take is copied into its output; one that lags gets the frame queued behind
-    /// what it holds. The bytes sent are counted once for the whole pass (a counter the shards share, not one
+    /// what it holds. The bytes sent are counted once for the whole slice (a counter the shards share, not one
     /// increment a subscriber).
     func streamWrite(_ streams: some RandomAccessCollection<ResponseStream>, _ bytes: [UInt8]) {
         dispatchPrecondition(condition: .onQueue(queue))
@@ -206,17 +207,23 @@ extension Shard {
         guard !bytes.isEmpty else { return }
         now = DispatchTimeNow.nanoseconds()
         var chunk: [UInt8] = []
-        var sent = 0
         let done: Void? = streams.withContiguousStorageIfAvailable { streams in
             for index in streams.indices {
                 prefetch(after: index, in: streams)
-                sent &+= streamWrite(bytes, &chunk, to: streams[index])
+                streamWrite(bytes, &chunk, to: streams[index])
             }
         }
         if done == nil {
-            for stream in streams { sent &+= streamWrite(bytes, &chunk, to: stream) }
+            for stream in streams { streamWrite(bytes, &chunk, to: stream) }
         }
-        if sent > 0 { server.metrics.bytesSent(sent) }
+        reportBytesSent()
+    }
+
+    /// Adds the bytes sent since the last report to the shared counter.
+    private func reportBytesSent() {
+        guard unreportedBytesSent > 0 else { return }
+        server.metrics.bytesSent(unreportedBytesSent)
+        unreportedBytesSent = 0
     }
 
     /// While the kernel sends to the subscriber at `index`, the CPU fetches the stream two ahead and the connection
@@ -229,13 +236,12 @@ extension Shard {
         connections.withUnsafeBufferPointer { Prefetch.object(at: fd, in: $0, lines: 4) }
     }
 
-    /// One subscriber's write of a fan-out; the bytes its socket took.
-    private func streamWrite(_ bytes: [UInt8], _ chunk: inout [UInt8], to stream: ResponseStream) -> Int {
+    /// One subscriber's write of a fan-out.
+    private func streamWrite(_ bytes: [UInt8], _ chunk: inout [UInt8], to stream: ResponseStream) {
         guard let connection = liveConnection(stream), connection.stream === stream else {
             stream.update(appended: bytes.count, buffered: 0)
-            return 0
+            return
         }
-        var sent = 0
         if let encoder = connection.streamEncoder {
             appendStreamBytes(encoder.compress(bytes, flush: .sync), to: connection)
         } else {
@@ -244,17 +250,16 @@ extension Shard {
             if !connection.hasPendingOutput {
                 guard let taken = frame.withUnsafeBytes({ send($0, on: connection) }) else {
                     stream.update(appended: bytes.count, buffered: 0)  // the connection failed and is closed
-                    return 0
+                    return
                 }
-                sent = taken
                 if taken == frame.count {
                     // All of it out, as nearly always: what `flush` would do next, without looking at the output
                     // again (nothing was pending, nothing is).
                     stream.update(appended: bytes.count, buffered: 0)
                     perform(connection.lifecycle.outputFlushed(), on: connection)
-                    guard connections[Int(connection.fd)] === connection else { return sent }
+                    guard connections[Int(connection.fd)] === connection else { return }
                     updateInterest(connection, pending: 0)
-                    return sent
+                    return
                 }
                 // The rest waits in the output (which held nothing pending).
                 connection.output.removeAll(keepingCapacity: true)
@@ -268,7 +273,6 @@ extension Shard {
         // the connection).
         stream.update(appended: bytes.count, buffered: connection.output.count - connection.outputStart)
         flush(connection)
-        return sent
     }
 
     /// `finish()` from a `ResponseStream` (hopped onto this queue).

@@ -57,6 +57,10 @@ final class Shard: @unchecked Sendable {
     /// Touched on the shard's queue alone, at every request: no run-time exclusivity check.
     @exclusivity(unchecked)
     var date = HTTPDate()
+    /// Bytes sent and not yet added to the bytes-sent counter, which the shards share: added once a flush or a
+    /// fan-out's slice (`reportBytesSent`), not once a send.
+    @exclusivity(unchecked)
+    var unreportedBytesSent = 0
     /// Graceful shutdown began: new connections are refused, and the server hears when the last one closed.
     var quiescing = false
     static let maxEvents: Int32 = 256
