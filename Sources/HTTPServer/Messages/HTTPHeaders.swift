@@ -129,22 +129,10 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
 
         /// Appends the field of these name and value bytes; false when it would not fit.
         mutating func add(_ name: UnsafeBufferPointer<UInt8>, _ value: UnsafeBufferPointer<UInt8>) -> Bool {
-            guard written + HTTPHeaders.prefix + name.count + value.count <= out.count, let base = out.baseAddress
-            else { return false }
-            let lengths = (UInt32(name.count).littleEndian, UInt32(value.count).littleEndian)
-            withUnsafeBytes(of: lengths) {
-                UnsafeMutableRawPointer(base + written).copyMemory(from: $0.baseAddress!, byteCount: HTTPHeaders.prefix)
+            add(name, valueCapacity: value.count) { room in
+                if let source = value.baseAddress { room.initialize(from: source, count: value.count) }
+                return value.count
             }
-            if let source = name.baseAddress {
-                (base + written + HTTPHeaders.prefix).initialize(from: source, count: name.count)
-            }
-            if let source = value.baseAddress {
-                (base + written + HTTPHeaders.prefix + name.count).initialize(from: source, count: value.count)
-            }
-            written += HTTPHeaders.prefix + name.count + value.count
-            count += 1
-            nameLengths |= HTTPHeaders.lengthBit(name.count)
-            return true
         }
 
         /// Appends the field of this name whose value `write` writes in place, into room for `valueCapacity` bytes,

@@ -7,10 +7,11 @@ import CEpoll
 /// address, and changes nothing a program can observe but its speed.
 package enum Prefetch {
     /// Asks for the first `lines` cache lines of the object at `index` of `references` (nothing for nil or past the
-    /// end). The address is read as bits, not as a reference: a retain would write the object's reference count,
-    /// a wait on the very line asked for.
+    /// end): a buffer of class references or of optional ones, each one pointer. The address is read as bits, not
+    /// as a reference: a retain would write the object's reference count, a wait on the very line asked for.
     @inlinable
     package static func object<Element>(at index: Int, in references: UnsafeBufferPointer<Element>, lines: Int = 2) {
+        precondition(MemoryLayout<Element>.size == MemoryLayout<UnsafeRawPointer>.size, "not a buffer of references")
         guard index >= 0, index < references.count, let base = references.baseAddress else { return }
         guard let object = UnsafeRawPointer(base + index).load(as: UnsafeRawPointer?.self) else { return }
         Self.lines(object, lines)
