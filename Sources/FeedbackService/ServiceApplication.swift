@@ -212,6 +212,10 @@ public final class ServiceApplication: Sendable {
             logger: logger,
             accessLog: accessLog(reader, logger: logger)
         )
+        if let journal = journaled?.persistence.journal {
+            // A gathering window ends once no shard has a post left to hand it (`Journal.endGatheringWindow`).
+            server.whenIdle { journal.writersIdle() }
+        }
         return ServiceApplication(
             server: server,
             service: service,

@@ -17,6 +17,13 @@ public final class Server: Sendable {
         core = ServerCore(configuration: configuration, router: router, logger: logger)
     }
 
+    /// Calls `hook` on a shard's thread each time every shard has served all the work it had ready and is about to
+    /// wait for more: the moment the server would go idle. The journal's gathering window ends there, since no post
+    /// can join it until a client sends one. Set before `start()`; one hook, a later call replaces it.
+    public func whenIdle(_ hook: @escaping @Sendable () -> Void) {
+        core.idleHook = hook
+    }
+
     /// Binds, listens and starts the shards. Returns the bound port (useful with port 0).
     public func start() throws(HTTPServerError) -> Int {
         guard core.shards.isEmpty else { throw HTTPServerError(.io, "The server was already started.") }
@@ -53,6 +60,7 @@ public final class Server: Sendable {
         let count = max(1, configuration.shardCount ?? Int(cepoll_usable_cpu_count()))
         do throws(HTTPServerError) {
             core.shards = try (0..<count).map { (i) throws(HTTPServerError) in try Shard(index: i, server: core) }
+            core.busyShards.store(count, ordering: .relaxed)
         } catch {
             close(fd)
             throw error

@@ -152,6 +152,19 @@ public final class Journal: @unchecked Sendable {
         }
     }
 
+    /// Ends the gathering window now when one is open with appends waiting: nothing more can join it until a client
+    /// sends another post (every writer has gone idle), and meanwhile the CPU would idle beside a commit that has not
+    /// started. Any thread.
+    public func endGatheringWindow() {
+        let waking = pending.withLock { state -> Bool in
+            guard state.gathering, !state.completions.isEmpty else { return false }
+            state.gathering = false
+            state.woken = true
+            return true
+        }
+        if waking { windowEnd.signal() }
+    }
+
     /// Queues `records` for the next group commit; `completion` runs on the writer queue once they are
     /// durable under the fsync policy, or with the error that rolled their transaction back, or with
     /// `.unavailable` when an earlier commit failed and the journal has not written successfully since. Completions

@@ -462,6 +462,9 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
     public var statistics: JournalStatistics {
         state.withLock { $0.statistics }
     }
+    /// No gathering window here: each commit starts as soon as the one before it is done.
+    public func writersIdle() {}
+
     public func close() {
         let waiting = state.withLock { state -> Bool in
             let was = state.closed

@@ -78,6 +78,38 @@ import Testing
         #expect(batches.dropFirst(2).reduce(0, +) == 3)
     }
 
+    @Test func aWindowEndsWhenTheWritersGoIdle() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let metrics = TestMetrics()
+        // A window of ten minutes: if going idle did not end it, this test would hit its time limit.
+        let journal = try open(directory, metrics, delay: 600_000_000, siblings: 2)
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        try commitTogether(journal, 3, from: 1)
+        // The window after the commit of three waits for three; one comes, and then no writer has anything more.
+        // (Told again until the commit is done: the first call may come before the writer has opened its window.)
+        let done = appendEach(journal, 4..<5)
+        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut { journal.writersIdle() }
+        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3, 1])
+    }
+
+    @Test func goingIdleWithNothingWaitingLeavesTheNextWindowAlone() throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let metrics = TestMetrics()
+        let journal = try open(directory, metrics, delay: 300_000, siblings: 1)
+        defer { journal.close() }
+        let id = JournalFixtures.id(1)
+        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
+        try commitTogether(journal, 2, from: 1)
+        // An idle server with an empty window: nothing to start. The two appends after it still share a commit.
+        journal.writersIdle()
+        appendEach(journal, 3..<5).wait()
+        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 2, 2])
+    }
+
     @Test func aLoneWriterNeverWaitsForTheWindow() throws {
         let directory = TemporaryDirectory()
         defer { directory.remove() }

@@ -36,6 +36,12 @@ final class ServerCore: @unchecked Sendable {
     /// Where access lines go; set by `Server.init(configuration:router:logger:accessLog:)` before `start`, then only
     /// read.
     var accessLog: AccessLog?
+    /// Called on a shard's waiter thread whenever every shard has run out of ready work and is about to wait
+    /// (`Server.whenIdle`); set before `start`, then only read.
+    var idleHook: (@Sendable () -> Void)?
+    /// Shards not waiting in `poll` (each starts busy), kept only while `idleHook` is set: the shard whose wait
+    /// brings it to 0 calls the hook.
+    let busyShards = Atomic<Int>(0)
     /// The whole answer to a connection over the cap: a 503 problem, written once.
     static let overCapacity: [UInt8] = {
         let problem = Problem(status: 503, detail: "Too many connections.")

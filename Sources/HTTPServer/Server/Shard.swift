@@ -148,10 +148,23 @@ final class Shard: @unchecked Sendable {
         ]
         let mailbox = lateAnswers
         var answers: [LateAnswers.Answer] = []
+        let idleHook = server.idleHook
         while true {
             watched[0].revents = 0
             watched[1].revents = 0
-            let ready = poll(&watched, 2, -1)
+            var ready: Int32
+            if let idleHook {
+                // Nothing ready now (a look that does not wait): this shard is about to go idle, and when it is the
+                // last one busy, the server is.
+                ready = poll(&watched, 2, 0)
+                if ready == 0 {
+                    if server.busyShards.subtract(1, ordering: .acquiringAndReleasing).newValue == 0 { idleHook() }
+                    ready = poll(&watched, 2, -1)
+                    server.busyShards.add(1, ordering: .acquiringAndReleasing)
+                }
+            } else {
+                ready = poll(&watched, 2, -1)
+            }
             if ready < 0 {
                 if errno == EINTR { continue }
                 if errno == ENOMEM {
