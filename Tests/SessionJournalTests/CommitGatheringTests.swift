@@ -27,6 +27,22 @@ import Testing
         )
     }
 
+    /// Runs `body` with a journal whose first commit (session 1's creation) is done, and the metrics it records to;
+    /// closes the journal and removes its directory afterwards.
+    private func withJournal(
+        delay: Int,
+        siblings: Int,
+        _ body: (Journal, TestMetrics) throws -> Void
+    ) throws {
+        let directory = TemporaryDirectory()
+        defer { directory.remove() }
+        let metrics = TestMetrics()
+        let journal = try open(directory, metrics, delay: delay, siblings: siblings)
+        defer { journal.close() }
+        try journal.appendAndWait([.created(JournalFixtures.creation(JournalFixtures.id(1)))])
+        try body(journal, metrics)
+    }
+
     /// Appends one event of session 1 for each revision, each on its own, without waiting; the group is left when
     /// all of them are journaled.
     private func appendEach(_ journal: Journal, _ revisions: Range<Int>) -> DispatchGroup {
@@ -45,81 +61,57 @@ import Testing
     }
 
     @Test func writersThatArriveWhileTheWindowIsOpenShareOneCommit() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let metrics = TestMetrics()
-        // One append is enough company here, and the window (0.3 s) outlasts the appends below many times.
-        let journal = try open(directory, metrics, delay: 300_000, siblings: 1)
-        defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
-        // A commit of four appends: the window after it waits for four. Three arrive meanwhile and share the next
-        // commit, which starts when the window runs out.
-        try commitTogether(journal, 4, from: 1)
-        appendEach(journal, 5..<8).wait()
-        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 4, 3])
-        #expect(try metrics.expectRecorder("journal_batch_records").values == [1, 4, 3])
+        try withJournal(delay: 300_000, siblings: 1) { journal, metrics in
+            // One append is enough company here, and the window (0.3 s) outlasts the appends below many times.
+            // A commit of four appends: the window after it waits for four. Three arrive meanwhile and share the next
+            // commit, which starts when the window runs out.
+            try commitTogether(journal, 4, from: 1)
+            appendEach(journal, 5..<8).wait()
+            #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 4, 3])
+            #expect(try metrics.expectRecorder("journal_batch_records").values == [1, 4, 3])
+        }
     }
 
     @Test func aWindowEndsOnceAsManyWaitAsTheLastCommitsCarried() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let metrics = TestMetrics()
-        // A window of ten minutes: if it did not end once it has its batch, this test would hit its time limit.
-        let journal = try open(directory, metrics, delay: 600_000_000, siblings: 2)
-        defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
-        try commitTogether(journal, 3, from: 1)
-        // The window after the commit of three ends when three wait again, as a steady stream's next batch would.
-        appendEach(journal, 4..<7).wait()
-        let batches = try metrics.expectRecorder("journal_batch_appends").values
-        #expect(batches.prefix(2) == [1, 3])
-        #expect(batches.dropFirst(2).reduce(0, +) == 3)
+        try withJournal(delay: 600_000_000, siblings: 2) { journal, metrics in
+            // A window of ten minutes: if it did not end once it has its batch, this test would hit its time limit.
+            try commitTogether(journal, 3, from: 1)
+            // The window after the commit of three ends when three wait again, as a steady stream's next batch would.
+            appendEach(journal, 4..<7).wait()
+            let batches = try metrics.expectRecorder("journal_batch_appends").values
+            #expect(batches.prefix(2) == [1, 3])
+            #expect(batches.dropFirst(2).reduce(0, +) == 3)
+        }
     }
 
     @Test func aWindowEndsWhenTheWritersGoIdle() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let metrics = TestMetrics()
-        // A window of ten minutes: if going idle did not end it, this test would hit its time limit.
-        let journal = try open(directory, metrics, delay: 600_000_000, siblings: 2)
-        defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
-        try commitTogether(journal, 3, from: 1)
-        // The window after the commit of three waits for three; one comes, and then no writer has anything more.
-        // (Told again until the commit is done: the first call may come before the writer has opened its window.)
-        let done = appendEach(journal, 4..<5)
-        while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut { journal.writersIdle() }
-        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3, 1])
+        try withJournal(delay: 600_000_000, siblings: 2) { journal, metrics in
+            // A window of ten minutes: if going idle did not end it, this test would hit its time limit.
+            try commitTogether(journal, 3, from: 1)
+            // The window after the commit of three waits for three; one comes, and then no writer has anything more.
+            // (Told again until the commit is done: the first call may come before the writer has opened its window.)
+            let done = appendEach(journal, 4..<5)
+            while done.wait(timeout: .now() + .milliseconds(20)) == .timedOut { journal.writersIdle() }
+            #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3, 1])
+        }
     }
 
     @Test func goingIdleWithNothingWaitingLeavesTheNextWindowAlone() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let metrics = TestMetrics()
-        let journal = try open(directory, metrics, delay: 300_000, siblings: 1)
-        defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
-        try commitTogether(journal, 2, from: 1)
-        // An idle server with an empty window: nothing to start. The two appends after it still share a commit.
-        journal.writersIdle()
-        appendEach(journal, 3..<5).wait()
-        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 2, 2])
+        try withJournal(delay: 300_000, siblings: 1) { journal, metrics in
+            try commitTogether(journal, 2, from: 1)
+            // An idle server with an empty window: nothing to start. The two appends after it still share a commit.
+            journal.writersIdle()
+            appendEach(journal, 3..<5).wait()
+            #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 2, 2])
+        }
     }
 
     @Test func aLoneWriterNeverWaitsForTheWindow() throws {
-        let directory = TemporaryDirectory()
-        defer { directory.remove() }
-        let metrics = TestMetrics()
-        // A window of ten minutes: if a commit of one writer opened it, this test would hit its time limit.
-        let journal = try open(directory, metrics, delay: 600_000_000, siblings: 4)
-        defer { journal.close() }
-        let id = JournalFixtures.id(1)
-        try journal.appendAndWait([.created(JournalFixtures.creation(id))])
-        for revision in 1...5 { try journal.appendAndWait([JournalFixtures.event(id, UInt64(revision))]) }
-        #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 1, 1, 1, 1, 1])
+        try withJournal(delay: 600_000_000, siblings: 4) { journal, metrics in
+            // A window of ten minutes: if a commit of one writer opened it, this test would hit its time limit.
+            let id = JournalFixtures.id(1)
+            for revision in 1...5 { try journal.appendAndWait([JournalFixtures.event(id, UInt64(revision))]) }
+            #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 1, 1, 1, 1, 1])
+        }
     }
 }
