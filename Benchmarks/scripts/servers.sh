@@ -56,13 +56,15 @@ start_feedback_host() { # binary log-name flags...
     # access log), the server's stderr to a file.
     local settings=(--data-dir none --log-level warning)
     if [ "${SHIPPED_DEFAULTS:-0}" = 1 ]; then settings=(--data-dir "$SERVER_LOGS/$name-data-$RANDOM"); fi
+    # The last round's log goes first: the loop below could read its port before the new server's shell truncates it.
+    rm -f "$SERVER_LOGS/$name.out"
     taskset -c "$SERVER_CPU" "$binary" --host 127.0.0.1 --port 0 "${settings[@]}" \
         "$@" >"$SERVER_LOGS/$name.out" 2>"$SERVER_LOGS/$name.err" &
     STARTED_PID=$!
     SERVER_PIDS+=("$STARTED_PID")
     STARTED_PORT=
     for _ in $(seq 100); do
-        STARTED_PORT=$(head -1 "$SERVER_LOGS/$name.out" | sed -n 's|^listening on http://[^ ]*:\([0-9]*\)$|\1|p')
+        STARTED_PORT=$(head -1 "$SERVER_LOGS/$name.out" 2>/dev/null | sed -n 's|^listening on http://[^ ]*:\([0-9]*\)$|\1|p')
         [ -n "$STARTED_PORT" ] && break
         sleep 0.1
     done
