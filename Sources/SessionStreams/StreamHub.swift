@@ -219,7 +219,7 @@ package final class StreamHub: @unchecked Sendable {
         // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
         // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
         // (a step here is short: no system call hides a miss).
-        let walked: Void? = (candidates as? [StreamSubscriber])?.withUnsafeBufferPointer { all in
+        let walked: Void? = candidates.withContiguousStorageIfAvailable { all in
             for index in all.indices {
                 Prefetch.object(at: index &+ 4, in: all)
                 if index &+ 2 < all.count { all[index &+ 2].stream.prefetch() }
