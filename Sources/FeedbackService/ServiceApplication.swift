@@ -212,9 +212,9 @@ public final class ServiceApplication: Sendable {
             logger: logger,
             accessLog: accessLog(reader, logger: logger)
         )
-        if let journal = journaled?.persistence.journal {
+        if let writersIdle = journaled?.persistence.journal.whenWritersIdle {
             // A gathering window ends once no shard has a post left to hand it (`Journal.endGatheringWindow`).
-            server.whenIdle { journal.writersIdle() }
+            server.whenIdle(writersIdle)
         }
         return ServiceApplication(
             server: server,

@@ -45,6 +45,14 @@ public final class Journal: @unchecked Sendable {
         var gathered = Int.max
         /// An append ended the window: the writer takes the wake-up it was sent.
         var woken = false
+
+        /// Ends the open window (true: the writer must be signalled); false when none is open.
+        mutating func endWindow() -> Bool {
+            guard gathering else { return false }
+            gathering = false
+            woken = true
+            return true
+        }
     }
 
     /// The configuration the journal was opened with.
@@ -156,13 +164,14 @@ public final class Journal: @unchecked Sendable {
     /// sends another post (every writer has gone idle), and meanwhile the CPU would idle beside a commit that has not
     /// started. Any thread.
     public func endGatheringWindow() {
-        let waking = pending.withLock { state -> Bool in
-            guard state.gathering, !state.completions.isEmpty else { return false }
-            state.gathering = false
-            state.woken = true
-            return true
-        }
-        if waking { windowEnd.signal() }
+        if pending.withLock({ !$0.completions.isEmpty && $0.endWindow() }) { windowEnd.signal() }
+    }
+
+    /// What ends the gathering window when the writers go idle (`endGatheringWindow`); nil when the journal has no
+    /// window (`commitDelayMicroseconds` 0), so that nothing listens for idleness in vain.
+    public var whenWritersIdle: (@Sendable () -> Void)? {
+        guard configuration.commitDelayMicroseconds > 0 else { return nil }
+        return { @Sendable [self] in endGatheringWindow() }
     }
 
     /// Queues `records` for the next group commit; `completion` runs on the writer queue once they are
@@ -175,11 +184,7 @@ public final class Journal: @unchecked Sendable {
             guard !state.closed else { return nil }
             state.records.append(contentsOf: records)
             state.completions.append(Waiting(completion: completion))
-            if state.gathering, state.completions.count >= state.gathered {
-                state.gathering = false
-                state.woken = true
-                wake = true
-            }
+            if state.completions.count >= state.gathered { wake = state.endWindow() }
             if state.scheduled { return false }
             state.scheduled = true
             return true
@@ -273,10 +278,7 @@ public final class Journal: @unchecked Sendable {
         // A gathering window ends at once: nothing more will join the commit it waits for.
         let waking = pending.withLock { state -> Bool in
             state.closed = true
-            guard state.gathering else { return false }
-            state.gathering = false
-            state.woken = true
-            return true
+            return state.endWindow()
         }
         if waking { windowEnd.signal() }
         queue.sync {

@@ -126,9 +126,10 @@ public protocol SessionJournaling: AnyObject, Sendable, SessionHistoryReading {
     /// Commits what is waiting and closes the journal; later appends fail with `.closed`. Blocks until done.
     func close()
 
-    /// Every writer has run out of work for now (the HTTP server's shards are all about to wait): a commit waiting
-    /// for more appends to join it can start at once, since none can arrive before a client sends one.
-    func writersIdle()
+    /// What to call when every writer has run out of work for now (the HTTP server's shards are all about to wait):
+    /// a commit waiting for more appends to join it can start at once, since none can arrive before a client sends
+    /// one. Nil when the journal never waits for appends to join a commit: the server then does not watch for idleness.
+    var whenWritersIdle: (@Sendable () -> Void)? { get }
 }
 
 extension SessionJournaling {
@@ -157,6 +158,4 @@ extension Journal: SessionJournaling {
 
     /// One machine's journal: no other replica takes its sessions.
     public var sharesSessions: Bool { false }
-
-    public func writersIdle() { endGatheringWindow() }
 }

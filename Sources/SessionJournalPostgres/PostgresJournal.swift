@@ -463,7 +463,7 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
         state.withLock { $0.statistics }
     }
     /// No gathering window here: each commit starts as soon as the one before it is done.
-    public func writersIdle() {}
+    public var whenWritersIdle: (@Sendable () -> Void)? { nil }
 
     public func close() {
         let waiting = state.withLock { state -> Bool in

@@ -102,7 +102,7 @@ import Testing
             // The window after the commit of three waits for three; one comes, and then no writer has anything more.
             #expect(windowOpened(journal))
             let done = appendEach(journal, 4..<5)
-            journal.writersIdle()
+            journal.endGatheringWindow()
             done.wait()
             #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3, 1])
         }
@@ -114,11 +114,17 @@ import Testing
             // An idle server with an empty window: nothing to start, and the window keeps waiting for the three that
             // the answers just released will bring.
             #expect(windowOpened(journal))
-            journal.writersIdle()
+            journal.endGatheringWindow()
             #expect(journal.pending.withLock { $0.gathering })
             appendEach(journal, 4..<7).wait()
             #expect(try metrics.expectRecorder("journal_batch_appends").values == [1, 3, 3])
         }
+    }
+
+    /// The server watches for idleness (an extra look before each shard sleeps) only for a journal with a window.
+    @Test func onlyAJournalWithAWindowAsksToHearWhenTheWritersGoIdle() throws {
+        try withJournal(delay: 500, siblings: 4) { journal, _ in #expect(journal.whenWritersIdle != nil) }
+        try withJournal(delay: 0, siblings: 4) { journal, _ in #expect(journal.whenWritersIdle == nil) }
     }
 
     @Test func aLoneWriterNeverWaitsForTheWindow() throws {
