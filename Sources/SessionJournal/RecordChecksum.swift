@@ -77,6 +77,11 @@ package struct RecordChecksum {
         gatheredCount = 0
     }
 
+    /// CRC-32 of `bytes` alone: what a checksum of fields laid out one after another (each as `add` lays it out) is.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt {
+        crc(0, bytes)
+    }
+
     private static func crc(_ crc: UInt, _ bytes: UnsafeRawBufferPointer) -> UInt {
         UInt(crc32(uLong(crc), bytes.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
     }

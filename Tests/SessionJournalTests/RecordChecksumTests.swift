@@ -47,3 +47,45 @@ import Testing
         }
     }
 }
+
+/// An event's sum is taken in one call where its fields fit a buffer on the stack: it must be the sum the field by
+/// field way gives, for every stamp and for texts on both sides of the buffer's room.
+@Suite struct EventChecksumTests {
+    private static func fieldByField(
+        _ id: String,
+        _ revision: UInt64,
+        _ origin: Int,
+        _ event: String,
+        _ stamp: EventStamp
+    ) -> Int64 {
+        var sum = RecordChecksum()
+        sum.add(id)
+        sum.add(RecordChecksum.eventNumber(revision, origin))
+        sum.add(event)
+        if stamp.isChecksummed { sum.add(stamp) }
+        return sum.value
+    }
+
+    @Test(arguments: [0, 1, 20, 150, 400, 460, 470, 480, 490, 2_000])
+    func anEventSumsAsItsFieldsDo(eventLength: Int) {
+        let stamps = [
+            EventStamp(),
+            EventStamp(version: 3),
+            EventStamp(version: 1, time: 1_790_000_000_123),
+            EventStamp(version: 2, time: 5, stateChecksum: 0xDEAD_BEEF_0123_4567),
+            EventStamp(version: 1, time: nil, stateChecksum: 0),
+            EventStamp(version: 4, time: -1, stateChecksum: UInt64.max, feedback: "fetch"),
+        ]
+        let event = #"{"type":""# + String(repeating: "é", count: eventLength / 2) + #""}"#
+        for id in ["", "s", "01JDZ3K4Q5R6S7T8V9W0X1Y2Z3", String(repeating: "i", count: 200)] {
+            for stamp in stamps {
+                for (revision, origin) in [(UInt64(0), 0), (1, 1), (UInt64.max, 0)] {
+                    #expect(
+                        RecordChecksum.event(id, revision, origin, event, stamp)
+                            == Self.fieldByField(id, revision, origin, event, stamp)
+                    )
+                }
+            }
+        }
+    }
+}
