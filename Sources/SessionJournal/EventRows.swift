@@ -68,7 +68,7 @@ final class EventRows {
             }
             let row = Int32(spans.count) * Self.columns
             let session = append(id)
-            let text = append(event)
+            let text = append(event.utf8)
             spans.append((session, text))
             statement.bind(row + 2, Int64(bitPattern: revision))
             statement.bind(row + 3, Int64(origin.rawValue))
@@ -87,6 +87,12 @@ final class EventRows {
                 bind(base + 4, span.event)
             }
         }
+    }
+
+    private func append(_ bytes: [UInt8]) -> Range<Int> {
+        let start = texts.count
+        texts.append(contentsOf: bytes)
+        return start..<texts.count
     }
 
     private func append(_ text: String) -> Range<Int> {

@@ -38,7 +38,7 @@ public enum JournalRecord: Sendable, Equatable {
     case created(SessionCreation)
     /// The event that produced `revision` (the first event produces revision 1), as JSON text, with its schema
     /// version, when it was recorded and the checksum of the state it produced.
-    case event(sessionID: String, revision: UInt64, event: String, origin: EventOrigin, stamp: EventStamp = .init())
+    case event(sessionID: String, revision: UInt64, event: EventText, origin: EventOrigin, stamp: EventStamp = .init())
     /// The state at `revision` as JSON text of schema `version`; events up to `revision` are no longer needed for
     /// recovery (compaction deletes them unless the journal keeps them for verification).
     case snapshot(sessionID: String, revision: UInt64, state: String, version: Int = 1)
@@ -70,6 +70,35 @@ public enum JournalRecord: Sendable, Equatable {
     /// (`RecoveredSession.effectsPaused`). A creation or a removal of the id ends the pause. Written by the session's
     /// owner like any of its records (fenced where the journal is shared).
     case paused(sessionID: String, Bool)
+}
+
+/// An event's JSON text on its way to the journal: the UTF-8 bytes its system's encoder wrote, kept as they are (a
+/// `String` made of them cost an allocation, a validation and a copy a post, and was copied into the statement's
+/// buffer again; session 31). A literal or a string makes one too, for the records a test or a tool writes.
+public struct EventText: Sendable, Equatable, ExpressibleByStringInterpolation, CustomStringConvertible {
+    /// The text's UTF-8 bytes.
+    public var utf8: [UInt8]
+
+    /// The text of `utf8`, valid UTF-8 (an encoder's output).
+    public init(utf8: [UInt8]) {
+        self.utf8 = utf8
+    }
+
+    /// The text of `string`.
+    public init(_ string: String) {
+        utf8 = Array(string.utf8)
+    }
+
+    public init(stringLiteral value: String) {
+        self.init(value)
+    }
+
+    public init(stringInterpolation: DefaultStringInterpolation) {
+        self.init(String(stringInterpolation: stringInterpolation))
+    }
+
+    /// The text as a string.
+    public var description: String { String(decoding: utf8, as: UTF8.self) }
 }
 
 /// What the journal keeps beside an event since schema version 6: the system's schema version it was written with,

@@ -669,7 +669,7 @@ extension RecordChecksum {
         _ id: String,
         _ revision: UInt64,
         _ origin: Int,
-        _ event: String,
+        _ event: EventText,
         _ stamp: EventStamp
     ) -> Int64 {
         // A posted event's fields, laid out as `add` lays them out, in one buffer on the stack and summed in one
@@ -681,7 +681,7 @@ extension RecordChecksum {
         var sum = RecordChecksum()
         sum.add(id)
         sum.add(eventNumber(revision, origin))
-        sum.add(event)
+        event.utf8.withUnsafeBytes { sum.add($0) }
         if stamp.isChecksummed { sum.add(stamp) }
         return sum.value
     }
@@ -690,11 +690,11 @@ extension RecordChecksum {
     private static let onceBytes = 512
 
     /// The sum `event` makes of a record without a feedback's name, or nil when its texts do not fit `onceBytes`.
-    private static func summedAtOnce(_ id: String, _ number: UInt64, _ event: String, _ stamp: EventStamp) -> Int64? {
+    private static func summedAtOnce(_ id: String, _ number: UInt64, _ event: EventText, _ stamp: EventStamp) -> Int64?
+    {
         var id = id
-        var event = event
         return id.withUTF8 { id in
-            event.withUTF8 { event -> Int64? in
+            event.utf8.withUnsafeBufferPointer { event -> Int64? in
                 let numbers = stamp.isChecksummed ? 5 : 1
                 guard id.count + event.count + numbers * 12 + 8 <= onceBytes else { return nil }
                 return withUnsafeTemporaryAllocation(byteCount: onceBytes, alignment: 8) { buffer in

@@ -31,7 +31,8 @@ extension PostgresJournal {
             return .init(
                 name: "event",
                 parameters: [
-                    id, token, String(revision), String(origin.rawValue), event, String(crc), String(stamp.version),
+                    id, token, String(revision), String(origin.rawValue), event.description, String(crc),
+                    String(stamp.version),
                     stamp.time.map(String.init), stamp.stateChecksum.map { String(Int64(bitPattern: $0)) },
                     stamp.feedback,
                 ]

@@ -108,7 +108,7 @@ extension PostgresJournal {
                 feedback: row.count > 7 ? row[7] : nil
             )
             guard let eventOrigin = EventOrigin(rawValue: origin),
-                RecordChecksum.event(id, revision, origin, event, stamp) == Int64(row[3] ?? "")
+                RecordChecksum.event(id, revision, origin, EventText(event), stamp) == Int64(row[3] ?? "")
             else { return nil }
             return JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp)
         }

@@ -246,8 +246,8 @@ struct JournalRestartTests {
         Self.write(
             [
                 .created(SessionCreation(id: id, system: "counter", epoch: 5, state: #"{"count":0}"#, createdAt: 0)),
-                .event(sessionID: id, revision: 1, event: body, origin: .client), answer("held", 1),
-                .event(sessionID: id, revision: 3, event: body, origin: .client), answer("lost", 3),
+                .event(sessionID: id, revision: 1, event: EventText(body), origin: .client), answer("held", 1),
+                .event(sessionID: id, revision: 3, event: EventText(body), origin: .client), answer("lost", 3),
             ],
             to: journal
         )

@@ -81,7 +81,9 @@ struct EventRowsTests {
             let revision = UInt64((number + 2) / 3)
             let stamp = EventStamp(version: 1, time: Int64(number), feedback: number % 5 == 0 ? "ticker" : nil)
             let event = number == 7 ? "{}" : #"{"type":"add","n":\#(number)}"#
-            records.append(.event(sessionID: id, revision: revision, event: event, origin: .client, stamp: stamp))
+            records.append(
+                .event(sessionID: id, revision: revision, event: EventText(event), origin: .client, stamp: stamp)
+            )
             expected.append("\(id) \(revision) \(event) \(number) \(number % 5 == 0 ? "ticker" : "-")")
             if number == 23 {
                 records.append(.snapshot(sessionID: ids[0], revision: 0, state: #"{"count":0}"#))

@@ -331,7 +331,7 @@ import Testing
         let tricky = #"{"type":"say","text":"a "quoted" \ path, {x} – ü"}"#
         for (index, id) in ids.enumerated() {
             completed.enter()
-            journal.append([.event(sessionID: id, revision: 1, event: tricky, origin: .client)]) { result in
+            journal.append([.event(sessionID: id, revision: 1, event: EventText(tricky), origin: .client)]) { result in
                 if case .success = result { order.withLock { $0.append(index) } }
                 completed.leave()
             }

@@ -81,7 +81,7 @@ import Testing
             for stamp in stamps {
                 for (revision, origin) in [(UInt64(0), 0), (1, 1), (UInt64.max, 0)] {
                     #expect(
-                        RecordChecksum.event(id, revision, origin, event, stamp)
+                        RecordChecksum.event(id, revision, origin, EventText(event), stamp)
                             == Self.fieldByField(id, revision, origin, event, stamp)
                     )
                 }

@@ -136,7 +136,6 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         // client's when its type is one of the system's client events.
         let feedback = step.feedback.map(feedbackName)
         let origin: EventOrigin = feedback == nil && isClientType(bytes) ? .client : .effect
-        let text = String(decoding: bytes, as: UTF8.self)
         // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
         // which a build's reducer gives another state. Inside a POST's batch it is computed at the batch's end, where
         // the POST's encoding of its last state (made for its answer) stands in for the last one.
@@ -153,7 +152,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         if step.revision % persistence.snapshotInterval == 0 { more.append(snapshot(step)) }
         more += deadlineRecord(step.state)
         hold(
-            .event(sessionID: id, revision: step.revision, event: text, origin: origin, stamp: stamp),
+            .event(sessionID: id, revision: step.revision, event: EventText(utf8: bytes), origin: origin, stamp: stamp),
             more,
             step,
             unstamped: deferred
