@@ -170,10 +170,12 @@ extension JournalStore {
             feedback: row.isNull(9) ? nil : row.text(9)
         )
         var sum = RecordChecksum()
-        sum.add(row.bytes(0))
-        sum.add(RecordChecksum.eventNumber(revision, origin))
-        sum.add(row.bytes(3))
-        if stamp.isChecksummed { sum.add(stamp) }
+        sum.addEvent(
+            id: row.bytes(0),
+            number: RecordChecksum.eventNumber(revision, origin),
+            event: row.bytes(3),
+            stamp: stamp
+        )
         guard sum.value == row.int64(4), let eventOrigin = EventOrigin(rawValue: origin) else { return nil }
         return JournalEvent(revision: revision, event: row.text(3), origin: eventOrigin, stamp: stamp)
     }

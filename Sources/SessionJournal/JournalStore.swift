@@ -672,68 +672,26 @@ extension RecordChecksum {
         _ event: EventText,
         _ stamp: EventStamp
     ) -> Int64 {
-        // A posted event's fields, laid out as `add` lays them out, in one buffer on the stack and summed in one
-        // call: each `add` through the gathering buffer cost about 60 instructions, 1,200 a row (session 31). A
-        // feedback's name, or texts too long for the buffer, take the general way, which sums the same bytes.
-        if stamp.feedback == nil, let sum = summedAtOnce(id, eventNumber(revision, origin), event, stamp) {
-            return sum
-        }
-        var sum = RecordChecksum()
-        sum.add(id)
-        sum.add(eventNumber(revision, origin))
-        event.utf8.withUnsafeBytes { sum.add($0) }
-        if stamp.isChecksummed { sum.add(stamp) }
-        return sum.value
-    }
-
-    /// Room for an event's fields summed at once: four numbers and three length prefixes besides the two texts.
-    private static let onceBytes = 512
-
-    /// The sum `event` makes of a record without a feedback's name, or nil when its texts do not fit `onceBytes`.
-    private static func summedAtOnce(_ id: String, _ number: UInt64, _ event: EventText, _ stamp: EventStamp) -> Int64?
-    {
+        // The row's fields laid out in one buffer on the stack and summed in one call: each field summed as it came
+        // cost about 60 instructions, 1,200 a row (session 31). Texts too long for the buffer are summed as they come.
         var id = id
         return id.withUTF8 { id in
-            event.utf8.withUnsafeBufferPointer { event -> Int64? in
-                let numbers = stamp.isChecksummed ? 5 : 1
-                guard id.count + event.count + numbers * 12 + 8 <= onceBytes else { return nil }
-                return withUnsafeTemporaryAllocation(byteCount: onceBytes, alignment: 8) { buffer in
-                    var at = buffer.baseAddress!
-                    func put(_ bytes: UnsafeBufferPointer<UInt8>) {
-                        at.storeBytes(of: UInt32(bytes.count).littleEndian, as: UInt32.self)
-                        at += 4
-                        if let base = bytes.baseAddress, !bytes.isEmpty {
-                            at.copyMemory(from: base, byteCount: bytes.count)
-                            at += bytes.count
-                        }
-                    }
-                    func put(_ number: UInt64) {
-                        at.storeBytes(of: UInt32(8).littleEndian, as: UInt32.self)
-                        (at + 4).storeBytes(of: number.littleEndian, as: UInt64.self)
-                        at += 12
-                    }
-                    put(id)
-                    put(number)
-                    put(event)
-                    if stamp.isChecksummed {
-                        put(UInt64(stamp.version))
-                        put(UInt64(bitPattern: stamp.time ?? -1))
-                        put(stamp.stateChecksum ?? 0)
-                        put(stamp.stateChecksum == nil ? 0 : 1)
-                    }
-                    let count = at - buffer.baseAddress!
-                    return Int64(checksum(UnsafeRawBufferPointer(rebasing: buffer[..<count])))
+            event.utf8.withUnsafeBytes { event in
+                let number = eventNumber(revision, origin)
+                guard ChecksumLayout.room(id: id.count, event: event.count, stamp: stamp) <= onceBytes else {
+                    var sum = RecordChecksum()
+                    sum.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
+                    return sum.value
+                }
+                return withUnsafeTemporaryAllocation(byteCount: onceBytes, alignment: 8) { room in
+                    var layout = ChecksumLayout(in: room.baseAddress!)
+                    layout.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
+                    return checksum(layout)
                 }
             }
         }
     }
 
-    mutating func add(_ stamp: EventStamp) {
-        add(UInt64(stamp.version))
-        add(UInt64(bitPattern: stamp.time ?? -1))
-        add(stamp.stateChecksum ?? 0)
-        add(stamp.stateChecksum == nil ? 0 : 1)
-        // Only when set, so that the rows written before feedbacks were recorded keep their sums.
-        if let feedback = stamp.feedback { add("f" + feedback) }
-    }
+    /// The room on the stack for an event's fields summed at once.
+    private static let onceBytes = 512
 }

@@ -1,10 +1,93 @@
 internal import CZlib
 
+/// The fields a record's checksum is taken over, one after another: each a little-endian 32-bit length, then its
+/// bytes. `RecordChecksum` sums them as they come; `ChecksumLayout` lays a record's out in one buffer to be summed in
+/// one call. The layout, and the fields of an event's row, are written here once for both.
+protocol ChecksumFields {
+    /// Takes `bytes` as they are, without a length.
+    mutating func take(_ bytes: UnsafeRawBufferPointer)
+    /// Takes `word`'s little-endian bytes.
+    mutating func take<Word: FixedWidthInteger>(word: Word)
+}
+
+extension ChecksumFields {
+    mutating func add(_ bytes: UnsafeRawBufferPointer) {
+        // An empty field still separates its neighbours: a length prefix keeps ("ab","c") apart from ("a","bc").
+        take(word: UInt32(bytes.count))
+        guard !bytes.isEmpty else { return }
+        take(bytes)
+    }
+
+    mutating func add(_ text: String) {
+        var text = text
+        text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+    }
+
+    mutating func add(_ number: UInt64) {
+        take(word: UInt32(8))
+        take(word: number)
+    }
+
+    mutating func add(_ stamp: EventStamp) {
+        add(UInt64(stamp.version))
+        add(UInt64(bitPattern: stamp.time ?? -1))
+        add(stamp.stateChecksum ?? 0)
+        add(stamp.stateChecksum == nil ? 0 : 1)
+        // Only when set, so that the rows written before feedbacks were recorded keep their sums.
+        if let feedback = stamp.feedback { add("f" + feedback) }
+    }
+
+    /// An event's row: its session's id, its number (`RecordChecksum.eventNumber`), its text and its stamp when the
+    /// stamp is not what an older row reads as.
+    mutating func addEvent(
+        id: UnsafeRawBufferPointer,
+        number: UInt64,
+        event: UnsafeRawBufferPointer,
+        stamp: EventStamp
+    ) {
+        add(id)
+        add(number)
+        add(event)
+        if stamp.isChecksummed { add(stamp) }
+    }
+}
+
+/// A record's fields laid out one after another in memory the caller holds (room enough for them), for one `crc32`
+/// call over them all (`RecordChecksum.checksum`).
+struct ChecksumLayout: ChecksumFields {
+    private let start: UnsafeMutableRawPointer
+    private var end: UnsafeMutableRawPointer
+
+    init(in room: UnsafeMutableRawPointer) {
+        start = room
+        end = room
+    }
+
+    /// The bytes laid out so far.
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: end - start) }
+
+    mutating func take(_ bytes: UnsafeRawBufferPointer) {
+        end.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        end += bytes.count
+    }
+
+    mutating func take<Word: FixedWidthInteger>(word: Word) {
+        end.storeBytes(of: word.littleEndian, as: Word.self)
+        end += MemoryLayout<Word>.size
+    }
+
+    /// The room an event's fields take: three length-prefixed texts at most and up to five numbers.
+    static func room(id: Int, event: Int, stamp: EventStamp) -> Int {
+        guard stamp.isChecksummed else { return 4 + id + 12 + 4 + event }
+        return 4 + id + 12 + 4 + event + 4 * 12 + (stamp.feedback.map { 4 + 1 + $0.utf8.count } ?? 0)
+    }
+}
+
 /// CRC-32 over a record's key, number and payload, stored beside it so that recovery notices a changed byte
 /// that SQLite's page structure does not cover (SQLite has no checksums on row contents).
 ///
 /// Concurrency: a value, used by one thread.
-package struct RecordChecksum {
+package struct RecordChecksum: ChecksumFields {
     private var crc: UInt = 0
     /// Small fields (lengths, numbers, short texts) gathered for one `crc32` call: CRC-32 runs over a stream, so the
     /// sum is the one field by field would give, for a few calls a record instead of two a field (one for a posted
@@ -36,22 +119,12 @@ package struct RecordChecksum {
         return Int64(sum.crc)
     }
 
-    mutating func add(_ text: String) {
-        var text = text
-        text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
-    }
-
-    mutating func add(_ number: UInt64) {
-        var little = number.littleEndian
-        withUnsafeBytes(of: &little) { add($0) }
-    }
-
-    mutating func add(_ bytes: UnsafeRawBufferPointer) {
-        // An empty field still separates its neighbours: a length prefix keeps ("ab","c") apart from ("a","bc").
-        var length = UInt32(bytes.count).littleEndian
-        withUnsafeBytes(of: &length) { gather($0) }
-        guard !bytes.isEmpty else { return }
+    mutating func take(_ bytes: UnsafeRawBufferPointer) {
         gather(bytes)
+    }
+
+    mutating func take<Word: FixedWidthInteger>(word: Word) {
+        withUnsafeBytes(of: word.littleEndian) { gather($0) }
     }
 
     private mutating func gather(_ bytes: UnsafeRawBufferPointer) {
@@ -77,9 +150,9 @@ package struct RecordChecksum {
         gatheredCount = 0
     }
 
-    /// CRC-32 of `bytes` alone: what a checksum of fields laid out one after another (each as `add` lays it out) is.
-    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt {
-        crc(0, bytes)
+    /// CRC-32 of fields laid out in one buffer (`ChecksumLayout`): the sum `RecordChecksum` makes of them one by one.
+    static func checksum(_ layout: ChecksumLayout) -> Int64 {
+        Int64(crc(0, layout.bytes))
     }
 
     private static func crc(_ crc: UInt, _ bytes: UnsafeRawBufferPointer) -> UInt {

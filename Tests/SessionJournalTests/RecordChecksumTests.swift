@@ -66,6 +66,13 @@ import Testing
         return sum.value
     }
 
+    @Test func anEventsSumIsWhatEveryBuildComputed() {
+        // Computed independently (Python's zlib.crc32 over the fields laid out as the journal lays them out).
+        let stamped = EventStamp(version: 2, time: 1_000, stateChecksum: 7, feedback: "ticker")
+        #expect(RecordChecksum.event("s", 3, 1, #"{"type":"tick"}"#, stamped) == 604_004_737)
+        #expect(RecordChecksum.event("s", 3, 0, #"{"type":"tick"}"#, EventStamp()) == 489_540_401)
+    }
+
     @Test(arguments: [0, 1, 20, 150, 400, 460, 470, 480, 490, 2_000])
     func anEventSumsAsItsFieldsDo(eventLength: Int) {
         let stamps = [
