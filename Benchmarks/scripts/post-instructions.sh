@@ -56,7 +56,8 @@ measure() { # binary
     callgrind_annotate --inclusive=yes "$file" 2>/dev/null | awk -v posts="$posts" -v name="$(basename "$1")" '
         /PROGRAM TOTALS/ { gsub(",", "", $1); total = $1 }
         /ShardC7processyyAA10ConnectionCF / { gsub(",", "", $1); process = $1 }
-        /ShardC7deliveryySayAA11LateAnswersC6AnswerVGF / { gsub(",", "", $1); delivery = $1 }
+        # The list borrowed (before 2026-12-01) or `inout` (after).
+        /ShardC7deliveryySayAA11LateAnswersC6AnswerVGz?F / { gsub(",", "", $1); delivery = $1 }
         /RecorderC7settled/ && !settled { gsub(",", "", $1); settled = $1 }
         END {
             printf "%-20s posts %6d  instructions a post: Shard.process %6.0f  Shard.delivery %5.0f  settled %5.0f  whole process %6.0f\n",

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Issue 30: the system calls and context switches one posted event costs a server's core, side by side for the floor
+# and feedback-host builds (docs/BENCHMARKS.md, "Session 32", 2026-12-01): what `post-anatomy.sh`'s kernel time a post is made of.
+# For each server named: a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor
+# takes any path segment as a session), `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin on LOAD_CPU,
+# and over WINDOW seconds in the middle of the run every `syscalls:sys_enter_*` tracepoint and the context switches
+# counted on SERVER_CPU (the whole core, not `-p PID`: a Dispatch thread started after perf attached, such as the
+# journal's writer, would escape a count by process), divided by the window's answers (its send(2) calls). Prints the
+# rate of the run (the tracepoints slow it: compare counts, not rates) and each count of at least 0.001 a post.
+# Needs root (perf's tracepoints).
+# Servers: `floor` (JournalFloor), or a feedback-host binary followed by its flags up to the next `--`.
+# Usage: scripts/post-syscalls.sh floor -- BINARY -- BINARY --data-dir none
+#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18577). Copy binaries aside first.
+set -euo pipefail
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-64}
+WINDOW=${WINDOW:-3}
+PORT=${PORT:-18577}
+SCRIPTS=$(cd "$(dirname "$0")" && pwd)
+FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
+command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 1; }
+PID=
+DIR=
+stop() {
+    [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
+    [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
+}
+
+measure() { # command...: prints "posts/s", then "count name" lines a post
+    trap stop EXIT
+    DIR=$(mktemp -d)
+    local ids=$DIR/ids kind=server
+    [ "$1" != floor ] || kind=floor
+    if [ "$kind" = floor ]; then
+        [ -x "$FLOOR" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
+        taskset -c "$SERVER_CPU" "$FLOOR" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
+        PID=$!
+        for i in $(seq "$SESSIONS"); do echo "s$i" >>"$ids"; done
+    else
+        # The binary by its absolute path: the server runs in its own empty directory (its ./data).
+        local binary
+        binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+        shift
+        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$binary" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
+        PID=$!
+    fi
+    local up=0
+    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && up=1 && break; sleep 0.1; done
+    if [ "$up" = 0 ]; then
+        echo "post-syscalls: nothing answers on port $PORT; the server's last words:" >&2
+        tail -5 "$DIR/stderr" >&2 2>/dev/null || true
+        exit 1
+    fi
+    if [ "$kind" = server ]; then
+        for _ in $(seq "$SESSIONS"); do
+            # The answer ends without a newline, which sed keeps: echo adds it.
+            echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
+                "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$ids"
+        done
+    fi
+    # shellcheck disable=SC2046
+    taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$((WINDOW + 2))s" -s "$SCRIPTS/post-session-event.lua" \
+        "http://127.0.0.1:$PORT" -- $(cat "$ids") >"$DIR/wrk.out" &
+    local load=$!
+    sleep 1
+    perf stat -x, -e 'syscalls:sys_enter_*' -e context-switches -a -C "$SERVER_CPU" -o "$DIR/counts" \
+        -- sleep "$WINDOW" >/dev/null 2>&1
+    wait "$load"
+    grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
+    awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out"
+    # perf's CSV: count, unit, event name. The answers are the window's sendto calls.
+    awk -F, '$3 == "syscalls:sys_enter_sendto" {posts = $1} $1 ~ /^[0-9]+$/ {count[$3] = $1}
+        END { for (name in count) if (posts > 0 && count[name] / posts >= 0.001) {
+            short = name; sub(/^syscalls:sys_enter_/, "", short); printf "%.3f %s\n", count[name] / posts, short } }' \
+        "$DIR/counts" | sort -rn
+    stop
+}
+
+group=()
+for argument in "$@" --; do
+    if [ "$argument" != -- ]; then
+        group+=("$argument")
+        continue
+    fi
+    [ ${#group[@]} -gt 0 ] || continue
+    name=$(basename "${group[0]}")
+    [ ${#group[@]} -eq 1 ] || name="$name ${group[*]:1}"
+    {
+        read -r rps
+        printf '%s  posts/s %.0f  a post:' "$name" "$rps"
+        while read -r count call; do printf '  %s %s' "$call" "$count"; done
+        printf '\n'
+    } < <(measure "${group[@]}")
+    group=()
+done
