@@ -7,10 +7,11 @@
 # of a fresh server (shipped defaults, an empty directory), and prints per post: the calls by the object's type (the
 # metadata's symbol in the binary or in the Swift runtime; `nil` for a call on no object, which costs no atomic
 # operation, `immortal`-looking singletons such as the empty array by name), then for the TOP types the functions
-# that called (the first frame outside the runtime's retain and release entry points). The probes slow the server
+# that called (the first frame outside the runtime's retain and release entry points, and with DEPTH=N the N-1 frames
+# above it, joined by `<`). The probes slow the server
 # twenty-fold: the counts a post are exact, the rate is not. Needs root (uprobes) and perf.
 # Usage: scripts/post-arc.sh BINARY [FLAGS...]   (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=1 TOP=6
-#        CALLERS=8 PORT=18583). Copy the binary aside first.
+#        CALLERS=8 DEPTH=1 PORT=18583). Copy the binary aside first.
 set -euo pipefail
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
@@ -19,6 +20,7 @@ SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-1}
 TOP=${TOP:-6}
 CALLERS=${CALLERS:-8}
+DEPTH=${DEPTH:-1}
 PORT=${PORT:-18583}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 1; }
@@ -60,10 +62,10 @@ perf record -q -g -e probe_libswiftCore:arc_retain -e probe_libswiftCore:arc_rel
     -a -C "$SERVER_CPU" -o "$DIR/perf.data" -- sleep "$WINDOW" >/dev/null 2>&1
 wait "$load"
 perf script -i "$DIR/perf.data" -F event,trace,ip,sym 2>/dev/null >"$DIR/script"
-python3 - "$DIR/maps" "$DIR/script" "$TOP" "$CALLERS" <<'EOF'
+python3 - "$DIR/maps" "$DIR/script" "$TOP" "$CALLERS" "$DEPTH" <<'EOF'
 import bisect, collections, subprocess, sys
 
-maps_path, script_path, top, callers = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+maps_path, script_path, top, callers, depth = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), int(sys.argv[5])
 
 # Each mapped Swift file's symbols (its text and data), to name a type's metadata by the symbol at or before it.
 regions = []  # (start, end, file offset of start, path)
@@ -117,22 +119,23 @@ for line in open(script_path):
     if "probe_libswiftCore:arc_" in text:
         kind = "retain" if "arc_retain" in text else "release"
         fields = dict(f.split("=", 1) for f in text.split() if "=" in f)
-        event = [kind, name_of(int(fields.get("type", "0"))), False]
+        event = [kind, name_of(int(fields.get("type", "0"))), []]
         by_type[event[1]] += 1
         continue
-    if event is None or event[2]:
+    if event is None or len(event[2]) == depth:
         continue
     frame = text.split(None, 1)
-    symbol = frame[1] if len(frame) > 1 else "?"
-    if symbol.split()[0] in runtime:
+    symbol = frame[1].split()[0] if len(frame) > 1 else "?"
+    if not event[2] and symbol in runtime:
         continue
-    by_caller[event[1]][f"{event[0]:7} {symbol}"] += 1
-    event[2] = True
+    event[2].append(symbol)
+    if len(event[2]) == depth:
+        by_caller[event[1]][(event[0], tuple(event[2]))] += 1
 
 if posts == 0:
     sys.exit("post-arc: no post answered in the window")
 names = list(by_type)
-callers_names = [c.split(None, 1)[1] for t in names for c in by_caller[t]]
+callers_names = sorted({f for t in names for c in by_caller[t] for f in c[1]})
 demangled = subprocess.run(["swift", "demangle", "--compact", "--simplified"], input="\n".join(names + callers_names),
                            capture_output=True, text=True).stdout.splitlines()
 shown = dict(zip(names + callers_names, demangled))
@@ -147,7 +150,7 @@ for name, count in by_type.most_common():
     print(f"  {count / posts:7.1f}  {shown.get(name, name)[:110]}")
 for name, _ in by_type.most_common(top):
     print(f"== {shown.get(name, name)[:110]}")
-    for call, count in by_caller[name].most_common(callers):
-        kind, symbol = call.split(None, 1)
-        print(f"  {count / posts:7.2f}  {kind:7}  {shown.get(symbol, symbol)[:110]}")
+    for (kind, frames), count in by_caller[name].most_common(callers):
+        chain = " < ".join(shown.get(f, f)[:110 if depth == 1 else 60] for f in frames)
+        print(f"  {count / posts:7.2f}  {kind:7}  {chain}")
 EOF

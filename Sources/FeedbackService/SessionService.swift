@@ -141,12 +141,16 @@ public final class SessionService: Sendable {
                         postEvents(request) { [self] result in
                             switch result {
                             case .success(let snapshot):
-                                let response = Response.json(
-                                    snapshot.body(),
-                                    field: "ETag",
-                                    valueCapacity: Cursor.entityTagCapacity
-                                ) { snapshot.cursor.writeEntityTag(to: $0) }
-                                responder.respond(.success(response))
+                                // Made in the call: a local answer was copied into the result, then released.
+                                responder.respond(
+                                    .success(
+                                        Response.json(
+                                            snapshot.body(),
+                                            field: "ETag",
+                                            valueCapacity: Cursor.entityTagCapacity
+                                        ) { snapshot.cursor.writeEntityTag(to: $0) }
+                                    )
+                                )
                             case .failure(let error):
                                 metrics.eventsRejected.increment()
                                 responder.respond(.failure(error))
@@ -206,20 +210,22 @@ public final class SessionService: Sendable {
         }
     }
 
-    func withCORS(_ response: Response, _ request: Request) -> Response {
+    func withCORS(_ response: consuming Response, _ request: Request) -> Response {
         withCORS(response, origin: request.headers["origin"])
     }
 
     /// `result` (a problem for a failure) with the CORS fields for a request from `origin`.
-    func withCORS(_ result: Result<Response, APIError>, origin: String?) -> Response {
-        switch result {
+    func withCORS(_ result: consuming Result<Response, APIError>, origin: String?) -> Response {
+        switch consume result {
         case .success(let response): withCORS(response, origin: origin)
         case .failure(let error): withCORS(Self.problem(error), origin: origin)
         }
     }
 
-    /// `response` with the CORS fields for a request from `origin` (its `Origin` field, if any).
-    func withCORS(_ response: Response, origin: String?) -> Response {
+    /// `response` with the CORS fields for a request from `origin` (its `Origin` field, if any). Taken, not
+    /// borrowed: returned as it is when no field applies (a borrowed one was copied, its body and fields retained,
+    /// only for the caller to release its own).
+    func withCORS(_ response: consuming Response, origin: String?) -> Response {
         let fields = configuration.cors.responseHeaders(origin: origin)
         guard !fields.isEmpty else { return response }  // no CORS policy: the response as it is, not a copy
         var response = response

@@ -91,7 +91,8 @@ final class EventRows {
 
     private func append(_ bytes: [UInt8]) -> Range<Int> {
         let start = texts.count
-        texts.append(contentsOf: bytes)
+        // Through a buffer pointer: `append(contentsOf:)` takes an array as its own (a retain and a release).
+        bytes.withUnsafeBufferPointer { texts.append(contentsOf: $0) }
         return start..<texts.count
     }
 

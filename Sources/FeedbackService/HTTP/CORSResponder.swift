@@ -11,7 +11,7 @@ struct CORSResponder: Sendable {
     let origin: String?
 
     /// Answers `result` (a problem for a failure) with the CORS fields.
-    func respond(_ result: Result<Response, APIError>) {
-        responder.respond(service.withCORS(result, origin: origin))
+    func respond(_ result: consuming Result<Response, APIError>) {
+        responder.respond(service.withCORS(consume result, origin: origin))
     }
 }

@@ -50,7 +50,8 @@ enum HTTPStatus {
 
     static func appendLine(_ status: Int, to out: inout [UInt8]) {
         if (100..<600).contains(status), let line = lines[status - 100] {
-            out.append(contentsOf: line)
+            // Through a buffer pointer: `append(contentsOf:)` takes an array as its own (a retain and a release).
+            line.withUnsafeBufferPointer { out.append(contentsOf: $0) }
         } else {
             out.append(contentsOf: "HTTP/1.1 \(status) \(reason(status))\r\n".utf8)
         }

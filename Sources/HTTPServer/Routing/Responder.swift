@@ -31,8 +31,9 @@ public final class Responder: Sendable {
         late?.deliver(.problem(status: 500, detail: "The handler ended without an answer."))
     }
 
-    /// Sends the response. Calls after the first are ignored.
-    public func respond(_ response: Response) {
+    /// Sends the response. Calls after the first are ignored. Taken, not borrowed: a late answer goes on to its
+    /// shard as it is, not copied (its body and fields retained once more) on the way.
+    public func respond(_ response: consuming Response) {
         var late: LateDelivery?
         phase.withLock { phase in
             switch phase {
@@ -45,7 +46,7 @@ public final class Responder: Sendable {
                 break
             }
         }
-        late?.deliver(response)
+        if let late { late.deliver(consume response) }
     }
 
     /// Called by the shard when the handler returns: the inline answer, or nil after arranging for the answer to go

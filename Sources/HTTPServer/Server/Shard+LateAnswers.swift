@@ -15,8 +15,8 @@ struct LateDelivery: Sendable {
 
     /// Hops to the shard (its waiter thread), which answers only if the connection is still the one that asked.
     /// Answers arriving together share one hop (`LateAnswers`).
-    func deliver(_ response: Response) {
-        if shard.lateAnswers.add(LateAnswers.Answer(fd: fd, connectionID: connectionID, response: response)) {
+    func deliver(_ response: consuming Response) {
+        if shard.lateAnswers.add(LateAnswers.Answer(fd: fd, connectionID: connectionID, response: consume response)) {
             shard.wakeWaiter()  // which delivers them on the shard's queue
         }
     }
@@ -24,11 +24,14 @@ struct LateDelivery: Sendable {
 
 extension Shard {
     /// Writes answers that came after their handler returned (see `LateAnswers`), each only if its connection is
-    /// still the one that asked; on the shard's queue.
-    func deliver(_ answers: [LateAnswers.Answer]) {
+    /// still the one that asked, and leaves `answers` empty, its room kept; on the shard's queue. Each answer is
+    /// moved out of the list, not copied (a copy retained its body and fields only for the list to release them),
+    /// from the last: the answers are for different connections (each waits for its own, reading nothing else
+    /// meanwhile), so no order among them is owed, and reversing the list first copied every answer.
+    func deliver(_ answers: inout [LateAnswers.Answer]) {
         dispatchPrecondition(condition: .onQueue(queue))
         now = DispatchTimeNow.nanoseconds()
-        for answer in answers {
+        while let answer = answers.popLast() {
             // The request it answers is the one the connection waits on (`respondingTo`, set when its handler
             // returned without an answer): a connection reads no other request meanwhile.
             guard Int(answer.fd) < connections.count, let connection = connections[Int(answer.fd)],

@@ -69,7 +69,9 @@ extension Shard {
             while connection.lifecycle.acceptsRequests,
                 connection.output.count - connection.outputStart <= Self.outputBacklogLimit
             {
-                let step = try connection.input.withUnsafeBufferPointer { (all) throws(HTTPServerError) in
+                // The input read in place (a mutable access of the connection's own buffer): a plain read of a class's
+                // array retained it for the call and released it after, twice a request.
+                let step = try connection.input.withUnsafeMutableBufferPointer { (all) throws(HTTPServerError) in
                     try connection.decoder.decode(UnsafeBufferPointer(rebasing: all[connection.inputStart...]))
                 }
                 let start = connection.inputStart
@@ -131,8 +133,12 @@ extension Shard {
                 let start = connection.inputStart
                 connection.inputStart += length
                 connection.lifecycle.bodyCompleted()
-                var body: [UInt8] = []  // grown by the append: `Array(slice)` took an unspecialised path
-                body.append(contentsOf: connection.input[start..<(start + length)])
+                // Grown by the append (`Array(slice)` took an unspecialised path), from the input read in place (a slice
+                // of it retained the buffer).
+                var body: [UInt8] = []
+                connection.input.withUnsafeMutableBufferPointer { input in
+                    body.append(contentsOf: UnsafeBufferPointer(rebasing: input[start..<(start + length)]))
+                }
                 dispatch(Request(head: head, body: body, pathParameters: parameters), route: route, on: connection)
                 return
             }

@@ -105,7 +105,8 @@ extension Shard {
             date: date.line,
             to: &connection.output
         )
-        if !bodyless { connection.output.append(contentsOf: body) }
+        // Through a buffer pointer: `append(contentsOf:)` takes an array as its own, so the body was retained for it.
+        if !bodyless { body.withUnsafeBufferPointer { connection.output.append(contentsOf: $0) } }
         server.logAccess(
             method: head.method,
             path: head.path,

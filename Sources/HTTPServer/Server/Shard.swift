@@ -183,8 +183,7 @@ final class Shard: @unchecked Sendable {
             queue.sync {
                 if woken {
                     mailbox.take(into: &answers)
-                    deliver(answers)
-                    answers.removeAll(keepingCapacity: true)  // the two lists' room is kept for the next bursts
+                    deliver(&answers)  // which empties it, its room kept for the next bursts
                 }
                 handleEvents()
             }
