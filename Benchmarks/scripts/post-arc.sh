@@ -2,11 +2,13 @@
 # Issue 30: whose reference counts a posted event changes, and where (docs/BENCHMARKS.md, "Session 32", 2026-12-01).
 # `post-anatomy.sh` counts a post's swift_retain and swift_release calls (about 330); a profile shows they take more of
 # the core than any function of ours, but not of which objects. This places uprobes on both with two arguments, the
-# object and its first word (its type's metadata), records them with their call chains (frame pointers) on
+# object, its first word (its type's metadata) and the metadata's type descriptor (a class's, 40 bytes in without
+# Objective-C), records them
+# with their call chains (frame pointers) on
 # SERVER_CPU for WINDOW seconds while `wrk -t1 -cCONNECTIONS` posts {"type":"increment"} to SESSIONS counter sessions
 # of a fresh server (shipped defaults, an empty directory), and prints per post: the calls by the object's type (the
-# metadata's symbol in the binary or in the Swift runtime; `nil` for a call on no object, which costs no atomic
-# operation, `immortal`-looking singletons such as the empty array by name), then for the TOP types the functions
+# metadata's symbol in the binary or in the Swift runtime, or for a generic class's metadata made at run time its
+# descriptor's; `nil` for a call on no object, which costs no atomic operation), then for the TOP types the functions
 # that called (the first frame outside the runtime's retain and release entry points, and with DEPTH=N the N-1 frames
 # above it, joined by `<`). The probes slow the server
 # twenty-fold: the counts a post are exact, the rate is not. Needs root (uprobes) and perf.
@@ -29,8 +31,12 @@ SWIFT_CORE=$(dirname "$(readlink -f "$(command -v swift)")")/../lib/swift/linux/
 [ -f "$SWIFT_CORE" ] || { echo "no libswiftCore.so at $SWIFT_CORE" >&2; exit 1; }
 # The probes, placed once (perf names them probe_libswiftCore:NAME).
 for probe in "arc_retain=swift_retain" "arc_release=swift_release"; do
+    # An older probe of that name without the descriptor goes first.
+    perf probe -l 2>/dev/null | grep "probe_libswiftCore:${probe%%=*}\b" | grep -q descriptor40 ||
+        perf probe -q -d "probe_libswiftCore:${probe%%=*}" 2>/dev/null || true
     perf probe -l 2>/dev/null | grep -q "probe_libswiftCore:${probe%%=*}\b" ||
-        perf probe -q -x "$SWIFT_CORE" --add "$probe object=%di:u64 type=+0(%di):u64" 2>/dev/null ||
+        perf probe -q -x "$SWIFT_CORE" --add \
+            "$probe object=%di:u64 type=+0(%di):u64 descriptor40=+40(+0(%di)):u64" 2>/dev/null ||
         { echo "perf could not place a uprobe on ${probe#*=} (run as root)" >&2; exit 1; }
 done
 BINARY=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -91,15 +97,29 @@ def symbols(path):
     return tables[path]
 def base(path):  # the address the file's first mapping (offset 0) starts at: symbols are relative to it
     return min(s - o for s, _, o, p in regions if p == path)
-def name_of(address):
-    if address == 0:
-        return "nil (no object)"
+def symbol_at(address, exact=False):
     for start, end, _, path in regions:
         if start <= address < end:
             addresses, names = symbols(path)
-            i = bisect.bisect_right(addresses, address - base(path)) - 1
+            offset = address - base(path)
+            i = bisect.bisect_right(addresses, offset) - 1
+            if exact and (i < 0 or addresses[i] != offset):
+                return None
             return names[i] if i >= 0 else path
-    return "metadata made at run time (a generic type)"
+    return None
+def name_of(address, descriptor):
+    if address == 0:
+        return "nil (no object)"
+    # Metadata is named by its own symbol; metadata made at run time (a generic class's), or laid out in the binary's
+    # data without a symbol (a specialised generic class's), by its class's type descriptor: a symbol ending in `Mn`
+    # exactly where the descriptor field points (a closure's context has no such field: what lies there names nothing).
+    at = symbol_at(address)
+    if at and at.endswith(("N", "Mf")):
+        return at
+    described = symbol_at(descriptor, exact=True) if descriptor else None
+    if described and described.endswith("Mn"):
+        return described
+    return at or "metadata made at run time (no class descriptor found)"
 
 posts = 0
 by_type = collections.Counter()
@@ -119,7 +139,7 @@ for line in open(script_path):
     if "probe_libswiftCore:arc_" in text:
         kind = "retain" if "arc_retain" in text else "release"
         fields = dict(f.split("=", 1) for f in text.split() if "=" in f)
-        event = [kind, name_of(int(fields.get("type", "0"))), []]
+        event = [kind, name_of(int(fields.get("type", "0")), int(fields.get("descriptor40", "0"))), []]
         by_type[event[1]] += 1
         continue
     if event is None or len(event[2]) == depth:
@@ -140,8 +160,10 @@ demangled = subprocess.run(["swift", "demangle", "--compact", "--simplified"], i
                            capture_output=True, text=True).stdout.splitlines()
 shown = dict(zip(names + callers_names, demangled))
 for name in names:  # a symbol that is no type's metadata only tells where the metadata lies
-    if name in shown and "metadata" not in shown[name] and not name.startswith(("nil", "metadata made")):
-        shown[name] = "metadata in the binary's data, after " + shown[name]
+    if name in shown and "nominal type descriptor" in shown[name] and not shown[name].startswith("got."):
+        shown[name] = "an instance of " + shown[name].replace("nominal type descriptor for ", "")
+    elif name in shown and "metadata" not in shown[name] and not name.startswith(("nil", "metadata made")):
+        shown[name] = "a closure's context or a box (its metadata in the binary's data, after " + shown[name] + ")"
 total = sum(by_type.values())
 print(f"{posts} posts in the window; retains and releases a post: {total / posts:.1f}")
 for name, count in by_type.most_common():
