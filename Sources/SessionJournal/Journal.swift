@@ -182,7 +182,8 @@ public final class Journal: @unchecked Sendable {
         var wake = false
         let schedule = pending.withLock { state -> Bool? in
             guard !state.closed else { return nil }
-            state.records.append(contentsOf: records)
+            // Through a buffer pointer: `append(contentsOf:)` takes an array as its own (a retain and a release).
+            records.withUnsafeBufferPointer { state.records.append(contentsOf: $0) }
             state.completions.append(Waiting(completion: completion))
             if state.completions.count >= state.gathered { wake = state.endWindow() }
             if state.scheduled { return false }

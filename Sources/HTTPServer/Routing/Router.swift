@@ -227,14 +227,19 @@ public struct Router: Sendable {
     /// decoded, and only the parameters of matching routes are made.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
         if mayBeStatic(path), let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
+        // A parsed path's bytes are read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
+        if let match = path.utf8.withContiguousStorageIfAvailable({ match(method, bytes: $0) }) { return match }
         var path = path
-        return path.withUTF8 { bytes in
-            withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
-                let split = Self.split(bytes, into: room)
-                // Past the room: more segments than any route has, unless the path is mostly empty segments.
-                guard split.count >= 0 else { return matchLongPath(method, bytes) }
-                return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
-            }
+        return path.withUTF8 { match(method, bytes: $0) }
+    }
+
+    /// ``match(_:_:)`` of a path's UTF-8 bytes.
+    private func match(_ method: HTTPMethod, bytes: UnsafeBufferPointer<UInt8>) -> Match {
+        withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
+            let split = Self.split(bytes, into: room)
+            // Past the room: more segments than any route has, unless the path is mostly empty segments.
+            guard split.count >= 0 else { return matchLongPath(method, bytes) }
+            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
         }
     }
 
