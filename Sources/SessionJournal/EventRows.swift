@@ -98,8 +98,11 @@ final class EventRows {
 
     private func append(_ text: String) -> Range<Int> {
         let start = texts.count
-        var text = text
-        text.withUTF8 { texts.append(contentsOf: $0) }
+        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
+        if text.utf8.withContiguousStorageIfAvailable({ texts.append(contentsOf: $0) }) == nil {
+            var text = text
+            text.withUTF8 { texts.append(contentsOf: $0) }
+        }
         return start..<texts.count
     }
 

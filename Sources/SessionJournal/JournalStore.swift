@@ -672,22 +672,35 @@ extension RecordChecksum {
         _ event: EventText,
         _ stamp: EventStamp
     ) -> Int64 {
+        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
+        if let sum = id.utf8.withContiguousStorageIfAvailable({ eventSum($0, revision, origin, event, stamp) }) {
+            return sum
+        }
+        var id = id
+        return id.withUTF8 { eventSum($0, revision, origin, event, stamp) }
+    }
+
+    /// ``event(_:_:_:_:_:)`` of the id's UTF-8 bytes.
+    private static func eventSum(
+        _ id: UnsafeBufferPointer<UInt8>,
+        _ revision: UInt64,
+        _ origin: Int,
+        _ event: EventText,
+        _ stamp: EventStamp
+    ) -> Int64 {
         // The row's fields laid out in one buffer on the stack and summed in one call: each field summed as it came
         // cost about 60 instructions, 1,200 a row (session 31). Texts too long for the buffer are summed as they come.
-        var id = id
-        return id.withUTF8 { id in
-            event.utf8.withUnsafeBytes { event in
-                let number = eventNumber(revision, origin)
-                guard ChecksumLayout.room(id: id.count, event: event.count, stamp: stamp) <= onceBytes else {
-                    var sum = RecordChecksum()
-                    sum.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
-                    return sum.value
-                }
-                return withUnsafeTemporaryAllocation(byteCount: onceBytes, alignment: 8) { room in
-                    var layout = ChecksumLayout(in: room.baseAddress!)
-                    layout.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
-                    return checksum(layout)
-                }
+        event.utf8.withUnsafeBytes { event in
+            let number = eventNumber(revision, origin)
+            guard ChecksumLayout.room(id: id.count, event: event.count, stamp: stamp) <= onceBytes else {
+                var sum = RecordChecksum()
+                sum.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
+                return sum.value
+            }
+            return withUnsafeTemporaryAllocation(byteCount: onceBytes, alignment: 8) { room in
+                var layout = ChecksumLayout(in: room.baseAddress!)
+                layout.addEvent(id: UnsafeRawBufferPointer(id), number: number, event: event, stamp: stamp)
+                return checksum(layout)
             }
         }
     }

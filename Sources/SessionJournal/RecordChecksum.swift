@@ -19,6 +19,8 @@ extension ChecksumFields {
     }
 
     mutating func add(_ text: String) {
+        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
+        if text.utf8.withContiguousStorageIfAvailable({ add(UnsafeRawBufferPointer($0)) }) != nil { return }
         var text = text
         text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
     }
