@@ -22,15 +22,10 @@ WINDOW=${WINDOW:-3}
 PHASES=${PHASES:-0}
 PORT=${PORT:-18559}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
-FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
 # Each measurement runs in a subshell of its own (its output is read back): its server's PID and directory live
 # there, and so does the EXIT trap that stops the server and removes the directory, on success or failure.
-PID=
-DIR=
-stop() {
-    [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-    [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
-}
+# shellcheck source=post-server.sh
+source "$SCRIPTS/post-server.sh"
 
 MALLOC=
 if command -v perf >/dev/null && { perf probe -l 2>/dev/null | grep -q 'probe_libc:malloc\b' ||
@@ -64,44 +59,11 @@ SQLITE_LIB=$(ldconfig -p | awk '/libsqlite3\.so\.0 .*x86-64/ {print $NF; exit}')
     SQLITE_PROBES=$(probes "$SQLITE_LIB" probe_libsqlite3 sqlite3_step sqlite3_log)
 
 measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share", "posts/s mallocs" or the phases
-    local mode=$1 ids u0 s0 u1 s1 t0 t1 mallocs=0 rps
+    local mode=$1 u0 s0 u1 s1 t0 t1 mallocs=0 rps
     shift
-    trap stop EXIT
-    DIR=$(mktemp -d)
-    ids=$DIR/ids
-    local kind=server
-    [ "$1" != floor ] || kind=floor
-    if [ "$kind" = floor ]; then
-        [ -x "$FLOOR" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
-        taskset -c "$SERVER_CPU" "$FLOOR" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
-        PID=$!
-        for i in $(seq "$SESSIONS"); do echo "s$i" >>"$ids"; done
-    else
-        # The binary by its absolute path: the server runs in its own empty directory (its ./data).
-        local binary
-        binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-        shift
-        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$binary" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
-        PID=$!
-    fi
-    local up=0
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && up=1 && break; sleep 0.1; done
-    if [ "$up" = 0 ]; then
-        echo "post-anatomy: nothing answers on port $PORT; the server's last words:" >&2
-        tail -5 "$DIR/stderr" >&2 2>/dev/null || true
-        exit 1
-    fi
-    if [ "$kind" = server ]; then
-        for _ in $(seq "$SESSIONS"); do
-            # The answer ends without a newline, which sed keeps: echo adds it.
-            echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-                "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$ids"
-        done
-    fi
-    # shellcheck disable=SC2046
-    taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$((WINDOW + 2))s" -s "$SCRIPTS/post-session-event.lua" \
-        "http://127.0.0.1:$PORT" -- $(cat "$ids") >"$DIR/wrk.out" &
-    local load=$!
+    trap stop_post_server EXIT
+    start_post_server post-anatomy "$@"
+    start_post_load $((WINDOW + 2))
     sleep 1
     read -r u0 s0 < <(awk '{print $14, $15}' "/proc/$PID/stat")
     t0=$(date +%s.%N)
@@ -130,13 +92,13 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
     fi
     read -r u1 s1 < <(awk '{print $14, $15}' "/proc/$PID/stat")
     t1=$(date +%s.%N)
-    wait "$load"
+    wait "$LOAD"
     rps=$(awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out")
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
     if [ "$mode" = phases ]; then
         perf script -i "$DIR/perf.data" -F comm,ip,sym,dso 2>/dev/null |
-            python3 "$SCRIPTS/post-phases.py" 2999 "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "$binary")"
-        stop
+            python3 "$SCRIPTS/post-phases.py" 2999 "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "$SERVER_BINARY")"
+        stop_post_server
         return
     fi
     # CPU ticks are 1/100 s (USER_HZ); the window's posts are the run's rate times its length.
@@ -145,7 +107,7 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
         if (mode == "cpu") printf "%.0f %.2f %.2f %.0f\n", r, 1e4 * u / n, 1e4 * s / n, (u + s) / w
         else printf "%.0f %s\n", r, m
     }'
-    stop
+    stop_post_server
 }
 
 group=()

@@ -39,34 +39,16 @@ for probe in "arc_retain=swift_retain" "arc_release=swift_release"; do
             "$probe object=%di:u64 type=+0(%di):u64 descriptor40=+40(+0(%di)):u64" 2>/dev/null ||
         { echo "perf could not place a uprobe on ${probe#*=} (run as root)" >&2; exit 1; }
 done
-BINARY=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-shift
-DIR=$(mktemp -d)
-PID=
-stop() {
-    [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-    rm -rf "$DIR"
-}
-trap stop EXIT
-(cd "$DIR" && exec taskset -c "$SERVER_CPU" "$BINARY" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
-PID=$!
-up=0
-for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && up=1 && break; sleep 0.1; done
-[ "$up" = 1 ] || { echo "post-arc: nothing answers on port $PORT" >&2; tail -5 "$DIR/stderr" >&2; exit 1; }
-for _ in $(seq "$SESSIONS"); do
-    # The answer ends without a newline, which sed keeps: echo adds it.
-    echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-        "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$DIR/ids"
-done
-# shellcheck disable=SC2046
-taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$((WINDOW + 4))s" -s "$SCRIPTS/post-session-event.lua" \
-    "http://127.0.0.1:$PORT" -- $(cat "$DIR/ids") >"$DIR/wrk.out" &
-load=$!
+# shellcheck source=post-server.sh
+source "$SCRIPTS/post-server.sh"
+trap stop_post_server EXIT
+start_post_server post-arc "$@"
+start_post_load $((WINDOW + 4))
 sleep 1.5
 cp "/proc/$PID/maps" "$DIR/maps"
 perf record -q -g -e probe_libswiftCore:arc_retain -e probe_libswiftCore:arc_release -e syscalls:sys_enter_sendto \
     -a -C "$SERVER_CPU" -o "$DIR/perf.data" -- sleep "$WINDOW" >/dev/null 2>&1
-wait "$load"
+wait "$LOAD"
 perf script -i "$DIR/perf.data" -F event,trace,ip,sym 2>/dev/null >"$DIR/script"
 python3 - "$DIR/maps" "$DIR/script" "$TOP" "$CALLERS" "$DEPTH" <<'EOF'
 import bisect, collections, subprocess, sys

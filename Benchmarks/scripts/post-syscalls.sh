@@ -19,55 +19,18 @@ SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-3}
 PORT=${PORT:-18577}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
-FLOOR=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
 command -v perf >/dev/null || { echo "perf is needed (apt-get install linux-perf)" >&2; exit 1; }
-PID=
-DIR=
-stop() {
-    [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }
-    [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
-}
+# shellcheck source=post-server.sh
+source "$SCRIPTS/post-server.sh"
 
 measure() { # command...: prints "posts/s", then "count name" lines a post
-    trap stop EXIT
-    DIR=$(mktemp -d)
-    local ids=$DIR/ids kind=server
-    [ "$1" != floor ] || kind=floor
-    if [ "$kind" = floor ]; then
-        [ -x "$FLOOR" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
-        taskset -c "$SERVER_CPU" "$FLOOR" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
-        PID=$!
-        for i in $(seq "$SESSIONS"); do echo "s$i" >>"$ids"; done
-    else
-        # The binary by its absolute path: the server runs in its own empty directory (its ./data).
-        local binary
-        binary=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
-        shift
-        (cd "$DIR" && exec taskset -c "$SERVER_CPU" "$binary" "$@" --port "$PORT" >"$DIR/stdout" 2>"$DIR/stderr") &
-        PID=$!
-    fi
-    local up=0
-    for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && up=1 && break; sleep 0.1; done
-    if [ "$up" = 0 ]; then
-        echo "post-syscalls: nothing answers on port $PORT; the server's last words:" >&2
-        tail -5 "$DIR/stderr" >&2 2>/dev/null || true
-        exit 1
-    fi
-    if [ "$kind" = server ]; then
-        for _ in $(seq "$SESSIONS"); do
-            # The answer ends without a newline, which sed keeps: echo adds it.
-            echo "$(curl -sf -X POST -H 'Content-Type: application/json' -d '{"system":"counter"}' \
-                "http://127.0.0.1:$PORT/v1/sessions" | sed -n 's/.*"id":"\([^"]*\)".*/\1/p')" >>"$ids"
-        done
-    fi
-    # shellcheck disable=SC2046
-    taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$((WINDOW + 2))s" -s "$SCRIPTS/post-session-event.lua" \
-        "http://127.0.0.1:$PORT" -- $(cat "$ids") >"$DIR/wrk.out" &
-    local load=$!
+    trap stop_post_server EXIT
+    start_post_server post-syscalls "$@"
+    start_post_load $((WINDOW + 2))
     sleep 1
     perf stat -x, -e 'syscalls:sys_enter_*' -e context-switches -a -C "$SERVER_CPU" -o "$DIR/counts" \
         -- sleep "$WINDOW" >/dev/null 2>&1
-    wait "$load"
+    wait "$LOAD"
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
     awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out"
     # perf's CSV: count, unit, event name. The answers are the window's sendto calls.
@@ -75,7 +38,7 @@ measure() { # command...: prints "posts/s", then "count name" lines a post
         END { for (name in count) if (posts > 0 && count[name] / posts >= 0.001) {
             short = name; sub(/^syscalls:sys_enter_/, "", short); printf "%.3f %s\n", count[name] / posts, short } }' \
         "$DIR/counts" | sort -rn
-    stop
+    stop_post_server
 }
 
 group=()

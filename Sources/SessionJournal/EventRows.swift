@@ -1,4 +1,5 @@
 internal import CSQLite
+import FeedbackJSON
 
 /// Writes a group commit's events into `events` several rows per `INSERT`. Each statement execution has a fixed cost
 /// apart from its rows (its cursors, and `AUTOINCREMENT`'s read and rewrite of `sqlite_sequence`, each a few
@@ -98,11 +99,7 @@ final class EventRows {
 
     private func append(_ text: String) -> Range<Int> {
         let start = texts.count
-        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
-        if text.utf8.withContiguousStorageIfAvailable({ texts.append(contentsOf: $0) }) == nil {
-            var text = text
-            text.withUTF8 { texts.append(contentsOf: $0) }
-        }
+        text.withUTF8Bytes { texts.append(contentsOf: $0) }
         return start..<texts.count
     }
 

@@ -1,4 +1,5 @@
 internal import CSQLite
+import FeedbackJSON
 import Foundation
 import Glibc
 
@@ -672,12 +673,7 @@ extension RecordChecksum {
         _ event: EventText,
         _ stamp: EventStamp
     ) -> Int64 {
-        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
-        if let sum = id.utf8.withContiguousStorageIfAvailable({ eventSum($0, revision, origin, event, stamp) }) {
-            return sum
-        }
-        var id = id
-        return id.withUTF8 { eventSum($0, revision, origin, event, stamp) }
+        id.withUTF8Bytes { eventSum($0, revision, origin, event, stamp) }
     }
 
     /// ``event(_:_:_:_:_:)`` of the id's UTF-8 bytes.

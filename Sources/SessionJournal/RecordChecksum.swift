@@ -1,4 +1,5 @@
 internal import CZlib
+import FeedbackJSON
 
 /// The fields a record's checksum is taken over, one after another: each a little-endian 32-bit length, then its
 /// bytes. `RecordChecksum` sums them as they come; `ChecksumLayout` lays a record's out in one buffer to be summed in
@@ -19,10 +20,7 @@ extension ChecksumFields {
     }
 
     mutating func add(_ text: String) {
-        // A native string's bytes read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
-        if text.utf8.withContiguousStorageIfAvailable({ add(UnsafeRawBufferPointer($0)) }) != nil { return }
-        var text = text
-        text.withUTF8 { add(UnsafeRawBufferPointer($0)) }
+        text.withUTF8Bytes { add(UnsafeRawBufferPointer($0)) }
     }
 
     mutating func add(_ number: UInt64) {

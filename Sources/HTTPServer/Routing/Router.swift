@@ -1,3 +1,5 @@
+import FeedbackJSON
+
 /// Maps a method and a path to a handler. Paths are literal segments and `{name}` parameters
 /// (`/v1/sessions/{id}/events`). A GET route also answers HEAD (without a body).
 ///
@@ -227,10 +229,7 @@ public struct Router: Sendable {
     /// decoded, and only the parameters of matching routes are made.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
         if mayBeStatic(path), let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
-        // A parsed path's bytes are read where they lie; `withUTF8` needs a mutable copy (a retain and a release).
-        if let match = path.utf8.withContiguousStorageIfAvailable({ match(method, bytes: $0) }) { return match }
-        var path = path
-        return path.withUTF8 { match(method, bytes: $0) }
+        return path.withUTF8Bytes { match(method, bytes: $0) }
     }
 
     /// ``match(_:_:)`` of a path's UTF-8 bytes.
