@@ -14,10 +14,6 @@
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0). Copy binaries aside first.
 set -euo pipefail
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
-CONNECTIONS=${CONNECTIONS:-64}
-SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-3}
 PHASES=${PHASES:-0}
 PORT=${PORT:-18559}
@@ -110,27 +106,20 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
     stop_post_server
 }
 
-group=()
-for argument in "$@" --; do
-    if [ "$argument" != -- ]; then
-        group+=("$argument")
-        continue
-    fi
-    [ ${#group[@]} -gt 0 ] || continue
-    name=$(basename "${group[0]}")
-    [ ${#group[@]} -eq 1 ] || name="$name ${group[*]:1}"
-    read -r rps user kernel share < <(measure cpu "${group[@]}")
+report() { # floor|binary [flags...]
+    local rps user kernel share mallocs arc steps logs
+    read -r rps user kernel share < <(measure cpu "$@")
     mallocs="-"
     arc="-"
     steps="-"
     logs="-"
     # A second run for the counts: the uprobes trap every call, which slows the server and would skew its CPU.
-    [ -z "$MALLOC" ] || read -r _ mallocs arc < <(measure mallocs "${group[@]}")
+    [ -z "$MALLOC" ] || read -r _ mallocs arc < <(measure mallocs "$@")
     [ -n "$ARC" ] || arc="-"
-    [ -z "$SQLITE_PROBES" ] || read -r _ steps logs < <(measure sqlite "${group[@]}")
+    [ -z "$SQLITE_PROBES" ] || read -r _ steps logs < <(measure sqlite "$@")
     printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s  SQLite steps %s, log calls %s a post\n' \
-        "$name" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc" "$steps" "$logs"
-    [ "$PHASES" = 0 ] || [ "${group[0]}" = floor ] || measure phases "${group[@]}"
-    group=()
-done
+        "$(server_name "$@")" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc" "$steps" "$logs"
+    [ "$PHASES" = 0 ] || [ "$1" = floor ] || measure phases "$@"
+}
+for_each_server report "$@"
 [ -n "$MALLOC" ] || echo "(mallocs not counted: perf could not place a uprobe on glibc's malloc; run as root)"

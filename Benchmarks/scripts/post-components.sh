@@ -8,13 +8,9 @@
 # answer and send; the writer's INSERT, COMMIT, compaction and hand-back; idle) with the microseconds a post each, from
 # the run's rate. perf and its unwinding run on LOAD_CPU beside wrk, which slows the load a little: compare shares.
 # Needs root (perf on a CPU).
-# Usage: scripts/post-components.sh BINARY [flags] [-- BINARY [flags] ...]
+# Usage: scripts/post-components.sh BINARY [flags] [-- BINARY [flags] ...]   (or `floor`: JournalFloor)
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 FREQUENCY=999 PORT=18578 OTHER=0)
 set -euo pipefail
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
-CONNECTIONS=${CONNECTIONS:-64}
-SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-3}
 FREQUENCY=${FREQUENCY:-999}
 PORT=${PORT:-18578}
@@ -35,19 +31,12 @@ measure() { # binary [flags...]
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
     local rate
     rate=$(awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out")
-    echo "== $(basename "$1") ${*:2}"
+    echo "== $(server_name "$@")"
     taskset -c "$LOAD_CPU" perf script -i "$DIR/perf.data" -F comm,tid,ip,sym 2>/dev/null |
         python3 "$SCRIPTS/post-components.py" --rate "$rate" --other "$OTHER"
     stop_post_server
 }
 
-group=()
-for argument in "$@" --; do
-    if [ "$argument" != -- ]; then
-        group+=("$argument")
-        continue
-    fi
-    [ ${#group[@]} -gt 0 ] || continue
-    (measure "${group[@]}")
-    group=()
-done
+# Each server in a subshell of its own: its PID, directory and EXIT trap live there.
+run() { (measure "$@"); }
+for_each_server run "$@"

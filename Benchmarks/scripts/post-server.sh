@@ -1,8 +1,12 @@
-# Sourced by post-anatomy.sh, post-syscalls.sh and post-arc.sh: one server under the load they all measure, a fresh
-# process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor takes any path segment as a
-# session) and `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin to them on LOAD_CPU. The caller sets
-# SERVER_CPU, LOAD_CPU, CONNECTIONS, SESSIONS, PORT and SCRIPTS, and traps EXIT with `stop_post_server`, which stops
-# the server (PID) and removes its directory (DIR).
+# Sourced by post-anatomy.sh, post-syscalls.sh, post-arc.sh and post-components.sh: one server under the load they all
+# measure, a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor takes any path
+# segment as a session) and `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin to them on LOAD_CPU. The
+# environment may set SERVER_CPU, LOAD_CPU, CONNECTIONS and SESSIONS (0, 1, 64 and 64 otherwise); the caller sets PORT
+# and SCRIPTS, and traps EXIT with `stop_post_server`, which stops the server (PID) and removes its directory (DIR).
+SERVER_CPU=${SERVER_CPU:-0}
+LOAD_CPU=${LOAD_CPU:-1}
+CONNECTIONS=${CONNECTIONS:-64}
+SESSIONS=${SESSIONS:-64}
 PID=
 DIR=
 # The feedback-host binary being measured, by its absolute path (empty for the floor).
@@ -55,4 +59,26 @@ start_post_load() { # seconds
     taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$1s" -s "$SCRIPTS/post-session-event.lua" \
         "http://127.0.0.1:$PORT" -- $(cat "$DIR/ids") >"$DIR/wrk.out" &
     LOAD=$!
+}
+
+# Calls FUNCTION once for each server of the arguments, with its words: `floor`, or a feedback-host binary and its
+# flags, the servers apart by `--` (`floor -- BINARY -- BINARY --data-dir none`).
+for_each_server() { # function arguments...
+    local function=$1 argument
+    local group=()
+    shift
+    for argument in "$@" --; do
+        if [ "$argument" != -- ]; then
+            group+=("$argument")
+            continue
+        fi
+        [ ${#group[@]} -gt 0 ] || continue
+        "$function" "${group[@]}"
+        group=()
+    done
+}
+
+# A server's name in a report: the binary's file name, then its flags.
+server_name() { # floor|binary [flags...]
+    if [ $# -eq 1 ]; then basename "$1"; else echo "$(basename "$1") ${*:2}"; fi
 }

@@ -12,10 +12,6 @@
 # Usage: scripts/post-syscalls.sh floor -- BINARY -- BINARY --data-dir none
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18577). Copy binaries aside first.
 set -euo pipefail
-SERVER_CPU=${SERVER_CPU:-0}
-LOAD_CPU=${LOAD_CPU:-1}
-CONNECTIONS=${CONNECTIONS:-64}
-SESSIONS=${SESSIONS:-64}
 WINDOW=${WINDOW:-3}
 PORT=${PORT:-18577}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
@@ -41,20 +37,13 @@ measure() { # command...: prints "posts/s", then "count name" lines a post
     stop_post_server
 }
 
-group=()
-for argument in "$@" --; do
-    if [ "$argument" != -- ]; then
-        group+=("$argument")
-        continue
-    fi
-    [ ${#group[@]} -gt 0 ] || continue
-    name=$(basename "${group[0]}")
-    [ ${#group[@]} -eq 1 ] || name="$name ${group[*]:1}"
+report() { # floor|binary [flags...]
+    local rps count call
     {
         read -r rps
-        printf '%s  posts/s %.0f  a post:' "$name" "$rps"
+        printf '%s  posts/s %.0f  a post:' "$(server_name "$@")" "$rps"
         while read -r count call; do printf '  %s %s' "$call" "$count"; done
         printf '\n'
-    } < <(measure "${group[@]}")
-    group=()
-done
+    } < <(measure "$@")
+}
+for_each_server report "$@"
