@@ -8,14 +8,18 @@
 # slow, divided by that window's answers: its send(2) calls), and in a third run SQLite's statement steps and its
 # error-log calls a post (uprobes on libsqlite3: a step has a cost of its own beyond its rows, and a log call a post
 # is SQLite refusing or reporting something on every post). Servers: `floor` (JournalFloor), or a feedback-host
-# binary followed by its flags up to the next `--`. With PHASES=1, a fourth run of each feedback-host records the window
-# with `perf record --call-graph dwarf` (2999 Hz) and prints its CPU a post by phase of the post's way, thread and side
-# (post-phases.py; the profiler slows the server by about a quarter, so compare phases, not totals; session 21).
+# binary followed by its flags up to the next `--`. With PHASES=1, a fourth run of each server records the window
+# with `perf record --call-graph dwarf` (PHASES_HZ samples a second, 999; 2999 before session 33) and prints its CPU a
+# post by phase of the post's way, thread and side (post-phases.py; the floor's by system call and library; the
+# profiler's copies of the stacks slow the server, more the higher the rate, so compare phases, not totals; sessions 21
+# and 33).
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
-#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0). Copy binaries aside first.
+#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0 PHASES_HZ=999). Copy binaries
+#        aside first.
 set -euo pipefail
 WINDOW=${WINDOW:-3}
 PHASES=${PHASES:-0}
+PHASES_HZ=${PHASES_HZ:-999}
 PORT=${PORT:-18559}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 # Each measurement runs in a subshell of its own (its output is read back): its server's PID and directory live
@@ -78,10 +82,13 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
             awk -F, '/sqlite3_step/ {st = $1} /sqlite3_log/ {lg = $1} /sendto/ {n = $1}
                 END { if (n > 0) printf "%.2f %.2f", st / n, lg / n }')
     elif [ "$mode" = phases ]; then
-        # The window's posts are its answers here too (the profiler slows the window alone).
-        perf stat -x, -e syscalls:sys_enter_sendto -p "$PID" -o "$DIR/sends" -- sleep "$WINDOW" &
-        perf record -q -F 2999 --call-graph dwarf,16384 -p "$PID" -o "$DIR/perf.data" -- sleep "$WINDOW" \
-            >/dev/null 2>&1
+        # The window's posts are its answers here too (the profiler slows the window alone). The server's core is
+        # sampled, not its process: events that follow a process's threads cost it at every context switch, which a
+        # durable post makes several of (shard, writer), and slowed it by half (session 33); the core's idle shows too.
+        # perf itself runs beside the load.
+        perf stat -x, -e syscalls:sys_enter_sendto -a -C "$SERVER_CPU" -o "$DIR/sends" -- sleep "$WINDOW" &
+        taskset -c "$LOAD_CPU" perf record -q -F "$PHASES_HZ" --call-graph dwarf,16384 -a -C "$SERVER_CPU" \
+            -o "$DIR/perf.data" -- sleep "$WINDOW" >/dev/null 2>&1
         wait $!
     else
         sleep "$WINDOW"
@@ -93,7 +100,7 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
     if [ "$mode" = phases ]; then
         perf script -i "$DIR/perf.data" -F comm,ip,sym,dso 2>/dev/null |
-            python3 "$SCRIPTS/post-phases.py" 2999 "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "$SERVER_BINARY")"
+            python3 "$SCRIPTS/post-phases.py" "$PHASES_HZ" "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "${SERVER_BINARY:-JournalFloor}")"
         stop_post_server
         return
     fi
@@ -119,7 +126,7 @@ report() { # floor|binary [flags...]
     [ -z "$SQLITE_PROBES" ] || read -r _ steps logs < <(measure sqlite "$@")
     printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s  SQLite steps %s, log calls %s a post\n' \
         "$(server_name "$@")" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc" "$steps" "$logs"
-    [ "$PHASES" = 0 ] || [ "$1" = floor ] || measure phases "$@"
+    [ "$PHASES" = 0 ] || measure phases "$@"
 }
 for_each_server report "$@"
 [ -n "$MALLOC" ] || echo "(mallocs not counted: perf could not place a uprobe on glibc's malloc; run as root)"

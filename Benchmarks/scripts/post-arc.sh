@@ -1,16 +1,14 @@
 #!/usr/bin/env bash
 # Issue 30: whose reference counts a posted event changes, and where (docs/BENCHMARKS.md, "Session 32", 2026-12-01).
 # `post-anatomy.sh` counts a post's swift_retain and swift_release calls (about 330); a profile shows they take more of
-# the core than any function of ours, but not of which objects. This places uprobes on both with two arguments, the
+# the core than any function of ours, but not of which objects. This places uprobes on both with three arguments, the
 # object, its first word (its type's metadata) and the metadata's type descriptor (a class's, 40 bytes in without
-# Objective-C), records them
-# with their call chains (frame pointers) on
-# SERVER_CPU for WINDOW seconds while `wrk -t1 -cCONNECTIONS` posts {"type":"increment"} to SESSIONS counter sessions
-# of a fresh server (shipped defaults, an empty directory), and prints per post: the calls by the object's type (the
-# metadata's symbol in the binary or in the Swift runtime, or for a generic class's metadata made at run time its
-# descriptor's; `nil` for a call on no object, which costs no atomic operation), then for the TOP types the functions
-# that called (the first frame outside the runtime's retain and release entry points, and with DEPTH=N the N-1 frames
-# above it, joined by `<`). The probes slow the server
+# Objective-C), records them with their call chains (frame pointers) on SERVER_CPU for WINDOW seconds while `wrk -t1
+# -cCONNECTIONS` posts {"type":"increment"} to SESSIONS counter sessions of a fresh server (shipped defaults, an empty
+# directory), and prints per post: the calls by the object's type (the metadata's symbol in the binary or in the Swift
+# runtime, or for a generic class's metadata made at run time its descriptor's; `nil` for a call on no object, which
+# costs no atomic operation), then for the TOP types the functions that called (the first frame outside the runtime's
+# retain and release entry points, and with DEPTH=N the N-1 frames above it, joined by `<`). The probes slow the server
 # twenty-fold: the counts a post are exact, the rate is not. Needs root (uprobes) and perf.
 # Usage: scripts/post-arc.sh BINARY [FLAGS...]   (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=1 TOP=6
 #        CALLERS=8 DEPTH=1 PORT=18583). Copy the binary aside first.

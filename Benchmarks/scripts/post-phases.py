@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Where a durable post's CPU goes, by phase of its way: reads `perf script -F comm,ip,sym,dso` of a server recorded
-with `--call-graph dwarf` (post-anatomy.sh with PHASES=1 records it) and gives each sample to the first phase, in the
-order below, one of its frames belongs to, per thread (the shard's; Dispatch's, where the journal's writer runs) and
-per side (user or kernel), printed as microseconds a post: samples / frequency / posts.
+"""Where a durable post's CPU goes, by phase of its way: reads `perf script -F comm,ip,sym,dso` of a server's core recorded
+with `--call-graph dwarf` (post-anatomy.sh with PHASES=1 records it, the floor's too) and gives each sample to the
+first phase, in the order below, one of its frames belongs to (what none of ours takes, to its system call or
+library), per thread (the shard's; Dispatch's, where the journal's writer runs) and per side (user or kernel), printed
+as microseconds a post: samples / frequency / posts.
 
 Usage: perf script -i perf.data -F comm,ip,sym,dso | post-phases.py FREQUENCY POSTS BINARY_NAME
 """
@@ -19,13 +20,35 @@ PHASES = [
     ("group commit, the rest", ["commitBatch", "commitNext"]),
     ("recorder step", ["RecorderC6record"]),
     ("batch end", ["RecorderC10batchEnded"]),
-    ("late answers delivered", ["ShardC7delivery"]),
+    ("answer sent (send(2))", ["ShardC5flush"]),
+    ("access log line", ["AccessLogC6record"]),
+    ("request metrics", ["ServerMetricsC6record"]),
+    ("answer written (its head, the output buffer)", ["ShardC7respond", "ShardC5write"]),
+    ("late answers delivered, the rest", ["ShardC7delivery"]),
     ("crash marks", ["CrashMarks"]),
     ("guard", ["GuardC11stepStarted"]),
+    ("state encoded", ["encodeState"]),
     ("loop", ["FeedbackLoop0B0C4send"]),
+    ("reduce, trial, cache (the rest of submit)", ["runQueue", "submitOnce", "postNow"]),
+    ("body parsed as JSON", ["jsonBody", "JSONParser"]),
+    # SessionService.session(for:) and SessionHost's lookups (mangled names abbreviate a repeated module name:
+    # SessionHost in SessionRuntime is `0A4HostC`).
+    ("session id and lookup", ["SessionB0C7session3for", "0A4HostC7session", "0A4HostC06activeA0_"]),
     ("session: route and post", ["SystemA0C5route", "postEvents"]),
-    ("HTTP: parse, route, answer", ["ShardC7process"]),
+    ("head parsed", ["RequestDecoderV6decode", "RequestParser"]),
+    ("route matched", ["RouterV5match"]),
+    ("HTTP: the rest of a request", ["ShardC7process"]),
+    ("recv(2)", ["ShardC8readable"]),
     ("shard loop", ["waitForEvents"]),
+    ("idle", ["pv_native_safe_halt", "do_idle"]),
+    # What none of ours takes, by system call or library: all of JournalFloor's (whose functions are not ours).
+    ("sendto(2)", ["__x64_sys_sendto"]),
+    ("recvfrom(2)", ["__x64_sys_recvfrom"]),
+    ("fdatasync(2)", ["__x64_sys_fdatasync"]),
+    ("pwrite64(2)", ["__x64_sys_pwrite64"]),
+    ("epoll_wait(2)", ["__x64_sys_epoll_wait"]),
+    ("SQLite, the rest", ["libsqlite3"]),
+    ("formatting (snprintf, strftime)", ["printf", "strftime", "gmtime"]),
 ]
 
 
@@ -36,9 +59,13 @@ def main() -> None:
         lines = [line.strip() for line in block.strip().split("\n") if line.strip()]
         if len(lines) < 2:
             continue
-        # The shards run on threads of their own (named as the process, cut to 15 characters).
+        # The shards run on threads of their own (named as the process, cut to 15 characters); JournalFloor's two
+        # threads both carry its name.
         comm = lines[0].split()[0]
-        thread = "shard" if comm == binary else "dispatch" if "overcommit" in comm else "other"
+        if comm == binary:
+            thread = "floor" if binary == "JournalFloor" else "shard"
+        else:
+            thread = "dispatch" if "overcommit" in comm else "idle" if comm == "swapper" else "other"
         side = "kernel" if "[kernel.kallsyms]" in lines[1] else "user"
         stack = " ".join(lines[1:])
         phase = next((name for name, marks in PHASES if any(mark in stack for mark in marks)), "other")

@@ -1,8 +1,8 @@
-# Sourced by post-anatomy.sh, post-syscalls.sh, post-arc.sh and post-components.sh: one server under the load they all
-# measure, a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor takes any path
-# segment as a session) and `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin to them on LOAD_CPU. The
-# environment may set SERVER_CPU, LOAD_CPU, CONNECTIONS and SESSIONS (0, 1, 64 and 64 otherwise); the caller sets PORT
-# and SCRIPTS, and traps EXIT with `stop_post_server`, which stops the server (PID) and removes its directory (DIR).
+# Sourced by post-anatomy.sh, post-syscalls.sh and post-arc.sh: one server under the load they all measure, a fresh
+# process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor takes any path segment as a
+# session) and `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin to them on LOAD_CPU. The environment
+# may set SERVER_CPU, LOAD_CPU, CONNECTIONS and SESSIONS (0, 1, 64 and 64 otherwise); the caller sets PORT and SCRIPTS,
+# and traps EXIT with `stop_post_server`, which stops the server (PID) and removes its directory (DIR).
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 CONNECTIONS=${CONNECTIONS:-64}
