@@ -105,8 +105,10 @@ public final class ServiceApplication: Sendable {
     ) throws(JournalError) -> ServiceApplication {
         // One registry per application, rendered on /metrics; tests can run several servers in one process.
         let registry = PrometheusCollectorRegistry()
-        var metricsFactory = PrometheusMetricsFactory(registry: registry)
-        metricsFactory.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
+        var prometheus = PrometheusMetricsFactory(registry: registry)
+        prometheus.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
+        let metricsFactory = ServiceMetricsFactory(prometheus)
+        let timers = metricsFactory.timers
         let journaled = try openJournal(
             reader: reader,
             logger: logger,
@@ -189,7 +191,11 @@ public final class ServiceApplication: Sendable {
             Response(
                 status: 200,
                 headers: HTTPHeaders([("Content-Type", "text/plain; version=0.0.4; charset=utf-8")]),
-                body: registry.emitToBuffer()
+                body: {
+                    var text = registry.emitToBuffer()
+                    timers.render(into: &text)
+                    return text
+                }()
             )
         }
         let server = Server(
