@@ -104,7 +104,8 @@ final class DurationHistograms: Sendable {
 /// One series of durations: a count per bucket (not cumulative: a record adds to one) and the sum in nanoseconds, each
 /// an atomic, so records from any thread take no lock. A scrape reads them one after another: a record landing in
 /// between may show in a bucket and not yet in the sum, as with any lock-free Prometheus client; the count is the
-/// buckets' total, so it always matches `+Inf`.
+/// buckets' total, so it always matches `+Inf`. `@unchecked Sendable`: the counts lie behind a pointer the class
+/// allocates once and frees in `deinit`, and every access to them is an atomic operation.
 final class DurationHistogram: TimerHandler, @unchecked Sendable {
     let name: String
     /// The series' labels as rendered (`key="value",...`), empty for none.
