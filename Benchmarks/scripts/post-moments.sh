@@ -42,13 +42,21 @@ rate() { # index: one run against that server, its posts a second
     awk '/Requests\/sec/ {printf "%.0f", $2}' "$DIR/wrk.out"
 }
 
+# The least, the median and the largest of FILE's column COLUMN.
+summary() { # file column label
+    sort -n -k"$2,$2" "$1" | awk -v c="$2" -v label="$3" '{ v[NR] = $c }
+        END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
+              printf "%s: least %s, median %s, largest %s over %d runs\n", label, v[1], m, v[NR], NR }'
+}
+
 for_each_server start "$@"
 case ${#PIDS[@]} in
 1)
     echo "${NAMES[0]}: $RUNS runs of ${SECONDS_EACH}s back to back"
     for run in $(seq "$RUNS"); do
         echo "$run $(rate 0) posts/s  directory $(du -sk "${DIRS[0]}" | cut -f1) KiB"
-    done
+    done | tee "${DIRS[0]}/runs"
+    summary "${DIRS[0]}/runs" 2 "posts/s"
     ;;
 2)
     echo "${NAMES[0]} and ${NAMES[1]}: $RUNS pairs of ${SECONDS_EACH}s runs, alternating"
@@ -60,7 +68,8 @@ case ${#PIDS[@]} in
         fi
         awk -v r="$run" -v a="$first" -v b="$second" -v n="${NAMES[1]}" -v m="${NAMES[0]}" \
             'BEGIN { printf "%d %s %d  %s %d  ratio %.3f\n", r, m, a, n, b, b / a }'
-    done
+    done | tee "${DIRS[0]}/runs"
+    summary "${DIRS[0]}/runs" 7 "ratio"
     ;;
 *)
     echo "one server or two" >&2
