@@ -42,9 +42,9 @@ rate() { # index: one run against that server, its posts a second
     awk '/Requests\/sec/ {printf "%.0f", $2}' "$DIR/wrk.out"
 }
 
-# The least, the median and the largest of FILE's column COLUMN.
+# The least, the median and the largest of FILE's column COLUMN (0: the last).
 summary() { # file column label
-    sort -n -k"$2,$2" "$1" | awk -v c="$2" -v label="$3" '{ v[NR] = $c }
+    awk -v c="$2" '{ print (c > 0 ? $c : $NF) }' "$1" | sort -n | awk -v label="$3" '{ v[NR] = $1 }
         END { m = NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2
               printf "%s: least %s, median %s, largest %s over %d runs\n", label, v[1], m, v[NR], NR }'
 }
@@ -69,7 +69,7 @@ case ${#PIDS[@]} in
         awk -v r="$run" -v a="$first" -v b="$second" -v n="${NAMES[1]}" -v m="${NAMES[0]}" \
             'BEGIN { printf "%d %s %d  %s %d  ratio %.3f\n", r, m, a, n, b, b / a }'
     done | tee "${DIRS[0]}/runs"
-    summary "${DIRS[0]}/runs" 7 "ratio"
+    summary "${DIRS[0]}/runs" 0 "ratio"
     ;;
 *)
     echo "one server or two" >&2
