@@ -3,19 +3,21 @@ import Prometheus
 import Synchronization
 
 /// The service's metrics factory: Prometheus' for everything but timers, whose histograms are ``DurationHistogram``s
-/// that `/metrics` renders after the registry's metrics (``render(into:)``), in the same text format and buckets.
+/// that `/metrics` renders after the registry's metrics (``render(into:)``), in the same text format, with the names,
+/// labels and buckets the Prometheus factory would give them (its sanitizer, its buckets for the label or its default).
 ///
 /// Why timers differ: a post records two of them (its reduce and its request), and swift-prometheus' histogram takes
-/// a lock and walks every bucket on each record (its buckets are cumulative): about 300 instructions a record under
-/// callgrind, 1 % of a durable post's (docs/BENCHMARKS.md, session 34). Here a record is a search for its bucket
-/// (the first, for the sub-millisecond durations that are nearly all of them) and two atomic additions.
+/// a lock and walks every bucket on each record (its buckets are cumulative): about 650 instructions a record under
+/// callgrind, its lock included, 2 % of a durable post's for the two (docs/BENCHMARKS.md, session 34). Here a record
+/// is a search for its bucket (the first, for the sub-millisecond durations that are nearly all of them) and two
+/// atomic additions.
 struct ServiceMetricsFactory: MetricsFactory {
     let prometheus: PrometheusMetricsFactory
     let timers: DurationHistograms
 
     init(_ prometheus: PrometheusMetricsFactory) {
         self.prometheus = prometheus
-        timers = DurationHistograms(buckets: prometheus.defaultDurationHistogramBuckets)
+        timers = DurationHistograms()
     }
 
     func makeCounter(label: String, dimensions: [(String, String)]) -> any CounterHandler {
@@ -35,7 +37,9 @@ struct ServiceMetricsFactory: MetricsFactory {
     }
 
     func makeTimer(label: String, dimensions: [(String, String)]) -> any TimerHandler {
-        timers.histogram(label, dimensions)
+        let (label, dimensions) = prometheus.nameAndLabelSanitizer(label, dimensions)
+        let buckets = prometheus.durationHistogramBuckets[label] ?? prometheus.defaultDurationHistogramBuckets
+        return timers.histogram(label, dimensions, buckets: buckets)
     }
 
     func destroyCounter(_ handler: any CounterHandler) { prometheus.destroyCounter(handler) }
@@ -51,23 +55,15 @@ struct ServiceMetricsFactory: MetricsFactory {
 /// The timers' histograms of one application, one per name and dimensions (asked for twice, the same one), rendered
 /// by name in the order first asked for.
 final class DurationHistograms: Sendable {
-    /// The bucket bounds in nanoseconds, ascending.
-    private let bounds: [Int64]
-    /// `le` of each bound as the text format writes it: seconds, exactly (`DurationHistogram.seconds`).
-    private let boundTexts: [String]
     private let histograms = Mutex<[(key: String, histogram: DurationHistogram)]>([])
 
-    init(buckets: [Duration]) {
-        let bounds = buckets.map { Self.nanoseconds($0) }.sorted()
-        self.bounds = bounds
-        boundTexts = bounds.map(DurationHistogram.seconds)
-    }
-
-    func histogram(_ label: String, _ dimensions: [(String, String)]) -> DurationHistogram {
+    /// The series of `label` and `dimensions`, made with `buckets` the first time it is asked for.
+    func histogram(_ label: String, _ dimensions: [(String, String)], buckets: [Duration]) -> DurationHistogram {
         let labels = dimensions.map { "\($0.0)=\"\(Self.escaped($0.1))\"" }.joined(separator: ",")
         let key = label + "{" + labels + "}"
         return histograms.withLock { all in
             if let known = all.first(where: { $0.key == key }) { return known.histogram }
+            let bounds = buckets.map(Self.nanoseconds).sorted()
             let made = DurationHistogram(name: label, labels: labels, bounds: bounds)
             all.append((key, made))
             return made
@@ -85,7 +81,7 @@ final class DurationHistograms: Sendable {
         for name in names {
             text.append(contentsOf: "# TYPE \(name) histogram\n".utf8)
             for entry in all where entry.histogram.name == name {
-                entry.histogram.render(into: &text, boundTexts: boundTexts)
+                entry.histogram.render(into: &text)
             }
         }
     }
@@ -110,7 +106,9 @@ final class DurationHistogram: TimerHandler, @unchecked Sendable {
     let name: String
     /// The series' labels as rendered (`key="value",...`), empty for none.
     let labels: String
+    /// The bucket bounds in nanoseconds, ascending, and each as the text format's `le` writes it: seconds, exactly.
     private let bounds: [Int64]
+    private let boundTexts: [String]
     /// One count per bound, then the count above the last bound.
     private let counts: UnsafeMutablePointer<Atomic<Int>>
     private let sum = Atomic<Int64>(0)
@@ -119,6 +117,7 @@ final class DurationHistogram: TimerHandler, @unchecked Sendable {
         self.name = name
         self.labels = labels
         self.bounds = bounds
+        boundTexts = bounds.map(Self.seconds)
         counts = .allocate(capacity: bounds.count + 1)
         for index in 0...bounds.count { (counts + index).initialize(to: Atomic(0)) }
     }
@@ -135,7 +134,7 @@ final class DurationHistogram: TimerHandler, @unchecked Sendable {
         sum.add(duration, ordering: .relaxed)
     }
 
-    func render(into text: inout [UInt8], boundTexts: [String]) {
+    func render(into text: inout [UInt8]) {
         let prefix = labels.isEmpty ? "{" : "{" + labels + ","
         var cumulative = 0
         for index in 0...bounds.count {

@@ -15,8 +15,12 @@ import Testing
     }
 
     @Test func bucketsAreCumulativeAndTheSumIsExact() {
-        let histograms = DurationHistograms(buckets: [.milliseconds(10), .milliseconds(1), .seconds(1)])
-        let timer = histograms.histogram("op_duration_seconds", [])
+        let histograms = DurationHistograms()
+        let timer = histograms.histogram(
+            "op_duration_seconds",
+            [],
+            buckets: [.milliseconds(10), .milliseconds(1), .seconds(1)]
+        )
         for nanoseconds: Int64 in [126, 1_000_000, 1_000_001, 2_500_000_000] { timer.recordNanoseconds(nanoseconds) }
         #expect(
             lines(histograms) == [
@@ -32,11 +36,12 @@ import Testing
     }
 
     @Test func oneSeriesPerNameAndDimensionsUnderOneTypeLine() {
-        let histograms = DurationHistograms(buckets: [.seconds(1)])
-        let get = histograms.histogram("fetch_seconds", [("host", "a")])
-        histograms.histogram("other_seconds", []).recordNanoseconds(5)
-        let post = histograms.histogram("fetch_seconds", [("host", "b\"c")])
-        #expect(histograms.histogram("fetch_seconds", [("host", "a")]) === get)
+        let histograms = DurationHistograms()
+        let second: [Duration] = [.seconds(1)]
+        let get = histograms.histogram("fetch_seconds", [("host", "a")], buckets: second)
+        histograms.histogram("other_seconds", [], buckets: second).recordNanoseconds(5)
+        let post = histograms.histogram("fetch_seconds", [("host", "b\"c")], buckets: second)
+        #expect(histograms.histogram("fetch_seconds", [("host", "a")], buckets: [.seconds(9)]) === get)
         get.recordNanoseconds(2_000_000_000)
         post.recordNanoseconds(1)
         #expect(
@@ -60,8 +65,8 @@ import Testing
     }
 
     @Test func recordsFromManyThreadsAreAllCounted() {
-        let histograms = DurationHistograms(buckets: [.microseconds(1), .milliseconds(1)])
-        let timer = histograms.histogram("work_seconds", [])
+        let histograms = DurationHistograms()
+        let timer = histograms.histogram("work_seconds", [], buckets: [.microseconds(1), .milliseconds(1)])
         DispatchQueue.concurrentPerform(iterations: 8) { thread in
             for index in 0..<10_000 { timer.recordNanoseconds(Int64(thread * 10_000 + index) % 3 * 1_000) }
         }
@@ -73,12 +78,24 @@ import Testing
 
     @Test func theFactoryHandsTimersToTheHistogramsAndTheRestToPrometheus() {
         let registry = PrometheusCollectorRegistry()
-        let factory = ServiceMetricsFactory(PrometheusMetricsFactory(registry: registry))
+        var prometheus = PrometheusMetricsFactory(registry: registry)
+        prometheus.durationHistogramBuckets["fine_seconds"] = [.microseconds(10)]
+        prometheus.nameAndLabelSanitizer = { label, dimensions in (label.lowercased(), dimensions) }
+        let factory = ServiceMetricsFactory(prometheus)
         Timer(label: "t_seconds", dimensions: [], factory: factory).recordNanoseconds(3)
+        Timer(label: "FINE_seconds", dimensions: [], factory: factory).recordNanoseconds(20_000)
         Counter(label: "c_total", dimensions: [], factory: factory).increment()
-        let prometheus = String(decoding: registry.emitToBuffer(), as: UTF8.self)
-        #expect(prometheus.contains("c_total 1"))
-        #expect(!prometheus.contains("t_seconds"))
-        #expect(lines(factory.timers).contains("t_seconds_count 1"))
+        let text = String(decoding: registry.emitToBuffer(), as: UTF8.self)
+        #expect(text.contains("c_total 1"))
+        #expect(!text.contains("t_seconds"))
+        let timers = lines(factory.timers)
+        #expect(timers.contains("t_seconds_count 1"))
+        // The factory's default buckets for one label, its own buckets and sanitised name for the other.
+        #expect(timers.contains(#"t_seconds_bucket{le="0.005"} 1"#))
+        #expect(
+            timers.filter { $0.hasPrefix("fine_seconds_bucket") } == [
+                #"fine_seconds_bucket{le="0.00001"} 0"#, #"fine_seconds_bucket{le="+Inf"} 1"#,
+            ]
+        )
     }
 }

@@ -4,7 +4,10 @@ import Testing
 
 /// Slow subscribers on the in-process service: they get the latest state when they catch up while the others
 /// keep receiving, and one that makes no write progress is closed.
-@Suite(.serialized, .timeLimit(.minutes(1)))
+///
+/// Two minutes a test: the first posts 40 states of 200 KB (enough to fill the slow client's socket buffers on
+/// loopback), which this debug build took 38-55 s to do on a busy two-core machine.
+@Suite(.serialized, .timeLimit(.minutes(2)))
 struct StreamSlowClientTests {
     /// Waits (bounded) until `metric` reaches `value`.
     private func wait(for metric: String, atLeast value: Double, on server: InProcessServer) async throws -> Bool {
@@ -16,7 +19,10 @@ struct StreamSlowClientTests {
     }
 
     @Test func clientThatStopsReadingGetsTheLatestStateWhileOthersKeepReceiving() async throws {
-        let server = try InProcessServer.start(["--stream-highwater-bytes", "16384"])
+        // The slow client makes no write progress while the 40 states are posted, which takes this debug build 20-50
+        // s on a busy machine: past the default stall timeout (30 s), which would close its stream. Stalls are the
+        // next test's; here the timeout is out of the way.
+        let server = try InProcessServer.start(["--stream-highwater-bytes", "16384", "--stream-stall-ms", "600000"])
         let api = server.api
         let id = try await api.create("notes")
         let slow = try server.reader("/v1/sessions/\(id)/stream", receiveBuffer: 4096)
