@@ -15,6 +15,16 @@ struct ServiceMetricsFactory: MetricsFactory {
     let prometheus: PrometheusMetricsFactory
     let timers: DurationHistograms
 
+    /// The service's default buckets for timers (`ServiceApplication.build` sets them as the Prometheus factory's
+    /// `defaultDurationHistogramBuckets`; a label with buckets of its own keeps them): 1 µs to 10 s
+    /// in steps of 1, 2.5 and 5. The server's durations span that range: a reduce takes about 0.1 µs, a request or a
+    /// group commit 20 µs to a few ms, an activation or a late timer milliseconds to seconds. The Prometheus
+    /// library's default starts at 5 ms, so every reduce, nearly every request and every commit fell in its first
+    /// bucket and the histograms told nothing.
+    static let durationBuckets: [Duration] = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000].flatMap {
+        (micro: Int64) in [Duration.microseconds(micro), .nanoseconds(micro * 2_500), .microseconds(micro * 5)]
+    }.filter { $0 <= .seconds(10) }
+
     init(_ prometheus: PrometheusMetricsFactory) {
         self.prometheus = prometheus
         timers = DurationHistograms()

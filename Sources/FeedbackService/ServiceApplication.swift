@@ -107,6 +107,7 @@ public final class ServiceApplication: Sendable {
         let registry = PrometheusCollectorRegistry()
         var prometheus = PrometheusMetricsFactory(registry: registry)
         prometheus.valueHistogramBuckets.merge(Journal.batchSizeBuckets) { mine, _ in mine }
+        prometheus.defaultDurationHistogramBuckets = ServiceMetricsFactory.durationBuckets
         let metricsFactory = ServiceMetricsFactory(prometheus)
         let timers = metricsFactory.timers
         let journaled = try openJournal(

@@ -195,6 +195,20 @@ struct SessionAPITests {
             #expect(lines.contains(#"feedbackhost_events_total{outcome="rejected"} 1"#))
             #expect(lines.contains("feedbackhost_reduce_duration_seconds_count 2"))
             #expect(lines.contains { $0.hasPrefix("http_server_request_duration_seconds_count ") })
+            // Every timer's buckets run from 1 µs to 10 s (the library's default began at 5 ms, where a reduce or a
+            // request is long over): the same 22 bounds for each, cumulative up to `+Inf`, which is the count.
+            let bounds = [
+                "0.000001", "0.0000025", "0.000005", "0.00001", "0.000025", "0.00005", "0.0001", "0.00025", "0.0005",
+                "0.001", "0.0025", "0.005", "0.01", "0.025", "0.05", "0.1", "0.25", "0.5", "1.0", "2.5", "5.0", "10.0",
+                "+Inf",
+            ]
+            for timer in ["feedbackhost_reduce_duration_seconds", "http_server_request_duration_seconds"] {
+                let buckets = metrics.body.split(separator: "\n").filter { $0.hasPrefix(timer + "_bucket{") }
+                #expect(buckets.map { $0.split(separator: "\"")[1] } == bounds.map { Substring($0) }, "\(timer)")
+                let counts = buckets.compactMap { $0.split(separator: " ").last.flatMap { Int($0) } }
+                #expect(counts == counts.sorted(), "\(timer): cumulative")
+                #expect(lines.contains("\(timer)_count \(counts.last ?? -1)"), "\(timer): +Inf is the count")
+            }
         }
     }
 
