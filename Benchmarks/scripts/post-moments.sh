@@ -5,11 +5,15 @@
 # (its journal, and with the shipped defaults its access log in the stderr file). With two: both started side by side
 # on SERVER_CPU, idle in turn while the load alternates between them, the order switched every pair, each pair's rates
 # and the second's over the first's: what `defaults-bench.sh`'s ratio is made of, taken seconds apart instead of tens.
+# With FRESH=1 each run starts its server afresh (a new process in an empty directory, its sessions created) and
+# measures its first SECONDS_EACH seconds, as `defaults-bench.sh` measures a round's events on a new journal.
 # Servers: `floor` (JournalFloor), or a feedback-host binary followed by its flags up to the next `--`.
 # Usage: scripts/post-moments.sh floor -- BINARY   or   scripts/post-moments.sh BINARY [FLAGS...]
-#        (RUNS=10 SECONDS_EACH=3 SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 PORT=18611). Copy binaries aside.
+#        (RUNS=10 SECONDS_EACH=3 FRESH=0 SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 PORT=18611). Copy
+#        binaries aside.
 set -euo pipefail
 RUNS=${RUNS:-10}
+FRESH=${FRESH:-0}
 SECONDS_EACH=${SECONDS_EACH:-3}
 FIRST_PORT=${PORT:-18611}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
@@ -20,6 +24,8 @@ PIDS=()
 DIRS=()
 PORTS=()
 NAMES=()
+# Each server's words (`floor`, or a binary and its flags), quoted for `eval`, to start it again (FRESH=1).
+WORDS=()
 stop_all() {
     for index in "${!PIDS[@]}"; do
         PID=${PIDS[$index]} DIR=${DIRS[$index]}
@@ -31,10 +37,18 @@ trap stop_all EXIT
 start() { # floor|binary [flags...]
     PORT=$((FIRST_PORT + ${#PIDS[@]}))
     start_post_server "post-moments" "$@"
-    PIDS+=("$PID") DIRS+=("$DIR") PORTS+=("$PORT") NAMES+=("$(server_name "$@")")
+    PIDS+=("$PID") DIRS+=("$DIR") PORTS+=("$PORT") NAMES+=("$(server_name "$@")") WORDS+=("$(printf '%q ' "$@")")
 }
 
-rate() { # index: one run against that server, its posts a second
+restart() { # index: that server stopped and started afresh on its port
+    PID=${PIDS[$1]} DIR=${DIRS[$1]}
+    stop_post_server
+    PORT=${PORTS[$1]}
+    eval "start_post_server post-moments ${WORDS[$1]}"
+    PIDS[$1]=$PID DIRS[$1]=$DIR
+}
+
+rate() { # index: one run against that server, its posts a second (in a command substitution: it starts nothing)
     PORT=${PORTS[$1]} DIR=${DIRS[$1]}
     start_post_load "$SECONDS_EACH"
     wait "$LOAD"
@@ -49,27 +63,39 @@ summary() { # file column label
               printf "%s: least %s, median %s, largest %s over %d runs\n", label, v[1], m, v[NR], NR }'
 }
 
+# One run against server INDEX into the variable NAME; with FRESH=1 the server is started afresh first (here, in this
+# shell, so that the servers it starts are the ones stopped at exit).
+measure() { # index name
+    [ "$FRESH" = 0 ] || restart "$1" >&2
+    printf -v "$2" '%s' "$(rate "$1")"
+}
+
 for_each_server start "$@"
+RESULTS=$(mktemp)
+trap 'stop_all; rm -f "$RESULTS"' EXIT
 case ${#PIDS[@]} in
 1)
-    echo "${NAMES[0]}: $RUNS runs of ${SECONDS_EACH}s back to back"
+    echo "${NAMES[0]}: $RUNS runs of ${SECONDS_EACH}s$([ "$FRESH" = 0 ] && echo " back to back" || echo ", each afresh")"
     for run in $(seq "$RUNS"); do
-        echo "$run $(rate 0) posts/s  directory $(du -sk "${DIRS[0]}" | cut -f1) KiB"
-    done | tee "${DIRS[0]}/runs"
-    summary "${DIRS[0]}/runs" 2 "posts/s"
+        measure 0 rate
+        echo "$run $rate posts/s  directory $(du -sk "${DIRS[0]}" | cut -f1) KiB" | tee -a "$RESULTS"
+    done
+    summary "$RESULTS" 2 "posts/s"
     ;;
 2)
-    echo "${NAMES[0]} and ${NAMES[1]}: $RUNS pairs of ${SECONDS_EACH}s runs, alternating"
+    echo "${NAMES[0]} and ${NAMES[1]}: $RUNS pairs of ${SECONDS_EACH}s runs, alternating$([ "$FRESH" = 0 ] || echo ", each afresh")"
     for run in $(seq "$RUNS"); do
         if [ $((run % 2)) = 1 ]; then
-            first=$(rate 0) second=$(rate 1)
+            measure 0 first
+            measure 1 second
         else
-            second=$(rate 1) first=$(rate 0)
+            measure 1 second
+            measure 0 first
         fi
         awk -v r="$run" -v a="$first" -v b="$second" -v n="${NAMES[1]}" -v m="${NAMES[0]}" \
-            'BEGIN { printf "%d %s %d  %s %d  ratio %.3f\n", r, m, a, n, b, b / a }'
-    done | tee "${DIRS[0]}/runs"
-    summary "${DIRS[0]}/runs" 0 "ratio"
+            'BEGIN { printf "%d %s %d  %s %d  ratio %.3f\n", r, m, a, n, b, b / a }' | tee -a "$RESULTS"
+    done
+    summary "$RESULTS" 0 "ratio"
     ;;
 *)
     echo "one server or two" >&2
