@@ -26,11 +26,14 @@ PORTS=()
 NAMES=()
 # Each server's words (`floor`, or a binary and its flags), quoted for `eval`, to start it again (FRESH=1).
 WORDS=()
+# The runs' lines, for the summary (outside the servers' directories, which a start afresh replaces).
+RESULTS=$(mktemp)
 stop_all() {
     for index in "${!PIDS[@]}"; do
         PID=${PIDS[$index]} DIR=${DIRS[$index]}
         stop_post_server
     done
+    rm -f "$RESULTS"
 }
 trap stop_all EXIT
 
@@ -71,14 +74,12 @@ measure() { # index name
 }
 
 for_each_server start "$@"
-RESULTS=$(mktemp)
-trap 'stop_all; rm -f "$RESULTS"' EXIT
 case ${#PIDS[@]} in
 1)
     echo "${NAMES[0]}: $RUNS runs of ${SECONDS_EACH}s$([ "$FRESH" = 0 ] && echo " back to back" || echo ", each afresh")"
     for run in $(seq "$RUNS"); do
-        measure 0 rate
-        echo "$run $rate posts/s  directory $(du -sk "${DIRS[0]}" | cut -f1) KiB" | tee -a "$RESULTS"
+        measure 0 posts
+        echo "$run $posts posts/s  directory $(du -sk "${DIRS[0]}" | cut -f1) KiB" | tee -a "$RESULTS"
     done
     summary "$RESULTS" 2 "posts/s"
     ;;

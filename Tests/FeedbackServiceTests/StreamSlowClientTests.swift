@@ -19,9 +19,9 @@ struct StreamSlowClientTests {
     }
 
     @Test func clientThatStopsReadingGetsTheLatestStateWhileOthersKeepReceiving() async throws {
-        // The slow client makes no write progress while the 40 states are posted, which takes this debug build 20-50
-        // s on a busy machine: past the default stall timeout (30 s), which would close its stream. Stalls are the
-        // next test's; here the timeout is out of the way.
+        // The slow client makes no write progress while the 40 states are posted, which can take this debug build
+        // past the default stall timeout (30 s) on a busy machine (see the suite's comment), and that would close its
+        // stream. Stalls are the next test's; here the timeout is out of the way.
         let server = try InProcessServer.start(["--stream-highwater-bytes", "16384", "--stream-stall-ms", "600000"])
         let api = server.api
         let id = try await api.create("notes")
