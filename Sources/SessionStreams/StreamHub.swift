@@ -165,7 +165,7 @@ package final class StreamHub: @unchecked Sendable {
         let passInFlight = waitForIdle && writesInFlight > 0
         // The frames of this pass, each with the streams that get it; nearly every subscriber gets the same one as the
         // subscriber before it, which is looked up without hashing.
-        var batches: [(frame: [UInt8], streams: [ResponseStream])] = []
+        var batches: [ResponseStream.FanOut] = []
         var batchOf: [FrameKey: Int] = [:]
         var last: (key: FrameKey, index: Int)?
         var events = 0
@@ -202,19 +202,16 @@ package final class StreamHub: @unchecked Sendable {
             } else {
                 let frame = key.base.flatMap(view.patch(from:)) ?? view.snapshot()
                 index = batches.count
-                batches.append((frame, []))
+                batches.append(ResponseStream.FanOut(frame))
                 batchOf[key] = index
             }
             last = (key, index)
             subscriber.lastWrite = now
-            batches[index].streams.append(subscriber.stream)
+            batches[index].add(subscriber.stream)
             events += 1
-            bytes += batches[index].frame.count
+            bytes += batches[index].bytes.count
             // A large fan-out goes out a part at a time: the shards send the first part while this pass goes on.
-            if batches[index].streams.count >= registry.configuration.writePart {
-                write(batches[index].frame, to: batches[index].streams)
-                batches[index].streams.removeAll(keepingCapacity: true)
-            }
+            if batches[index].added >= registry.configuration.writePart { send(&batches[index]) }
         }
         // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
         // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
@@ -229,9 +226,7 @@ package final class StreamHub: @unchecked Sendable {
         if walked == nil {
             for subscriber in candidates { consider(subscriber) }
         }
-        for batch in batches where !batch.streams.isEmpty {
-            write(batch.frame, to: batch.streams)
-        }
+        for index in batches.indices where batches[index].added > 0 { send(&batches[index]) }
         registry.metrics.sent(events: events, bytes: bytes)
         if conflated > 0 {
             registry.metrics.conflations.increment(by: conflated)
@@ -239,9 +234,10 @@ package final class StreamHub: @unchecked Sendable {
         }
     }
 
-    private func write(_ frame: [UInt8], to streams: [ResponseStream]) {
+    /// Hands a part of a fan-out to the shards; its completion counts it back in.
+    private func send(_ part: inout ResponseStream.FanOut) {
         writesInFlight += 1
-        ResponseStream.write(frame, to: streams) { [weak self] in self?.writeCompleted() }
+        part.send { [weak self] in self?.writeCompleted() }
     }
 
     /// Which frame a subscriber gets: frames with equal keys are equal.

@@ -103,32 +103,61 @@ public final class ResponseStream: Sendable {
         to streams: [ResponseStream],
         completion: (@Sendable () -> Void)? = nil
     ) {
-        // A handful of shards: a linear search beats hashing per stream.
-        var byShard: [(shard: Shard, streams: [ResponseStream])] = []
-        if !bytes.isEmpty {
-            for stream in streams {
-                let accepted = stream.state.withLock { s -> Bool in
-                    guard !s.closed, !s.finished else { return false }
-                    s.queuedBytes += bytes.count
-                    return true
-                }
-                guard accepted else { continue }
-                if let index = byShard.firstIndex(where: { $0.shard === stream.shard }) {
-                    byShard[index].streams.append(stream)
-                } else {
-                    byShard.append((stream.shard, [stream]))
-                }
+        var fanOut = FanOut(bytes)
+        for stream in streams { fanOut.add(stream) }
+        fanOut.send(completion: completion)
+    }
+
+    /// One frame's fan-out gathered a stream at a time, for a producer that decides stream by stream who gets it
+    /// (`StreamHub`): each stream is taken as it is added (its bytes counted as queued, under its lock, unless it
+    /// ended) and filed under its shard, so `send` hops once per shard with no second pass over the streams.
+    /// `write(_:to:completion:)` is this, over an array.
+    package struct FanOut {
+        package let bytes: [UInt8]
+        /// The streams taken, by shard: a handful of shards, so a linear search beats hashing per stream.
+        private var groups: [(shard: Shard, streams: [ResponseStream])] = []
+        /// Streams added since the last `send` (taken or not): what a producer sizes its parts by.
+        package private(set) var added = 0
+
+        package init(_ bytes: [UInt8]) {
+            self.bytes = bytes
+        }
+
+        /// Takes `stream` for this fan-out, unless it ended (or the bytes are empty: writers never queue nothing).
+        package mutating func add(_ stream: ResponseStream) {
+            added += 1
+            guard !bytes.isEmpty else { return }
+            let count = bytes.count
+            let accepted = stream.state.withLock { s -> Bool in
+                guard !s.closed, !s.finished else { return false }
+                s.queuedBytes += count
+                return true
             }
+            guard accepted else { return }
+            let shard = stream.shard
+            for index in groups.indices where groups[index].shard === shard {
+                groups[index].streams.append(stream)
+                return
+            }
+            groups.append((shard, [stream]))
         }
-        guard !byShard.isEmpty else {
-            completion?()
-            return
-        }
-        let remaining = completion.map { _ in Countdown(byShard.count) }
-        for (shard, group) in byShard {
-            shard.queue.async {
-                writeSlices(of: group, from: 0, bytes, on: shard) {
-                    if let remaining, remaining.decrement() { completion?() }
+
+        /// Hands the streams taken so far to their shards, one hop each, and starts a new part (the same bytes);
+        /// `completion` as in `write(_:to:completion:)`.
+        package mutating func send(completion: (@Sendable () -> Void)? = nil) {
+            let handed = groups
+            groups = []
+            added = 0
+            guard !handed.isEmpty else {
+                completion?()
+                return
+            }
+            let remaining = completion.map { _ in Countdown(handed.count) }
+            for (shard, group) in handed {
+                shard.queue.async { [bytes] in
+                    ResponseStream.writeSlices(of: group, from: 0, bytes, on: shard) {
+                        if let remaining, remaining.decrement() { completion?() }
+                    }
                 }
             }
         }
