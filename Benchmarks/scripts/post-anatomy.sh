@@ -12,14 +12,18 @@
 # with `perf record --call-graph dwarf` (PHASES_HZ samples a second, 999; 2999 before session 33) and prints its CPU a
 # post by phase of the post's way, thread and side (post-phases.py; the floor's by system call and library; the
 # profiler's copies of the stacks slow the server, more the higher the rate, so compare phases, not totals; sessions 21
-# and 33).
+# and 33). With LIBRARIES=1, one more run of each server is sampled without call chains (`perf record -F 2999` of the
+# server's core, light enough to leave the rate as it is) and prints its CPU a post by library: the kernel, SQLite,
+# libc, the binary and the Swift runtime, side by side for the floor and the builds (session 36: the kernel's, SQLite's
+# and libc's parts of a durable post are the floor's; the gap is the Swift code's).
 # Usage: scripts/post-anatomy.sh floor -- BINARY -- BINARY --data-dir none
-#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0 PHASES_HZ=999). Copy binaries
-#        aside first.
+#        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0 PHASES_HZ=999 LIBRARIES=0).
+#        Copy binaries aside first.
 set -euo pipefail
 WINDOW=${WINDOW:-3}
 PHASES=${PHASES:-0}
 PHASES_HZ=${PHASES_HZ:-999}
+LIBRARIES=${LIBRARIES:-0}
 PORT=${PORT:-18559}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 # Each measurement runs in a subshell of its own (its output is read back): its server's PID and directory live
@@ -81,6 +85,11 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
         mallocs=$(perf stat -x, $SQLITE_PROBES -e syscalls:sys_enter_sendto -p "$PID" -- sleep "$WINDOW" 2>&1 |
             awk -F, '/sqlite3_step/ {st = $1} /sqlite3_log/ {lg = $1} /sendto/ {n = $1}
                 END { if (n > 0) printf "%.2f %.2f", st / n, lg / n }')
+    elif [ "$mode" = libraries ]; then
+        perf stat -x, -e syscalls:sys_enter_sendto -a -C "$SERVER_CPU" -o "$DIR/sends" -- sleep "$WINDOW" &
+        taskset -c "$LOAD_CPU" perf record -q -F 2999 -a -C "$SERVER_CPU" -o "$DIR/libraries.data" -- sleep "$WINDOW" \
+            >/dev/null 2>&1
+        wait $!
     elif [ "$mode" = phases ]; then
         # The window's posts are its answers here too (the profiler slows the window alone). The server's core is
         # sampled, not its process: events that follow a process's threads cost it at every context switch, which a
@@ -98,6 +107,17 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
     wait "$LOAD"
     rps=$(awk '/Requests\/sec/ {print $2}' "$DIR/wrk.out")
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
+    if [ "$mode" = libraries ]; then
+        # Each library's samples of the server's process (its threads; not the kernel's own workers) over the
+        # window's answers, in µs a post; the libraries under 0.05 µs left out.
+        perf report -i "$DIR/libraries.data" --pid "$PID" --sort dso -n -q -g none 2>/dev/null |
+            awk -v posts="$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" 'NF >= 3 && posts > 0 {
+                us = $2 / 2999 / posts * 1e6; total += us
+                if (us >= 0.05) line = line sprintf("  %s %.2f", $3, us)
+            } END { printf "    by library, CPU us a post: all %.2f%s\n", total, line }'
+        stop_post_server
+        return
+    fi
     if [ "$mode" = phases ]; then
         perf script -i "$DIR/perf.data" -F comm,ip,sym,dso 2>/dev/null |
             python3 "$SCRIPTS/post-phases.py" "$PHASES_HZ" "$(awk -F, '/sendto/ {print $1}' "$DIR/sends")" "$(basename "${SERVER_BINARY:-JournalFloor}")"
@@ -126,6 +146,7 @@ report() { # floor|binary [flags...]
     [ -z "$SQLITE_PROBES" ] || read -r _ steps logs < <(measure sqlite "$@")
     printf '%-28s posts/s %7.0f  user %5.2f us  kernel %5.2f us a post  core %3.0f%%  mallocs a post %s  retains+releases a post %s  SQLite steps %s, log calls %s a post\n' \
         "$(server_name "$@")" "$rps" "$user" "$kernel" "$share" "$mallocs" "$arc" "$steps" "$logs"
+    [ "$LIBRARIES" = 0 ] || measure libraries "$@"
     [ "$PHASES" = 0 ] || measure phases "$@"
 }
 for_each_server report "$@"
