@@ -34,6 +34,76 @@ import Testing
         }
     }
 
+    /// The hub's way: a frame's streams added one by one and sent in parts, across two shards. Each open stream gets
+    /// the frame once, an ended one nothing (though it counts towards the part), and each part's completion runs once.
+    @Test func aFanOutSentInPartsReachesEachOpenStreamOnce() async throws {
+        let count = 7
+        let streams = OpenedStreams()
+        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, shardCount: 2)
+        try await withServer(configuration, router: streams.router) { port in
+            let clients = try await offPool {
+                try (0..<count).map { _ in
+                    let client = try TestClient(port: port)
+                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                    while try !client.readLine().isEmpty {}
+                    return client
+                }
+            }
+            #expect(await streams.waitFor(count) == count)
+            let all = streams.all
+            #expect(Set(all.map { ObjectIdentifier($0.shard) }).count == 2)
+            all[4].finish()
+            let frame = ServerSentEvent(id: "7", event: "patch", data: "[]").encoded
+            let completions = Atomic<Int>(0)
+            let done = Signal<Int>()
+            var fanOut = ResponseStream.FanOut(frame)
+            for stream in all[..<3] { fanOut.add(stream) }
+            #expect(fanOut.added == 3)
+            fanOut.send { done.send(completions.add(1, ordering: .relaxed).newValue) }
+            #expect(fanOut.added == 0)
+            for stream in all[3...] { fanOut.add(stream) }
+            #expect(fanOut.added == count - 3)
+            fanOut.send { done.send(completions.add(1, ordering: .relaxed).newValue) }
+            #expect(await done.next() != nil)
+            #expect(await done.next() == 2)
+            // The ended stream's client reads the last chunk; the others, the frame.
+            let received = try await offPool { try clients.map { try $0.readChunk() } }
+            for (index, chunk) in received.enumerated() {
+                #expect(chunk == (index == 4 ? nil : frame), "stream \(index)")
+            }
+            for (index, stream) in all.enumerated() where index != 4 { stream.finish() }
+            let ends = try await offPool {
+                try clients.enumerated().filter { $0.offset != 4 }.map { try $0.element.readChunk() }
+            }
+            #expect(ends.allSatisfy { $0 == nil })
+            #expect(completions.load(ordering: .relaxed) == 2)
+        }
+    }
+
+    @Test func aFanOutOfNoBytesTakesNoStreamAndCompletesAtOnce() async throws {
+        let streams = OpenedStreams()
+        try await withServer(router: streams.router) { port in
+            let client = try await offPool {
+                let client = try TestClient(port: port)
+                client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+                while try !client.readLine().isEmpty {}
+                return client
+            }
+            #expect(await streams.waitFor(1) == 1)
+            let stream = streams.all[0]
+            var fanOut = ResponseStream.FanOut([])
+            fanOut.add(stream)
+            #expect(fanOut.added == 1)
+            let ran = Atomic<Bool>(false)
+            fanOut.send { ran.store(true, ordering: .relaxed) }
+            let completedAtOnce = ran.load(ordering: .relaxed)
+            #expect(completedAtOnce)
+            #expect(stream.isIdle)
+            stream.finish()
+            #expect(try await offPool { try client.readChunk() } == nil)
+        }
+    }
+
     @Test func aWriteWaitingForTheShardKeepsTheStreamBusyUntilItIsOut() async throws {
         let busyBehindWrite = Signal<Bool>()
         let idleAfterCompletion = Signal<Bool>()
