@@ -10,14 +10,7 @@ import Testing
         let count = ResponseStream.sliceSize * 2 + 17
         let streams = OpenedStreams()
         try await withServer(router: streams.router) { port in
-            let clients = try await offPool {
-                try (0..<count).map { _ in
-                    let client = try TestClient(port: port)
-                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                    while try !client.readLine().isEmpty {}
-                    return client
-                }
-            }
+            let clients = try await openStreams(count, port: port)
             #expect(await streams.waitFor(count) == count)
             let completions = Atomic<Int>(0)
             let done = Signal<Bool>()
@@ -41,14 +34,7 @@ import Testing
         let streams = OpenedStreams()
         let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, shardCount: 2)
         try await withServer(configuration, router: streams.router) { port in
-            let clients = try await offPool {
-                try (0..<count).map { _ in
-                    let client = try TestClient(port: port)
-                    client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                    while try !client.readLine().isEmpty {}
-                    return client
-                }
-            }
+            let clients = try await openStreams(count, port: port)
             #expect(await streams.waitFor(count) == count)
             let all = streams.all
             #expect(Set(all.map { ObjectIdentifier($0.shard) }).count == 2)
@@ -83,12 +69,7 @@ import Testing
     @Test func aFanOutOfNoBytesTakesNoStreamAndCompletesAtOnce() async throws {
         let streams = OpenedStreams()
         try await withServer(router: streams.router) { port in
-            let client = try await offPool {
-                let client = try TestClient(port: port)
-                client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
-                while try !client.readLine().isEmpty {}
-                return client
-            }
+            let client = try await openStreams(1, port: port)[0]
             #expect(await streams.waitFor(1) == 1)
             let stream = streams.all[0]
             var fanOut = ResponseStream.FanOut([])
@@ -154,6 +135,18 @@ import Testing
             }
             #expect(await ranBeforeReturning.next() == true)
             #expect(body == nil)
+        }
+    }
+}
+
+/// `count` clients, each with a `GET /events` stream open (its response head read).
+private func openStreams(_ count: Int, port: Int) async throws -> [TestClient] {
+    try await offPool {
+        try (0..<count).map { _ in
+            let client = try TestClient(port: port)
+            client.send("GET /events HTTP/1.1\r\nHost: x\r\n\r\n")
+            while try !client.readLine().isEmpty {}
+            return client
         }
     }
 }
