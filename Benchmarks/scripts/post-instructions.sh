@@ -12,6 +12,8 @@
 # Usage: scripts/post-instructions.sh BINARY [BINARY ...]   (SESSIONS=16 CONNECTIONS=16 WARMUP=5s DURATION=10s
 #        PORT=18792 KEEP=); symbols are kept (`strip --strip-debug` of a copy: valgrind cannot read the debug info here).
 # KEEP=DIR keeps each dump as DIR/callgrind.NAME.out, for `callgrind-tree.py` (callees, callers, self cost a post).
+# FLAGS="--data-dir none" runs every binary with those flags instead of the shipped defaults: without the journal,
+# Shard.process and Shard.delivery are the session layer's and the HTTP server's instructions alone (session 36).
 set -euo pipefail
 SESSIONS=${SESSIONS:-16}
 CONNECTIONS=${CONNECTIONS:-16}
@@ -19,6 +21,7 @@ WARMUP=${WARMUP:-5s}
 DURATION=${DURATION:-10s}
 PORT=${PORT:-18792}
 KEEP=${KEEP:-}
+FLAGS=${FLAGS:-}
 SCRIPTS=$(cd "$(dirname "$0")" && pwd)
 command -v valgrind >/dev/null || { echo "valgrind is needed (apt-get install valgrind)" >&2; exit 1; }
 SHIM=$(mktemp -d)
@@ -30,8 +33,9 @@ measure() { # binary
     dir=$(mktemp -d)
     cp "$1" "$dir/bin"
     strip --strip-debug "$dir/bin"
+    # shellcheck disable=SC2086  # FLAGS split into words
     (cd "$dir" && LD_PRELOAD="$SHIM/sigsuspend-shim.so" exec valgrind --tool=callgrind \
-        --callgrind-out-file="$dir/cg.out" --dump-instr=no ./bin --port "$PORT" >out.log 2>err.log) &
+        --callgrind-out-file="$dir/cg.out" --dump-instr=no ./bin --port "$PORT" $FLAGS >out.log 2>err.log) &
     pid=$!
     for _ in $(seq 300); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.2; done
     : >"$dir/ids"
