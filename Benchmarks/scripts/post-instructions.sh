@@ -33,7 +33,8 @@ measure() { # binary
     dir=$(mktemp -d)
     cp "$1" "$dir/bin"
     strip --strip-debug "$dir/bin"
-    # shellcheck disable=SC2086  # FLAGS split into words
+    # FLAGS split into words on purpose.
+    # shellcheck disable=SC2086
     (cd "$dir" && LD_PRELOAD="$SHIM/sigsuspend-shim.so" exec valgrind --tool=callgrind \
         --callgrind-out-file="$dir/cg.out" --dump-instr=no ./bin --port "$PORT" $FLAGS >out.log 2>err.log) &
     pid=$!
