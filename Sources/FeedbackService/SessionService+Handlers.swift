@@ -96,7 +96,7 @@ extension SessionService {
     /// durable (on the thread that reduced them, often this one before it returns), or at once with the refusal.
     func postEvents(_ request: Request, completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void) {
         let session: any HostedSession
-        let events: [JSONValue]
+        let events: PostedEvents
         let stamp: ClientStamp?
         do throws(APIError) {
             session = try self.session(for: request)
@@ -115,7 +115,7 @@ extension SessionService {
             return completion(.failure(error))
         }
         do throws(APIError) {
-            events = try Self.events(in: Self.jsonBody(request), limit: configuration.maxEventsPerBatch)
+            events = try Self.postedEvents(request, limit: configuration.maxEventsPerBatch)
         } catch {
             guard let stamp else { return completion(.failure(error)) }
             return host.refuseSequenced(error, to: session, stamp: stamp, completion: completion)
@@ -137,6 +137,14 @@ extension SessionService {
             body: request.body,
             completion: completion
         )
+    }
+
+    /// The events of a POST body, as `events(in:limit:)` reads them: a body of one event of plain members is read
+    /// where its bytes lie (`FlatJSONObject`, which reads it as the parser would), any other is parsed.
+    static func postedEvents(_ request: Request, limit: Int) throws(APIError) -> PostedEvents {
+        try requireJSON(request)
+        if limit >= 1, let object = FlatJSONObject(request.body) { return PostedEvents(object) }
+        return PostedEvents(try events(in: parsedBody(request), limit: limit))
     }
 
     /// The events of a POST body: one event object, or `{"events": [...]}` with 1 to `limit` of them.
@@ -176,6 +184,12 @@ extension SessionService {
 
     /// The body as JSON: 415 unless the content type is JSON, 400 with the parser's words when it is malformed.
     static func jsonBody(_ request: Request) throws(APIError) -> JSONValue {
+        try requireJSON(request)
+        return try parsedBody(request)
+    }
+
+    /// 415 unless the request's content type is JSON.
+    static func requireJSON(_ request: Request) throws(APIError) {
         // Read as bytes: a JSON type, on every post, makes no string.
         guard let value = request.headers.valueBytes("content-type"), Self.isJSONMediaType(value) else {
             let type = request.headers["content-type"] ?? ""
@@ -184,6 +198,10 @@ extension SessionService {
                 "the body must be JSON with Content-Type: application/json; got \(type.isEmpty ? "none" : type)"
             )
         }
+    }
+
+    /// The body parsed, or 400 with the parser's words.
+    static func parsedBody(_ request: Request) throws(APIError) -> JSONValue {
         do {
             return try JSONValue(parsing: request.body)
         } catch {

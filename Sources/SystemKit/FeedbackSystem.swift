@@ -65,6 +65,13 @@ public protocol FeedbackSystem: Sendable {
     /// system (a `@FeedbackEvent` enum reads the cases of plain fields without a decoder); a requirement so that the
     /// host, which is generic over the system, reaches it.
     static func decodeEvent(_ value: JSONValue) throws -> Event
+
+    /// A posted event from its object's members (read where the body's bytes lie, with no `JSONValue` made), or nil
+    /// to leave it to `decodeEvent(_:)`, which reads it and says what is wrong. Implemented for every system (a
+    /// `@FeedbackEvent` enum reads the cases of plain fields; the default reads none): `decodeEvent(_:)` of an object
+    /// tries it first, so the two read the same. A system that writes its own `decodeEvent(_:)` writes this too (nil
+    /// is always right).
+    static func decodeEvent(plain fields: EventFields) -> Event?
 }
 
 extension FeedbackSystem {

@@ -64,6 +64,15 @@ struct EventWitnessTests {
         #expect(try Self.encodedByTheHost(SignalSystem.self, .fromDecoder) == #""from the writer""#)
     }
 
+    /// A posted body's members, read where its bytes lie: the host reaches the event's own reader with them too.
+    @Test func aPostedBodysMembersReachTheEventsOwnReader() throws {
+        func readByTheHost<System: FeedbackSystem>(_: System.Type, _ fields: EventFields) -> System.Event? {
+            System.decodeEvent(plain: fields)
+        }
+        let object = try #require(FlatJSONObject(Array(#"{"type":"signal"}"#.utf8)))
+        #expect(readByTheHost(SignalSystem.self, EventFields(object)) == .fromReader)
+    }
+
     @Test func aValueThatIsNoObjectGoesToTheDecoder() throws {
         #expect(try Self.decodedByTheHost(SignalSystem.self, .string("signal")) == .fromDecoder)
     }

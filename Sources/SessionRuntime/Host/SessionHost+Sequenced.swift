@@ -1,5 +1,5 @@
 import CoreMetrics
-package import FeedbackJSON
+import FeedbackJSON
 
 /// Numbered posts (issue 34, exact reconciliation): `Client-ID` and `Client-Sequence` make a post at most once per
 /// (session, client, number), with the client's last number journaled with the post's events.
@@ -17,7 +17,7 @@ extension SessionHost {
     /// `sequence-superseded`. A permanent refusal is journaled as the number's answer; a passing one (busy,
     /// passivated, the journal) leaves the number free for the retry.
     package func postSequenced(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         to session: any HostedSession,
         ifMatch: String?,
         stamp: ClientStamp,

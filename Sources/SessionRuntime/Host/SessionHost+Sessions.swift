@@ -113,7 +113,7 @@ extension SessionHost {
     /// thread that reduced them or the journal's, often this one before it returns), or at once with the refusal.
     /// `idempotencyKey` and the request's `body` make the post at most once per key.
     package func post(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         to session: any HostedSession,
         ifMatch: String?,
         idempotencyKey: String?,

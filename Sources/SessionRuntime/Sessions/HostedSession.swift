@@ -1,4 +1,4 @@
-public import FeedbackJSON
+package import FeedbackJSON
 public import FeedbackLoop
 
 /// One running session, whatever its system: what the API handlers talk to.
@@ -21,7 +21,7 @@ public protocol HostedSession: AnyObject, Sendable {
     /// With `claim` (a request's `Idempotency-Key`), a journaled session journals the answer with the events, in
     /// the same group commit.
     func post(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -29,7 +29,7 @@ public protocol HostedSession: AnyObject, Sendable {
     /// Applies a client's numbered post (issue 34) and answers at the reduce; the answer's record (`.sequenced`) is
     /// journaled with the events. The caller decided with `withClientLedger` that the number is the next one.
     func postSequenced(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         stamp: ClientStamp,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -81,7 +81,7 @@ public protocol HostedSession: AnyObject, Sendable {
     /// the answer then), and counted in `feedbackhost_events_total{outcome="applied"}`: the API's way of a post, with
     /// one closure on the journal's wait between the loop and `completion`.
     func postDurably(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     )
@@ -111,10 +111,15 @@ extension HostedSession {
     }
 
     /// Applies client events and waits for the snapshot after them; see ``post(_:ifMatch:claim:completion:)``.
-    package func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
+    package func post(_ events: PostedEvents, ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
         let result = await withCheckedContinuation { continuation in
             post(events, ifMatch: ifMatch, claim: nil) { continuation.resume(returning: $0) }
         }
         return try result.get()
+    }
+
+    /// Applies client events given as JSON values; see ``post(_:ifMatch:claim:completion:)``.
+    package func post(_ events: [JSONValue], ifMatch: String? = nil) async throws(APIError) -> SessionSnapshot {
+        try await post(PostedEvents(events), ifMatch: ifMatch)
     }
 }

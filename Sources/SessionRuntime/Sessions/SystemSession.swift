@@ -1,6 +1,6 @@
 public import CoreMetrics
 public import Dispatch
-public import FeedbackJSON
+import FeedbackJSON
 public import FeedbackLoop
 import Foundation
 public import Logging
@@ -184,7 +184,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @usableFromInline
     func post(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         claim: IdempotencyClaim?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -198,7 +198,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @usableFromInline
     func postDurably(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
     ) {
@@ -211,7 +211,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @usableFromInline
     func postSequenced(
-        _ events: [JSONValue],
+        _ events: PostedEvents,
         ifMatch: String?,
         stamp: ClientStamp,
         completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void
@@ -263,7 +263,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         }
     }
 
-    private func route(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
+    private func route(_ events: PostedEvents, ifMatch: String?, _ post: PostAnswer) {
         // A session whose reduces proved slow is tried and queued on the slow lane: its trial reduce (below) would
         // hold the server thread that received the post.
         if let containment, containment.isOffloaded {
@@ -273,13 +273,13 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     }
 
     @inlinable
-    func postNow(_ events: [JSONValue], ifMatch: String?, _ post: PostAnswer) {
+    func postNow(_ events: PostedEvents, ifMatch: String?, _ post: PostAnswer) {
         touch()
         var decoded: [System.Event] = []
         decoded.reserveCapacity(events.count)
         do throws(APIError) {
-            for index in events.indices {
-                decoded.append(try SystemEvents.decode(events[index], at: index, of: system))
+            for index in 0..<events.count {
+                decoded.append(try SystemEvents.decode(events, at: index, of: system))
             }
         } catch {
             return post.completion(.failure(error))

@@ -1,4 +1,4 @@
-public import FeedbackJSON
+package import FeedbackJSON
 public import FeedbackLoop
 import Foundation
 package import SessionJournal
@@ -13,13 +13,13 @@ public import SystemKit
 @usableFromInline
 struct SessionPaths<System: FeedbackSystem>: Sendable {
     /// `SystemSession.postNow`, specialised.
-    @usableFromInline let post: @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void
+    @usableFromInline let post: @Sendable (SystemSession<System>, PostedEvents, String?, PostAnswer) -> Void
     /// `SessionRecorder.attach(to:)`, specialised: the recorder's observer of every step.
     @usableFromInline let attach: @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
 
     @inlinable
     init(
-        post: @escaping @Sendable (SystemSession<System>, [JSONValue], String?, PostAnswer) -> Void,
+        post: @escaping @Sendable (SystemSession<System>, PostedEvents, String?, PostAnswer) -> Void,
         attach: @escaping @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
     ) {
         self.post = post

@@ -6,15 +6,29 @@ public import SystemKit
 /// system's `Event` needs. Every refusal says what was wrong and what is accepted.
 @usableFromInline
 package enum SystemEvents {
-    /// The event `event` (the `index`th of its post) is, or the refusal that says why it is not one the system's
-    /// clients may post. Inlinable, so that it runs specialised in a session's post path (`SessionPaths`): a valid
-    /// event pays for one lookup of its type and its decode; every refusal is spelled out by `checked`.
+    /// The `index`th event of `events`, or the refusal that says why it is not one the system's clients may post.
+    /// Inlinable, so that it runs specialised in a session's post path (`SessionPaths`): a valid event pays for one
+    /// look at its type and its decode, a flat body's from its members where the system reads them without a decoder
+    /// (`FeedbackSystem.decodeEvent(plain:)`, no `JSONValue` made); any other, and every refusal (spelled out by
+    /// `checked`), through its JSON value.
     @inlinable
     static func decode<System: FeedbackSystem>(
-        _ event: JSONValue,
+        _ events: PostedEvents,
         at index: Int,
         of system: System
     ) throws(APIError) -> System.Event {
+        let event: JSONValue
+        switch events.form {
+        case .values(let values):
+            event = values[index]
+        case .flat(let object):
+            if object.member("type", isOneOf: system.clientEventTypes),
+                let decoded = System.decodeEvent(plain: EventFields(object))
+            {
+                return decoded
+            }
+            event = object.value
+        }
         if case .object(let members) = event, case .string(let type)? = members.member("type"),
             system.clientEventTypes.contains(type), let decoded = try? System.decodeEvent(event)
         {

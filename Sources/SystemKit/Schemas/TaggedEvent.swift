@@ -32,11 +32,30 @@ extension TaggedEvent {
 /// what `init(from:)` would read, and nil where only it can say (a member of another kind, which it may convert or
 /// refuse in its own words).
 public struct EventFields {
+    /// Where the members are: a parsed object's dictionary, or a posted body's bytes (`FlatJSONObject`).
     @usableFromInline
-    let members: [String: JSONValue]
+    enum Members {
+        case tree([String: JSONValue])
+        case flat(FlatJSONObject)
+
+        @inlinable
+        func member(_ name: String) -> JSONValue? {
+            switch self {
+            case .tree(let members): members.member(name)
+            case .flat(let object): object.member(name)
+            }
+        }
+    }
 
     @usableFromInline
-    init(_ members: [String: JSONValue]) { self.members = members }
+    let members: Members
+
+    @usableFromInline
+    init(_ members: [String: JSONValue]) { self.members = .tree(members) }
+
+    /// The members of a posted object read where its bytes lie: what the post's way decodes an event from, with no
+    /// `JSONValue` made.
+    public init(_ object: FlatJSONObject) { self.members = .flat(object) }
 
     /// The string `"type"`, if it is one.
     @inlinable

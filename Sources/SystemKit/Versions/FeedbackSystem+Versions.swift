@@ -34,9 +34,15 @@ extension FeedbackSystem {
         try encodeEventGenerally(event)
     }
 
+    /// An object's event from its members where `decodeEvent(plain:)` reads it, else (errors included) through the
+    /// event's `Decodable` conformance.
     public static func decodeEvent(_ value: JSONValue) throws -> Event {
-        try value.decode(Event.self)
+        if case .object(let members) = value, let event = decodeEvent(plain: EventFields(members)) { return event }
+        return try value.decode(Event.self)
     }
+
+    /// Nil: the decoder reads every event (`decodeEvent(_:)`).
+    public static func decodeEvent(plain fields: EventFields) -> Event? { nil }
 
     /// `encodeEvent` through the event's `Codable` conformance.
     @usableFromInline
@@ -47,14 +53,10 @@ extension FeedbackSystem {
 }
 
 extension FeedbackSystem where Event: TaggedEvent {
-    /// An event from its JSON, as `Event`'s `Decodable` reads it: what `@FeedbackEvent` derived reads without a
-    /// decoder where it can (a post's event is decoded once, on every post's way); the rest, errors included, the
-    /// decoder reads. Inlinable, as the two below: a system's conformance runs them specialised (a post's way).
+    /// What `@FeedbackEvent` derived reads without a decoder (`TaggedEvent.init(plainFields:)`): a post's event is
+    /// decoded once, on every post's way. Inlinable, as the two below: a system's conformance runs them specialised.
     @inlinable
-    public static func decodeEvent(_ value: JSONValue) throws -> Event {
-        if case .object(let members) = value, let event = Event(plainFields: EventFields(members)) { return event }
-        return try value.decode(Event.self)
-    }
+    public static func decodeEvent(plain fields: EventFields) -> Event? { Event(plainFields: fields) }
 
     /// An event as the journal writes it (the same bytes as the general `encodeEvent`): what `@FeedbackEvent`
     /// derived writes it without an encoder (a post's event is journaled once, so this is on every post's way); what
