@@ -13,7 +13,7 @@ DURATION=${DURATION:-8s}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
 PORT=${PORT:-18093}
-(cd .. && swift build -c release --product feedback-host >/dev/null)
+scripts/release-binary.sh
 BINARY=../.build/release/feedback-host
 WORK=$(mktemp -d)
 PID=""

@@ -25,7 +25,7 @@ if [ -n "$BINARIES" ]; then
     MODES=""
     for entry in $BINARIES; do MODES="$MODES ${entry%%=*}"; done
 else
-    (cd .. && swift build -c release --product feedback-host)
+    scripts/release-binary.sh
 fi
 BINARY=../.build/release/feedback-host
 WORK=$(mktemp -d)

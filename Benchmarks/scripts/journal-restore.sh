@@ -9,7 +9,7 @@ SESSIONS=${SESSIONS:-100000}
 ROUNDS=${ROUNDS:-3}
 
 swift build -c release --product JournalBenchmark
-(cd .. && swift build -c release --product feedback-host)
+scripts/release-binary.sh
 BIN=$(swift build -c release --show-bin-path)
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT

@@ -25,7 +25,7 @@ PORT=${PORT:-18091}
 PG_PORT=${PG_PORT:-18092}
 MODES=${MODES:-"none sqlite postgres"}
 
-(cd .. && swift build -c release --product feedback-host)
+scripts/release-binary.sh
 BINARY=../.build/release/feedback-host
 PG_BIN=$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 WORK=$(mktemp -d)

@@ -41,7 +41,7 @@ finish_run() {
 trap finish_run EXIT
 
 build_servers() { # extra products of the Benchmarks package to build
-    [ -n "$FH_BINARY" ] || (cd "$ROOT_DIR" && swift build -c release --product feedback-host)
+    [ -n "$FH_BINARY" ] || "$BENCH_DIR/scripts/release-binary.sh"
     [ -n "$PEER_BINARY" ] || (cd "$BENCH_DIR" && swift build -c release --product HummingbirdPeer)
     for product in "$@"; do (cd "$BENCH_DIR" && swift build -c release --product "$product"); done
     BENCH_BIN=$(cd "$BENCH_DIR" && swift build -c release --show-bin-path)

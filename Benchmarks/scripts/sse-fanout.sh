@@ -7,7 +7,7 @@ cd "$(dirname "$0")/.."
 N=${1:-1000}
 EVENTS=${2:-30}
 INTERVAL=${3:-200}
-(cd .. && swift build -c release --product feedback-host)
+scripts/release-binary.sh
 BIN=$(cd .. && swift build -c release --show-bin-path)
 WORK=$(mktemp -d)
 cc -O2 -o "$WORK/probe" scripts/sse-fanout-probe.c

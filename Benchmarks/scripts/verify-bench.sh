@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 SESSIONS=${SESSIONS:-100000}
 EVENTS=${EVENTS:-100}
-(cd .. && swift build -c release --product feedback-host)
+scripts/release-binary.sh
 swift build -c release --product VerifyBenchmark
 BIN=$(swift build -c release --show-bin-path)
 DIR=$(mktemp -d /tmp/verify-bench-XXXXXX)
