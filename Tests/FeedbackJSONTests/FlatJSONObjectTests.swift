@@ -48,6 +48,7 @@ struct FlatJSONObjectTests {
         #"{"type":"move","to":{"x":1}}"#,
         #"{"events":[{"type":"increment"}]}"#,
         #"{"text":"an escape \" inside"}"#,
+        #"{"text":"a\nb"}"#,
         #"{"text":"grüße"}"#,
         #"{"amount":1.5}"#,
         #"{"amount":1e3}"#,
