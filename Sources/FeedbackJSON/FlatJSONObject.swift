@@ -34,9 +34,7 @@ public struct FlatJSONObject: Sendable {
     /// The value of the member `name`, as the parser reads it; nil when there is none.
     public func member(_ name: String) -> JSONValue? {
         name.withUTF8Bytes { name in
-            bytes.withUnsafeBufferPointer { bytes in
-                valueBounds(of: name, in: bytes).map { Self.value(bytes, $0.0, $0.1) }
-            }
+            bytes.withUnsafeBufferPointer { bytes in valueRange(of: name, in: bytes).map { Self.value(bytes, $0) } }
         }
     }
 
@@ -44,56 +42,58 @@ public struct FlatJSONObject: Sendable {
     public func member(_ name: String, isOneOf candidates: [String]) -> Bool {
         name.withUTF8Bytes { name in
             bytes.withUnsafeBufferPointer { bytes in
-                guard let (start, end) = valueBounds(of: name, in: bytes), bytes[start] == UInt8(ascii: "\"") else {
+                guard let range = valueRange(of: name, in: bytes), bytes[range.lowerBound] == UInt8(ascii: "\"") else {
                     return false
                 }
-                let text = UnsafeBufferPointer(rebasing: bytes[start + 1..<end - 1])
-                return candidates.contains { candidate in
-                    candidate.withUTF8Bytes { candidate in
-                        candidate.count == text.count
-                            && (text.isEmpty || memcmp(candidate.baseAddress!, text.baseAddress!, text.count) == 0)
-                    }
-                }
+                let text = UnsafeBufferPointer(rebasing: bytes[range.lowerBound + 1..<range.upperBound - 1])
+                return candidates.contains { $0.withUTF8Bytes { Self.same($0, text) } }
             }
         }
-    }
-
-    /// Where the value of the member `name` is written in `bytes`.
-    private func valueBounds(of name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> (Int, Int)? {
-        for index in 0..<count {
-            let span = spans[index]
-            let start = Int(truncatingIfNeeded: span &>> 48)
-            let end = Int(truncatingIfNeeded: (span &>> 32) & 0xFFFF)
-            guard end - start == name.count,
-                name.isEmpty || memcmp(bytes.baseAddress! + start, name.baseAddress!, name.count) == 0
-            else { continue }
-            return (Int(truncatingIfNeeded: (span &>> 16) & 0xFFFF), Int(truncatingIfNeeded: span & 0xFFFF))
-        }
-        return nil
     }
 
     /// The whole object as the parser would have made it.
     public var value: JSONValue {
         bytes.withUnsafeBufferPointer { bytes in
             var members: [String: JSONValue] = [:]
-            members.reserveCapacity(count)
             for index in 0..<count {
-                let span = spans[index]
-                let name = UnsafeBufferPointer(
-                    rebasing: bytes[Int(span &>> 48)..<Int((span &>> 32) & 0xFFFF)]
-                )
-                members[String(decoding: name, as: UTF8.self)] = Self.value(
-                    bytes,
-                    Int((span &>> 16) & 0xFFFF),
-                    Int(span & 0xFFFF)
-                )
+                let name = UnsafeBufferPointer(rebasing: bytes[Self.nameRange(spans[index])])
+                members[String(decoding: name, as: UTF8.self)] = Self.value(bytes, Self.valueRange(spans[index]))
             }
             return .object(members)
         }
     }
 
-    /// The value written in `bytes[start..<end]`, which `scan` found plain.
-    private static func value(_ bytes: UnsafeBufferPointer<UInt8>, _ start: Int, _ end: Int) -> JSONValue {
+    /// Where the value of the member `name` is written in `bytes`.
+    private func valueRange(of name: UnsafeBufferPointer<UInt8>, in bytes: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        for index in 0..<count where Self.same(name, UnsafeBufferPointer(rebasing: bytes[Self.nameRange(spans[index])]))
+        {
+            return Self.valueRange(spans[index])
+        }
+        return nil
+    }
+
+    /// A member's name (inside its quotes) and value (a string's with them), packed by `scan`.
+    private static func nameRange(_ span: UInt64) -> Range<Int> {
+        Int(truncatingIfNeeded: span &>> 48)..<Int(truncatingIfNeeded: (span &>> 32) & 0xFFFF)
+    }
+
+    private static func valueRange(_ span: UInt64) -> Range<Int> {
+        Int(truncatingIfNeeded: (span &>> 16) & 0xFFFF)..<Int(truncatingIfNeeded: span & 0xFFFF)
+    }
+
+    private static func span(name: Range<Int>, value: Range<Int>) -> UInt64 {
+        UInt64(name.lowerBound) << 48 | UInt64(name.upperBound) << 32 | UInt64(value.lowerBound) << 16
+            | UInt64(value.upperBound)
+    }
+
+    /// Whether two runs of bytes are equal.
+    private static func same(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        a.count == b.count && (a.isEmpty || memcmp(a.baseAddress!, b.baseAddress!, a.count) == 0)
+    }
+
+    /// The value written in `bytes[range]`, which `scan` found plain.
+    private static func value(_ bytes: UnsafeBufferPointer<UInt8>, _ range: Range<Int>) -> JSONValue {
+        let (start, end) = (range.lowerBound, range.upperBound)
         switch bytes[start] {
         case UInt8(ascii: "\""):
             return .string(String(decoding: UnsafeBufferPointer(rebasing: bytes[start + 1..<end - 1]), as: UTF8.self))
@@ -139,7 +139,10 @@ public struct FlatJSONObject: Sendable {
         func skipWord(_ word: StaticString) -> Bool {
             let count = word.utf8CodeUnitCount
             guard index + count <= bytes.count,
-                memcmp(bytes.baseAddress! + index, word.utf8Start, count) == 0
+                same(
+                    UnsafeBufferPointer(start: bytes.baseAddress! + index, count: count),
+                    UnsafeBufferPointer(start: word.utf8Start, count: count)
+                )
             else { return false }
             index += count
             return true
@@ -189,18 +192,12 @@ public struct FlatJSONObject: Sendable {
                 default: return nil  // an object or an array, or no value
                 }
                 // A name twice is the parser's to refuse.
-                for earlier in 0..<count {
-                    let span = spans[earlier]
-                    let start = Int(span &>> 48)
-                    let end = Int((span &>> 32) & 0xFFFF)
-                    if end - start == nameEnd - nameStart,
-                        memcmp(bytes.baseAddress! + start, bytes.baseAddress! + nameStart, end - start) == 0
-                    {
-                        return nil
-                    }
+                let name = UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd])
+                for earlier in 0..<count
+                where same(name, UnsafeBufferPointer(rebasing: bytes[nameRange(spans[earlier])])) {
+                    return nil
                 }
-                spans[count] =
-                    UInt64(nameStart) << 48 | UInt64(nameEnd) << 32 | UInt64(valueStart) << 16 | UInt64(index)
+                spans[count] = span(name: nameStart..<nameEnd, value: valueStart..<index)
                 count += 1
                 skipWhitespace()
                 guard index < bytes.count else { return nil }

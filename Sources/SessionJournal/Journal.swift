@@ -192,7 +192,9 @@ public final class Journal: @unchecked Sendable {
         }
         if wake { windowEnd.signal() }
         switch schedule {
-        case nil: completion(.failure(JournalError(.closed, "the journal is closed")))
+        // On the queue even now, as every completion: a caller may append under a lock its completion takes
+        // (`SessionRecorder`), which a completion run here would take a second time.
+        case nil: queue.async { completion(.failure(JournalError(.closed, "the journal is closed"))) }
         case true?: queue.async { self.commitNext() }
         case false?: break
         }

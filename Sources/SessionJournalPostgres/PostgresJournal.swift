@@ -236,7 +236,8 @@ public final class PostgresJournal: SessionJournaling, @unchecked Sendable {
             return Self.schedule(&state)
         }
         switch schedule {
-        case nil: completion(.failure(JournalError(.closed, "the journal is closed")))
+        // On the queue even now, as every completion: a caller may append under a lock its completion takes.
+        case nil: queue.async { completion(.failure(JournalError(.closed, "the journal is closed"))) }
         case true?: queue.async { self.pump() }
         case false?: break
         }

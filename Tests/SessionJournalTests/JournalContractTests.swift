@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Synchronization
 import Testing
 
@@ -343,6 +344,28 @@ import Testing
         let read = try journal.recover(only: Set(ids))
         #expect(read.count == 20)
         #expect(read.allSatisfy { $0.events == [JournalEvent(revision: 1, event: tricky, origin: .client)] })
+    }
+
+    /// A closed journal answers an append on its queue too, never inside `append`: a caller may append under a lock
+    /// its completion takes (`SessionRecorder` does), and an answer given inline took that lock a second time.
+    @Test(arguments: JournalBackend.allCases)
+    func aClosedJournalAnswersAnAppendOnItsQueueNotInside(_ backend: JournalBackend) throws {
+        let place = try JournalPlace(backend)
+        defer { place.remove() }
+        let journal = try place.open()
+        journal.close()
+        let caller = pthread_self()
+        let seen = Mutex<(inside: Bool, code: JournalError.Code?)?>(nil)
+        let answered = DispatchSemaphore(value: 0)
+        journal.append([JournalFixtures.event(JournalFixtures.id(1), 1)]) { result in
+            let code: JournalError.Code? = if case .failure(let error) = result { error.code } else { nil }
+            seen.withLock { $0 = (pthread_equal(pthread_self(), caller) != 0, code) }
+            answered.signal()
+        }
+        #expect(answered.wait(timeout: .now() + 10) == .success)
+        let outcome = try #require(seen.withLock { $0 })
+        #expect(!outcome.inside, "the completion ran on the thread that appended, inside append")
+        #expect(outcome.code == .closed)
     }
 
     @Test(arguments: JournalBackend.allCases)

@@ -29,12 +29,4 @@ public struct PostedEvents: Sendable, ExpressibleByArrayLiteral {
         case .flat: 1
         }
     }
-
-    /// The `index`th event as a JSON value (a flat one made into the value the parser would have made).
-    public subscript(index: Int) -> JSONValue {
-        switch form {
-        case .values(let values): values[index]
-        case .flat(let object): object.value
-        }
-    }
 }

@@ -35,13 +35,16 @@ extension FeedbackSystem {
     }
 
     /// An object's event from its members where `decodeEvent(plain:)` reads it, else (errors included) through the
-    /// event's `Decodable` conformance.
+    /// event's `Decodable` conformance. Inlinable, as the reader below: a system's conformance runs them specialised
+    /// (a batch's events and a body the short way leaves are decoded here).
+    @inlinable
     public static func decodeEvent(_ value: JSONValue) throws -> Event {
         if case .object(let members) = value, let event = decodeEvent(plain: EventFields(members)) { return event }
         return try value.decode(Event.self)
     }
 
     /// Nil: the decoder reads every event (`decodeEvent(_:)`).
+    @inlinable
     public static func decodeEvent(plain fields: EventFields) -> Event? { nil }
 
     /// `encodeEvent` through the event's `Codable` conformance.
@@ -54,7 +57,8 @@ extension FeedbackSystem {
 
 extension FeedbackSystem where Event: TaggedEvent {
     /// What `@FeedbackEvent` derived reads without a decoder (`TaggedEvent.init(plainFields:)`): a post's event is
-    /// decoded once, on every post's way. Inlinable, as the two below: a system's conformance runs them specialised.
+    /// decoded once, on every post's way. Inlinable, as the writers below: a system's conformance runs them
+    /// specialised.
     @inlinable
     public static func decodeEvent(plain fields: EventFields) -> Event? { Event(plainFields: fields) }
 
