@@ -36,7 +36,9 @@ package final class StreamHub: @unchecked Sendable {
     private let incoming = Mutex(Incoming())
     private let admitted = Atomic<Int>(0)
 
-    // Owned by `queue`.
+    // Owned by `queue` (so no dynamic exclusivity check on the fields a fan-out's pass reads or changes per
+    // subscriber: `behindCount`, `writesInFlight`, `subscribers`).
+    @exclusivity(unchecked)
     var subscribers: [StreamSubscriber] = []
     let whole: StreamView
     var selections: [String: StreamView] = [:]
@@ -47,10 +49,12 @@ package final class StreamHub: @unchecked Sendable {
     var timer: (any DispatchSourceTimer)?
     var recheckScheduled = false
     /// Subscribers held back, so that a catch-up with none skips the scan.
+    @exclusivity(unchecked)
     var behindCount = 0
     /// Fan-out writes handed to the shards whose completion has not come back. While any is out, a new state holds
     /// every subscriber back, and the last completion brings them all to the latest in one pass: one pass at a
     /// time, each with the newest state, so the first streams of a fan-out are not served again before the last.
+    @exclusivity(unchecked)
     var writesInFlight = 0
 
     init(session: any HostedSession, epoch: UInt64, registry: StreamRegistry) {
@@ -161,27 +165,68 @@ package final class StreamHub: @unchecked Sendable {
     /// subscriber's first frame, queued right behind its prelude).
     func bringUpToDate(_ candidates: some Sequence<StreamSubscriber>, waitForIdle: Bool = true) {
         dispatchPrecondition(condition: .onQueue(queue))
-        let now = DispatchTime.now().uptimeNanoseconds
-        let passInFlight = waitForIdle && writesInFlight > 0
-        // The frames of this pass, each with the streams that get it; nearly every subscriber gets the same one as the
-        // subscriber before it, which is looked up without hashing.
+        var pass = Pass(
+            now: DispatchTime.now().uptimeNanoseconds,
+            passInFlight: waitForIdle && writesInFlight > 0,
+            waitForIdle: waitForIdle
+        )
+        // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
+        // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
+        // (a step here is short: no system call hides a miss).
+        let walked: Void? = candidates.withContiguousStorageIfAvailable { all in
+            for index in all.indices {
+                Prefetch.object(at: index &+ 4, in: all)
+                if index &+ 2 < all.count { all[index &+ 2].stream.prefetch() }
+                pass.consider(all[index], in: self)
+            }
+        }
+        if walked == nil {
+            for subscriber in candidates { pass.consider(subscriber, in: self) }
+        }
+        for index in pass.batches.indices where pass.batches[index].added > 0 { send(&pass.batches[index]) }
+        registry.metrics.sent(events: pass.events, bytes: pass.bytes)
+        if pass.conflated > 0 {
+            registry.metrics.conflations.increment(by: pass.conflated)
+            scheduleRecheck()
+        }
+    }
+
+    /// One `bringUpToDate` pass: the frames it writes, each with the streams that get it, and its counts. A value the
+    /// pass changes in place: variables of the function that a nested function changed, used from a closure, were
+    /// checked for exclusive access at run time, once for every subscriber of a fan-out.
+    private struct Pass {
+        let now: UInt64
+        let passInFlight: Bool
+        let waitForIdle: Bool
+        /// The frames of this pass, in the order of their keys in `keys`; nearly every subscriber gets the same one
+        /// as the subscriber before it (`last`), which is found without a look in `keys`.
         var batches: [ResponseStream.FanOut] = []
-        var batchOf: [FrameKey: Int] = [:]
+        var keys = FrameIndex<FrameKey>()
         var last: (key: FrameKey, index: Int)?
         var events = 0
         var bytes = 0
         var conflated = 0
-        func consider(_ subscriber: StreamSubscriber) {
+
+        init(now: UInt64, passInFlight: Bool, waitForIdle: Bool) {
+            self.now = now
+            self.passInFlight = passInFlight
+            self.waitForIdle = waitForIdle
+        }
+
+        /// Decides what `subscriber` gets (`SubscriberState.next`) and files its stream under that frame's batch.
+        mutating func consider(_ subscriber: StreamSubscriber, in hub: StreamHub) {
             let view = subscriber.view
             let wasBehind = subscriber.behind
+            let passInFlight = passInFlight
+            let waitForIdle = waitForIdle
             let (action, resumed) = subscriber.state.next(
                 latest: view.latestRev,
-                epoch: epoch,
+                epoch: hub.epoch,
                 ready: { !passInFlight && (!waitForIdle || subscriber.stream.isIdle) },
                 canPatch: view.canPatch(from:)
             )
-            if let resumed { registry.metrics.resumed(resumed) }
-            if subscriber.behind != wasBehind { behindCount += subscriber.behind ? 1 : -1 }
+            if let resumed { hub.registry.metrics.resumed(resumed) }
+            if subscriber.behind != wasBehind { hub.behindCount += subscriber.behind ? 1 : -1 }
             let key: FrameKey
             switch action {
             case .nothing:
@@ -197,13 +242,12 @@ package final class StreamHub: @unchecked Sendable {
             let index: Int
             if let last, last.key == key {
                 index = last.index
-            } else if let known = batchOf[key] {
+            } else if let known = keys.position(of: key) {
                 index = known
             } else {
                 let frame = key.base.flatMap(view.patch(from:)) ?? view.snapshot()
-                index = batches.count
                 batches.append(ResponseStream.FanOut(frame))
-                batchOf[key] = index
+                index = keys.add(key)
             }
             last = (key, index)
             subscriber.lastWrite = now
@@ -211,26 +255,7 @@ package final class StreamHub: @unchecked Sendable {
             events += 1
             bytes += batches[index].bytes.count
             // A large fan-out goes out a part at a time: the shards send the first part while this pass goes on.
-            if batches[index].added >= registry.configuration.writePart { send(&batches[index]) }
-        }
-        // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
-        // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
-        // (a step here is short: no system call hides a miss).
-        let walked: Void? = candidates.withContiguousStorageIfAvailable { all in
-            for index in all.indices {
-                Prefetch.object(at: index &+ 4, in: all)
-                if index &+ 2 < all.count { all[index &+ 2].stream.prefetch() }
-                consider(all[index])
-            }
-        }
-        if walked == nil {
-            for subscriber in candidates { consider(subscriber) }
-        }
-        for index in batches.indices where batches[index].added > 0 { send(&batches[index]) }
-        registry.metrics.sent(events: events, bytes: bytes)
-        if conflated > 0 {
-            registry.metrics.conflations.increment(by: conflated)
-            scheduleRecheck()
+            if batches[index].added >= hub.registry.configuration.writePart { hub.send(&batches[index]) }
         }
     }
 

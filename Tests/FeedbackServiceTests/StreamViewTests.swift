@@ -81,4 +81,22 @@ struct StreamViewTests {
         let patch = String(decoding: try #require(view.patch(from: 0)), as: UTF8.self)
         #expect(patch.contains(#"{"base":0,"rev":2,"ops":[{"op":"replace","path":"/~1items~10","value":"a"}]}"#))
     }
+
+    /// A fan-out pass finds each frame by its key: in order up to `linearKeys` keys, through a dictionary beyond, and
+    /// both ways give every key the position it was added at (a pass over subscribers of many selections, or at many
+    /// revisions, has that many).
+    @Test func aPassFindsEveryFrameByItsKeyAcrossTheSwitchToADictionary() {
+        var keys = FrameIndex<Int>()
+        let count = 3 * FrameIndex<Int>.linearKeys + 5
+        for added in 0..<count {
+            #expect(keys.position(of: added * 7) == nil)
+            #expect(keys.add(added * 7) == added)
+            #expect(keys.count == added + 1)
+            // Every key added so far, after each addition: the first ones found again once the dictionary took over.
+            for earlier in 0...added {
+                #expect(keys.position(of: earlier * 7) == earlier)
+            }
+            #expect(keys.position(of: added * 7 + 1) == nil)
+        }
+    }
 }
