@@ -168,7 +168,9 @@ package final class StreamHub: @unchecked Sendable {
         var pass = Pass(
             now: DispatchTime.now().uptimeNanoseconds,
             passInFlight: waitForIdle && writesInFlight > 0,
-            waitForIdle: waitForIdle
+            waitForIdle: waitForIdle,
+            // A part's streams, as far as the candidates' count is known (a catch-up's filter does not know it).
+            part: min(registry.configuration.writePart, candidates.underestimatedCount)
         )
         // A large fan-out meets every subscriber cold (`Prefetch`): the subscriber four ahead and the stream two ahead
         // (whose subscriber, asked for two steps earlier, says which it is) are fetched while this one is decided on
@@ -198,6 +200,8 @@ package final class StreamHub: @unchecked Sendable {
         let now: UInt64
         let passInFlight: Bool
         let waitForIdle: Bool
+        /// The room a frame's list of streams for one shard is made with.
+        let part: Int
         /// The frames of this pass, in the order of their keys in `keys`; nearly every subscriber gets the same one
         /// as the subscriber before it (`last`), which is found without a look in `keys`.
         var batches: [ResponseStream.FanOut] = []
@@ -207,10 +211,11 @@ package final class StreamHub: @unchecked Sendable {
         var bytes = 0
         var conflated = 0
 
-        init(now: UInt64, passInFlight: Bool, waitForIdle: Bool) {
+        init(now: UInt64, passInFlight: Bool, waitForIdle: Bool, part: Int) {
             self.now = now
             self.passInFlight = passInFlight
             self.waitForIdle = waitForIdle
+            self.part = part
         }
 
         /// Decides what `subscriber` gets (`SubscriberState.next`) and files its stream under that frame's batch.
@@ -246,7 +251,7 @@ package final class StreamHub: @unchecked Sendable {
                 index = known
             } else {
                 let frame = key.base.flatMap(view.patch(from:)) ?? view.snapshot()
-                batches.append(ResponseStream.FanOut(frame))
+                batches.append(ResponseStream.FanOut(frame, capacity: part))
                 index = keys.add(key)
             }
             last = (key, index)

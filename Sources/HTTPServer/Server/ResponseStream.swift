@@ -33,6 +33,9 @@ public final class ResponseStream: Sendable {
     /// Pending bytes above which `isWritable` turns false.
     public let highWaterMark: Int
     let state = Mutex(State())
+    /// `isIdle`, stored under `state`'s lock by every change of the byte counts, so that a fan-out's pass reads it
+    /// without taking the lock (one lock a subscriber fewer).
+    private let idle = Atomic<Bool>(true)
 
     init(shard: Shard, fd: Int32, connectionID: UInt64, highWaterMark: Int) {
         self.shard = shard
@@ -74,6 +77,7 @@ public final class ResponseStream: Sendable {
         let accepted = state.withLock { s -> Bool in
             guard !s.closed, !s.finished else { return false }
             s.queuedBytes += bytes.count
+            countsChanged(s)
             return true
         }
         guard accepted else { return }
@@ -88,7 +92,12 @@ public final class ResponseStream: Sendable {
     /// stream then holds at most one frame that the server has not handed to its connection, however fast states
     /// come, and a client never reads a backlog the server built up while it was busy.
     public var isIdle: Bool {
-        state.withLock { $0.queuedBytes == 0 && $0.bufferedBytes <= highWaterMark }
+        idle.load(ordering: .acquiring)
+    }
+
+    /// Under `state`'s lock, after a change of its byte counts: what `isIdle` answers from now on.
+    private func countsChanged(_ s: State) {
+        idle.store(s.queuedBytes == 0 && s.bufferedBytes <= highWaterMark, ordering: .releasing)
     }
 
     /// Queues the same bytes as one chunk on each of `streams`, with one hop per shard rather than one per stream:
@@ -118,9 +127,13 @@ public final class ResponseStream: Sendable {
         private var groups: [(shard: Shard, streams: [ResponseStream])] = []
         /// Streams added since the last `send` (taken or not): what a producer sizes its parts by.
         package private(set) var added = 0
+        /// The room each shard's list of streams is made with: a part's size, so that it is not grown by doubling.
+        private let capacity: Int
 
-        package init(_ bytes: [UInt8]) {
+        /// `capacity`: how many streams a part may hand one shard (at most), 0 when unknown.
+        package init(_ bytes: [UInt8], capacity: Int = 0) {
             self.bytes = bytes
+            self.capacity = capacity
         }
 
         /// Takes `stream` for this fan-out, unless it ended (or the bytes are empty: writers never queue nothing).
@@ -131,6 +144,7 @@ public final class ResponseStream: Sendable {
             let accepted = stream.state.withLock { s -> Bool in
                 guard !s.closed, !s.finished else { return false }
                 s.queuedBytes += count
+                stream.countsChanged(s)
                 return true
             }
             guard accepted else { return }
@@ -139,7 +153,10 @@ public final class ResponseStream: Sendable {
                 groups[index].streams.append(stream)
                 return
             }
-            groups.append((shard, [stream]))
+            var streams: [ResponseStream] = []
+            streams.reserveCapacity(capacity)
+            streams.append(stream)
+            groups.append((shard, streams))
         }
 
         /// Hands the streams taken so far to their shards, one hop each, and starts a new part (the same bytes);
@@ -209,6 +226,7 @@ public final class ResponseStream: Sendable {
         let callback = state.withLock { s -> (@Sendable () -> Void)? in
             s.queuedBytes -= appended
             s.bufferedBytes = buffered
+            countsChanged(s)
             let pending = s.queuedBytes + s.bufferedBytes
             if pending > highWaterMark {
                 s.wasAboveHighWater = true
