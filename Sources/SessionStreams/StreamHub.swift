@@ -36,9 +36,8 @@ package final class StreamHub: @unchecked Sendable {
     private let incoming = Mutex(Incoming())
     private let admitted = Atomic<Int>(0)
 
-    // Owned by `queue` (so no dynamic exclusivity check on the fields a fan-out's pass reads or changes per
-    // subscriber: `behindCount`, `writesInFlight`, `subscribers`).
-    @exclusivity(unchecked)
+    // Owned by `queue`. The fields a fan-out's pass changes (`behindCount` for a subscriber, `writesInFlight` for a
+    // part) are `@exclusivity(unchecked)`: no run-time check for each.
     var subscribers: [StreamSubscriber] = []
     let whole: StreamView
     var selections: [String: StreamView] = [:]
@@ -211,17 +210,11 @@ package final class StreamHub: @unchecked Sendable {
         var bytes = 0
         var conflated = 0
 
-        init(now: UInt64, passInFlight: Bool, waitForIdle: Bool, part: Int) {
-            self.now = now
-            self.passInFlight = passInFlight
-            self.waitForIdle = waitForIdle
-            self.part = part
-        }
-
         /// Decides what `subscriber` gets (`SubscriberState.next`) and files its stream under that frame's batch.
         mutating func consider(_ subscriber: StreamSubscriber, in hub: StreamHub) {
             let view = subscriber.view
             let wasBehind = subscriber.behind
+            // Copied out: the closure below cannot capture the pass (`self`, changed in place).
             let passInFlight = passInFlight
             let waitForIdle = waitForIdle
             let (action, resumed) = subscriber.state.next(

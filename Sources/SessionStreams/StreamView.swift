@@ -23,16 +23,13 @@ package final class StreamView {
     let epoch: UInt64
     /// The selected parts; empty for the whole state.
     let select: [JSONPointer]
-    // The fields below are the hub queue's alone (above): no dynamic exclusivity check per subscriber of a fan-out,
-    // which reads `latestRev` and `canPatch(from:)` for each.
     /// Subscribers reading this view.
-    @exclusivity(unchecked)
     var subscriberCount = 0
+    /// The hub queue's alone (above): no run-time exclusivity check for each subscriber of a fan-out, whose decision
+    /// reads it (`latestRev`, `canPatch(from:)`).
     @exclusivity(unchecked)
     private(set) var entries: [Entry] = []
-    @exclusivity(unchecked)
     private var snapshotFrame: [UInt8]?
-    @exclusivity(unchecked)
     private var patchFrames: [UInt64: [UInt8]] = [:]
 
     /// The system's schema hash (`FeedbackSystem.schemaHash`), carried by `snapshot` events.

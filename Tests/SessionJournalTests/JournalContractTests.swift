@@ -1,5 +1,5 @@
 import Dispatch
-import Foundation
+import Glibc
 import Synchronization
 import Testing
 
