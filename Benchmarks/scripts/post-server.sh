@@ -17,7 +17,8 @@ stop_post_server() {
     [ -z "$DIR" ] || { rm -rf "$DIR"; DIR=; }
 }
 
-# Starts `floor` (JournalFloor, built when missing) or a feedback-host binary with its flags, waits until it answers,
+# Starts `floor` (JournalFloor, built when missing) or a feedback-host binary, either with its flags (the floor's
+# `--journal off`: no database, each post answered as it is read), waits until it answers,
 # and writes its sessions' ids to $DIR/ids. NAME goes in front of its messages.
 start_post_server() { # name floor|binary [flags...]
     local name=$1 i
@@ -28,7 +29,8 @@ start_post_server() { # name floor|binary [flags...]
         floor=$(cd "$SCRIPTS/.." && swift build -c release --show-bin-path)/JournalFloor
         [ -x "$floor" ] || (cd "$SCRIPTS/.." && swift build -c release --product JournalFloor >/dev/null)
         SERVER_BINARY=
-        taskset -c "$SERVER_CPU" "$floor" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
+        shift
+        taskset -c "$SERVER_CPU" "$floor" "$@" --port "$PORT" --db "$DIR/floor.sqlite" 2>/dev/null &
         PID=$!
         for i in $(seq "$SESSIONS"); do echo "s$i" >>"$DIR/ids"; done
     else

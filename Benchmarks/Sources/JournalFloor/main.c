@@ -6,8 +6,11 @@
 // post its answer itself. That is a group commit with no gathering window and no hop back to the reading thread.
 // `GET /healthz` is answered at once by the reading thread. No JSON is parsed, no reducer runs, no state is encoded:
 // the answer is the event's revision in a body the size of feedback-host's.
+// With `--journal off` there is no database and no writer: the reading thread answers each post as it reads it (the
+// same answer, its revision counted in memory), the floor of a post with nothing durable about it, to set beside
+// feedback-host's `--data-dir none` (session 39: what the journal costs each, apart from what the rest costs).
 //
-// Usage: JournalFloor --port 18600 [--db floor.sqlite] [--synchronous FULL|OFF]
+// Usage: JournalFloor --port 18600 [--db floor.sqlite] [--synchronous FULL|OFF] [--journal on|off]
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -53,6 +56,7 @@ static pthread_cond_t arrived = PTHREAD_COND_INITIALIZER;
 static counter_t counters[4096];
 static sqlite3 *db;
 static sqlite3_stmt *insert;
+static int journal = 1;
 
 static void fail(const char *what) {
     perror(what);
@@ -82,7 +86,8 @@ static void send_all(int fd, const char *bytes, size_t length) {
     }
 }
 
-// The session's next revision: a small open-addressing table, touched only by the writer.
+// The session's next revision: a small open-addressing table, touched only by the writer (by the reading thread
+// without a journal).
 static int64_t next_revision(const char *id) {
     uint64_t h = 1469598103934665603ull;
     for (const char *c = id; *c; c++) h = (h ^ (uint8_t)*c) * 1099511628211ull;
@@ -92,9 +97,20 @@ static int64_t next_revision(const char *id) {
     }
 }
 
+// Sends a post its answer: the revision, as feedback-host's counter answers it, with `date` as its Date.
+static void answer(int fd, int64_t revision, const char *date) {
+    char body[128], text[512];
+    int b = snprintf(body, sizeof body, "{\"rev\":%lld,\"cursor\":\"1382482198-%lld\",\"state\":{\"count\":%lld}}",
+        (long long)revision, (long long)revision, (long long)revision);
+    int a = snprintf(text, sizeof text,
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"1382482198-%lld\"\r\n"
+        "Content-Length: %d\r\nDate: %s\r\n\r\n%s",
+        (long long)revision, b, date, body);
+    send_all(fd, text, (size_t)a);
+}
+
 static void *writer(void *unused) {
     (void)unused;
-    char date[64], body[128], answer[512];
     for (;;) {
         pthread_mutex_lock(&lock);
         while (n_queued == 0) pthread_cond_wait(&arrived, &lock);
@@ -122,16 +138,9 @@ static void *writer(void *unused) {
             sqlite3_reset(insert);
         }
         check(sqlite3_exec(db, "COMMIT", NULL, NULL, NULL), "commit");
+        char date[64];
         http_date(date, sizeof date);
-        for (size_t i = 0; i < n; i++) {
-            int b = snprintf(body, sizeof body, "{\"rev\":%lld,\"cursor\":\"1382482198-%lld\",\"state\":{\"count\":%lld}}",
-                (long long)revisions[i], (long long)revisions[i], (long long)revisions[i]);
-            int a = snprintf(answer, sizeof answer,
-                "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nETag: \"1382482198-%lld\"\r\n"
-                "Content-Length: %d\r\nDate: %s\r\n\r\n%s",
-                (long long)revisions[i], b, date, body);
-            send_all(posts[i].fd, answer, (size_t)a);
-        }
+        for (size_t i = 0; i < n; i++) answer(posts[i].fd, revisions[i], date);
     }
     return NULL;
 }
@@ -165,6 +174,20 @@ static int serve(int fd, connection_t *c) {
         if (!slash || slash - id >= ID_BYTES || body >= sizeof post.event) return 0;
         memcpy(post.session, id, (size_t)(slash - id));
         memcpy(post.event, c->buffer + head, body);
+        if (!journal) {
+            // The Date made once a second, as a server's cache of it does.
+            static char date[64];
+            static time_t dated = 0;
+            time_t now = time(NULL);
+            if (now != dated) {
+                http_date(date, sizeof date);
+                dated = now;
+            }
+            answer(fd, next_revision(post.session), date);
+            memmove(c->buffer, c->buffer + head + body, c->used - head - body);
+            c->used -= head + body;
+            continue;
+        }
         pthread_mutex_lock(&lock);
         if (n_queued == capacity) {
             fprintf(stderr, "more posts in flight than %zu\n", capacity);
@@ -178,16 +201,8 @@ static int serve(int fd, connection_t *c) {
     }
 }
 
-int main(int argc, char **argv) {
-    int port = 18600;
-    const char *path = "floor.sqlite", *synchronous = "FULL";
-    for (int i = 1; i + 1 < argc; i += 2) {
-        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[i + 1]);
-        else if (strcmp(argv[i], "--db") == 0) path = argv[i + 1];
-        else if (strcmp(argv[i], "--synchronous") == 0) synchronous = argv[i + 1];
-        else { fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
-    }
-    signal(SIGPIPE, SIG_IGN);
+// Opens the journal (the table, pragmas and statement of feedback-host's) and starts its writer.
+static void start_journal(const char *path, const char *synchronous) {
     queued = calloc(capacity, sizeof(post_t));
     taken = calloc(capacity, sizeof(post_t));
     if (sqlite3_open(path, &db) != SQLITE_OK) fail("sqlite3_open");
@@ -204,6 +219,20 @@ int main(int argc, char **argv) {
               "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", -1, &insert, NULL), "prepare");
     pthread_t thread;
     pthread_create(&thread, NULL, writer, NULL);
+}
+
+int main(int argc, char **argv) {
+    int port = 18600;
+    const char *path = "floor.sqlite", *synchronous = "FULL";
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--port") == 0) port = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--db") == 0) path = argv[i + 1];
+        else if (strcmp(argv[i], "--synchronous") == 0) synchronous = argv[i + 1];
+        else if (strcmp(argv[i], "--journal") == 0) journal = strcmp(argv[i + 1], "off") != 0;
+        else { fprintf(stderr, "unknown option %s\n", argv[i]); return 2; }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    if (journal) start_journal(path, synchronous);
 
     int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
     int one = 1;
@@ -215,7 +244,8 @@ int main(int argc, char **argv) {
     int poller = epoll_create1(0);
     struct epoll_event event = {.events = EPOLLIN, .data.fd = listener};
     epoll_ctl(poller, EPOLL_CTL_ADD, listener, &event);
-    fprintf(stderr, "JournalFloor on 127.0.0.1:%d, %s, synchronous=%s\n", port, path, synchronous);
+    fprintf(stderr, "JournalFloor on 127.0.0.1:%d, %s, synchronous=%s%s\n", port, path, synchronous,
+        journal ? "" : ", no journal");
     struct epoll_event ready[256];
     for (;;) {
         int n = epoll_wait(poller, ready, 256, -1);
