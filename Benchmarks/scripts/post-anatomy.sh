@@ -1,22 +1,22 @@
 #!/usr/bin/env bash
-# Issue 30: what one posted event costs a server, split the way a profile cannot (docs/BENCHMARKS.md, session 15).
-# For each server named: a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor
-# takes any path segment as a session), `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin on LOAD_CPU,
-# and over WINDOW seconds in the middle of the run: its user and kernel CPU a post (utime and stime from
-# /proc/PID/stat), its share of its core, and, when perf can place uprobes (root), its mallocs and its Swift retains
-# and releases a post, counted exactly (`perf stat` on the probes, not sampled; over a second run, which the probes
-# slow, divided by that window's answers: its send(2) calls), and in a third run SQLite's statement steps and its
-# error-log calls a post (uprobes on libsqlite3: a step has a cost of its own beyond its rows, and a log call a post
-# is SQLite refusing or reporting something on every post). Servers: `floor` (JournalFloor; `floor --journal off`,
-# its floor of a post with nothing durable, to set beside `BINARY --data-dir none`: each server's journal cost apart
-# from the rest's, session 39), or a feedback-host binary followed by its flags up to the next `--`. With PHASES=1, a fourth run of each server records the window
-# with `perf record --call-graph dwarf` (PHASES_HZ samples a second, 999; 2999 before session 33) and prints its CPU a
-# post by phase of the post's way, thread and side (post-phases.py; the floor's by system call and library; the
-# profiler's copies of the stacks slow the server, more the higher the rate, so compare phases, not totals; sessions 21
-# and 33). With LIBRARIES=1, one more run of each server is sampled without call chains (`perf record -F 2999` of the
-# server's core, light enough to leave the rate as it is) and prints its CPU a post by library: the kernel, SQLite,
-# libc, the binary and the Swift runtime, side by side for the floor and the builds (session 36: the kernel's, SQLite's
-# and libc's parts of a durable post are the floor's; the gap is the Swift code's).
+# Issue 30: what one posted event costs a server, split the way a profile cannot (docs/BENCHMARKS.md, session 15). For
+# each server named: a fresh process in an empty directory on SERVER_CPU, SESSIONS counter sessions (the floor takes any
+# path segment as a session), `wrk -t1 -cCONNECTIONS` posting {"type":"increment"} round-robin on LOAD_CPU, and over
+# WINDOW seconds in the middle of the run: its user and kernel CPU a post (utime and stime from /proc/PID/stat), its
+# share of its core, and, when perf can place uprobes (root), its mallocs and its Swift retains and releases a post,
+# counted exactly (`perf stat` on the probes, not sampled; over a second run, which the probes slow, divided by that
+# window's answers: its send(2) calls), and in a third run SQLite's statement steps and its error-log calls a post
+# (uprobes on libsqlite3: a step has a cost of its own beyond its rows, and a log call a post is SQLite refusing or
+# reporting something on every post). Servers: `floor` (JournalFloor; `floor --journal off`, its floor of a post with
+# nothing durable, to set beside `BINARY --data-dir none`: each server's journal cost apart from the rest's, session
+# 39), or a feedback-host binary followed by its flags up to the next `--`. With PHASES=1, a fourth run of each server
+# records the window with `perf record --call-graph dwarf` (PHASES_HZ samples a second, 999; 2999 before session 33) and
+# prints its CPU a post by phase of the post's way, thread and side (post-phases.py; the floor's by system call and
+# library; the profiler's copies of the stacks slow the server, more the higher the rate, so compare phases, not totals;
+# sessions 21 and 33). With LIBRARIES=1, one more run of each server is sampled without call chains (`perf record -F
+# 2999` of the server's core, light enough to leave the rate as it is) and prints its CPU a post by library: the kernel,
+# SQLite, libc, the binary and the Swift runtime, side by side for the floor and the builds (session 36: the kernel's,
+# SQLite's and libc's parts of a durable post are the floor's; the gap is the Swift code's).
 # Usage: scripts/post-anatomy.sh floor -- floor --journal off -- BINARY -- BINARY --data-dir none
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0 PHASES_HZ=999 LIBRARIES=0).
 #        Copy binaries aside first.

@@ -14,9 +14,6 @@ package struct FrameIndex<Key: Hashable> {
 
     package init() {}
 
-    /// How many keys there are.
-    package var count: Int { keys.count }
-
     /// Where `key` was added (0 for the first), or nil when it never was.
     package func position(of key: Key) -> Int? {
         keys.count <= Self.linearKeys ? keys.firstIndex(of: key) : positions[key]

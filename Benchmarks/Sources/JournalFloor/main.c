@@ -174,7 +174,16 @@ static int serve(int fd, connection_t *c) {
         if (!slash || slash - id >= ID_BYTES || body >= sizeof post.event) return 0;
         memcpy(post.session, id, (size_t)(slash - id));
         memcpy(post.event, c->buffer + head, body);
-        if (!journal) {
+        if (journal) {
+            pthread_mutex_lock(&lock);
+            if (n_queued == capacity) {
+                fprintf(stderr, "more posts in flight than %zu\n", capacity);
+                exit(1);
+            }
+            queued[n_queued++] = post;
+            pthread_cond_signal(&arrived);
+            pthread_mutex_unlock(&lock);
+        } else {
             // The Date made once a second, as a server's cache of it does.
             static char date[64];
             static time_t dated = 0;
@@ -184,18 +193,7 @@ static int serve(int fd, connection_t *c) {
                 dated = now;
             }
             answer(fd, next_revision(post.session), date);
-            memmove(c->buffer, c->buffer + head + body, c->used - head - body);
-            c->used -= head + body;
-            continue;
         }
-        pthread_mutex_lock(&lock);
-        if (n_queued == capacity) {
-            fprintf(stderr, "more posts in flight than %zu\n", capacity);
-            exit(1);
-        }
-        queued[n_queued++] = post;
-        pthread_cond_signal(&arrived);
-        pthread_mutex_unlock(&lock);
         memmove(c->buffer, c->buffer + head + body, c->used - head - body);
         c->used -= head + body;
     }
