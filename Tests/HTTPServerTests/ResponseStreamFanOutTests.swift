@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import Testing
 
@@ -65,6 +66,50 @@ import Testing
             }
             #expect(ends.allSatisfy { $0 == nil })
             #expect(completions.load(ordering: .relaxed) == 2)
+        }
+    }
+
+    /// The hub's parts are each a block of their own on the shard's queue, all queued before the waiter gets its turn
+    /// (`queue.sync`): a request that arrives meanwhile is served before the first slice (`serveBetweenSlices`), not
+    /// after the first slice of every part. The shard's queue is held shut while three one-slice parts and the request
+    /// arrive, so the order is the queue's, not a race.
+    @Test func aRequestWaitsForOneSliceOfAFanOutInPartsNotForEveryPart() async throws {
+        let perPart = ResponseStream.sliceSize
+        let streams = OpenedStreams()
+        var router = streams.router
+        let unwrittenWhenServed = Signal<Int>()
+        router.get("/ping") { [streams] _ in
+            unwrittenWhenServed.send(streams.all.filter { !$0.isIdle }.count)
+            return Response.text("pong")
+        }
+        let configuration = HTTPServerConfiguration(host: "127.0.0.1", port: 0, shardCount: 1)
+        try await withServer(configuration, router: router) { port in
+            let clients = try await openStreams(3 * perPart, port: port)
+            #expect(await streams.waitFor(3 * perPart) == 3 * perPart)
+            let pinger = try await offPool { try TestClient(port: port) }
+            // Its connection made and on the shard's epoll set before the queue is held.
+            #expect(try await offPool { try pinger.exchange("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n") }.status == 200)
+            #expect(await unwrittenWhenServed.next() == 0)
+            let all = streams.all
+            let gate = DispatchSemaphore(value: 0)
+            all[0].shard.queue.async { gate.wait() }
+            let frame = ServerSentEvent(id: "9", event: "snapshot", data: "{}").encoded
+            let completions = Signal<Bool>()
+            var fanOut = ResponseStream.FanOut(frame, capacity: perPart)
+            for part in 0..<3 {
+                for stream in all[(part * perPart)..<((part + 1) * perPart)] { fanOut.add(stream) }
+                fanOut.send { completions.send(true) }
+            }
+            pinger.send("GET /ping HTTP/1.1\r\nHost: x\r\n\r\n")  // in the server's socket when `send` returns
+            gate.signal()
+            // Served before any of the parts' frames went out: all three parts unwritten (without the serving
+            // between slices, after the first slice of each part: none).
+            #expect(await unwrittenWhenServed.next() == 3 * perPart)
+            #expect(try await offPool { try pinger.readResponse() }.status == 200)
+            for _ in 0..<3 { #expect(await completions.next() == true) }
+            let received = try await offPool { try clients.map { try $0.readChunk() } }
+            #expect(received.allSatisfy { $0 == frame })
+            for stream in all { stream.finish() }
         }
     }
 

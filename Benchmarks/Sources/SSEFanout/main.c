@@ -60,6 +60,10 @@ static const char *label = "server";
 static subscriber_t *subs;
 static int64_t base_rev;          // the rev of the first snapshot every subscriber saw
 static int64_t *post_ns;          // send time of event i
+// Per event: when its post was answered and when its first frame reached any subscriber (ns after the post). The
+// fan-out's own spread is a frame's latency minus its event's first; what comes before the first frame is the post's
+// way through the server (with a journal, its commit), which a loop that only sends (LoopbackFloor) does not have.
+static int64_t *answer_ns, *first_ns;
 static int64_t *latencies;        // ns, one per (event, subscriber) received with a matching rev
 static long n_latencies;
 // ns, one per (event, subscriber) reflected: the time until the subscriber had that state or a later one. A
@@ -203,7 +207,10 @@ static void dispatch_frame(subscriber_t *s, int64_t at) {
     }
     s->last_rev = rev;
     int64_t event = rev - base_rev - 1;
-    if (event >= 0 && event < n_events && post_ns[event] > 0) latencies[n_latencies++] = at - post_ns[event];
+    if (event >= 0 && event < n_events && post_ns[event] > 0) {
+        latencies[n_latencies++] = at - post_ns[event];
+        if (first_ns[event] == 0 || at - post_ns[event] < first_ns[event]) first_ns[event] = at - post_ns[event];
+    }
 }
 
 static void sse_line(subscriber_t *s, int64_t at) {
@@ -340,6 +347,7 @@ static void poster_readable(void) {
             post_errors++;
             fprintf(stderr, "post %ld answered %d rev %lld\n", answered, status, (long long)rev);
         }
+        if (answered < n_events && post_ns[answered] > 0) answer_ns[answered] = now_ns() - post_ns[answered];
         answered++;
         memmove(poster_buffer, poster_buffer + total, poster_used - total);
         poster_used -= total;
@@ -440,9 +448,11 @@ int main(int argc, char **argv) {
     }
     subs = calloc((size_t)n_subs, sizeof *subs);
     post_ns = calloc((size_t)n_events, sizeof *post_ns);
+    answer_ns = calloc((size_t)n_events, sizeof *answer_ns);
+    first_ns = calloc((size_t)n_events, sizeof *first_ns);
     latencies = malloc((size_t)n_subs * (size_t)n_events * sizeof *latencies);
     reflected = malloc((size_t)n_subs * (size_t)n_events * sizeof *reflected);
-    if (!subs || !post_ns || !latencies || !reflected) die("malloc");
+    if (!subs || !post_ns || !answer_ns || !first_ns || !latencies || !reflected) die("malloc");
 
     char id[128];
     create_session(id, sizeof id);
@@ -552,6 +562,11 @@ int main(int argc, char **argv) {
         percentile_ms(0.99), percentile_ms(1.0));
     printf("  post-to-reflect p50 %.2f ms  p99 %.2f ms  max %.2f ms (every state, until it or a later one arrived; "
            "%ld of %ld)\n", reflected_ms(0.5), reflected_ms(0.99), reflected_ms(1.0), n_reflected, n_subs * n_events);
+    qsort(answer_ns, (size_t)n_events, sizeof *answer_ns, compare);
+    qsort(first_ns, (size_t)n_events, sizeof *first_ns, compare);
+    double answer_ms = (double)answer_ns[n_events / 2] / 1e6, first_ms = (double)first_ns[n_events / 2] / 1e6;
+    printf("  per event (medians): post answered after %.2f ms, its first frame received after %.2f ms\n", answer_ms,
+        first_ms);
     printf("  lost %ld (%ld subscribers short of the last rev), conflated %ld, duplicates %ld, closed %ld, "
            "post errors %ld\n", lost, short_subscribers, conflated, duplicates, closed_early, post_errors);
     printf("  server RSS %ld KiB -> %ld KiB with the idle streams = %.0f bytes per stream\n", rss_before, rss_after,
@@ -560,9 +575,9 @@ int main(int argc, char **argv) {
         client_us);
     printf("RESULT label=%s subscribers=%ld events=%ld p50_ms=%.3f p99_ms=%.3f max_ms=%.3f lost=%ld conflated=%ld "
            "duplicates=%ld closed=%ld post_errors=%ld rss_before_kib=%ld rss_after_kib=%ld bytes_per_stream=%.0f "
-           "server_cpu_us=%.3f client_cpu_us=%.3f reflect_p50_ms=%.3f reflect_p99_ms=%.3f reflect_max_ms=%.3f\n",
+           "server_cpu_us=%.3f client_cpu_us=%.3f reflect_p50_ms=%.3f reflect_p99_ms=%.3f reflect_max_ms=%.3f answer_ms=%.3f first_ms=%.3f\n",
         label, n_subs, n_events, percentile_ms(0.5), percentile_ms(0.99), percentile_ms(1.0), lost, conflated,
         duplicates, closed_early, post_errors, rss_before, rss_after, bytes_per_stream, server_us, client_us,
-        reflected_ms(0.5), reflected_ms(0.99), reflected_ms(1.0));
+        reflected_ms(0.5), reflected_ms(0.99), reflected_ms(1.0), answer_ms, first_ms);
     return post_errors == 0 ? 0 : 1;
 }

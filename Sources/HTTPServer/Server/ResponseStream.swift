@@ -180,8 +180,10 @@ public final class ResponseStream: Sendable {
         }
     }
 
-    /// Streams written per block on a shard's queue: a large fan-out yields between slices, so the requests,
-    /// accepts and timers of that shard wait for one slice (about a millisecond), not for the whole fan-out.
+    /// Streams written per block on a shard's queue: a large fan-out yields between slices, and serves before each
+    /// slice what arrived for the shard (`Shard.serveBetweenSlices`), so the answers, requests and accepts of that
+    /// shard wait for one slice (about a millisecond), not for the whole fan-out (its timers, blocks of their own on
+    /// the queue, still wait for the first slice of each part queued before them).
     static let sliceSize = 128
 
     /// Writes one slice of `group` on the shard's queue, then queues the next behind whatever arrived meanwhile.
@@ -192,6 +194,9 @@ public final class ResponseStream: Sendable {
         on shard: Shard,
         then done: @escaping @Sendable () -> Void
     ) {
+        // A part of a slice or more: what arrived for the shard meanwhile goes first (see `serveBetweenSlices`); a
+        // small fan-out (a session's few subscribers, a frame each post) pays no `epoll_wait` for it.
+        if group.count >= sliceSize { shard.serveBetweenSlices() }
         let end = min(start + sliceSize, group.count)
         shard.streamWrite(group[start..<end], bytes)
         guard end < group.count else { return done() }
