@@ -12,6 +12,9 @@
 # Every round also measures `JournalFloor` (Benchmarks/Sources/JournalFloor): a C server that only journals each post
 # in SQLite the way feedback-host's journal does (WAL, synchronous=FULL, one group commit at a time) and answers it
 # after the commit: the floor of a durable post on this machine, whatever the server around it does (FLOOR=0 skips it).
+# Each measurement also reports the server's CPU a request (its user and kernel time over the wrk run, all threads, from
+# /proc/PID/stat, over the requests answered), and the summary the floor's CPU a post over each variant's, round by
+# round: the rate ratio a core of their own would give, which a shared machine's drift disturbs less (session 40).
 # Usage: scripts/defaults-bench.sh   (ROUNDS=3 DURATION=10s CONNECTIONS=64 SESSIONS=64 VARIANTS=defaults
 #                                      FH_BINARY=../.build/release/feedback-host SERVER_CPU=0 LOAD_CPU=1)
 set -euo pipefail
@@ -65,25 +68,34 @@ create_sessions() { # port file
     [ "$(grep -c . "$2")" -eq "$SESSIONS" ] || { echo "creating sessions on port $1 failed" >&2; exit 1; }
 }
 
-measure() { # label kind port [ids file]
-    local out rps p99 bad
+# The server's user and kernel CPU so far, in clock ticks (all its threads: /proc/PID/stat's utime and stime).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+TICK_US=$((1000000 / $(getconf CLK_TCK)))
+
+measure() { # label kind port pid [ids file]
+    local out rps p99 bad before requests cpu
+    before=$(cpu_ticks "$4")
     if [ "$2" = events ]; then
         # shellcheck disable=SC2046
         out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency \
-            -s "$BENCH_DIR/scripts/post-session-event.lua" "http://127.0.0.1:$3" -- $(cat "$4"))
+            -s "$BENCH_DIR/scripts/post-session-event.lua" "http://127.0.0.1:$3" -- $(cat "$5"))
     else
         out=$(taskset -c "$LOAD_CPU" wrk -t1 "-c$CONNECTIONS" "-d$DURATION" --latency "http://127.0.0.1:$3/healthz")
     fi
+    # CPU a request: what a machine whose speed drifts disturbs less than the rate (its share of the core aside).
+    requests=$(awk '/requests in/ {print $1}' <<<"$out")
+    cpu=$(awk -v t="$(($(cpu_ticks "$4") - before))" -v n="$requests" -v us="$TICK_US" 'BEGIN {printf "%.2f", t * us / n}')
     rps=$(awk '/Requests\/sec/ {print $2}' <<<"$out")
     p99=$(awk '$1 == "99%" {print $2}' <<<"$out")
     bad=$(awk '/Non-2xx/ {print $5}' <<<"$out")
-    printf '%-26s %-7s %9.0f req/s  p99 %-9s %s (load %s)\n' "$1" "$2" "$rps" "$p99" "${bad:+NON-2XX $bad}" \
-        "$(cut -d' ' -f1-3 /proc/loadavg)"
-    echo "$1 $2 $rps ${bad:-0} ${round:-0}" >>"$RESULTS"
+    printf '%-26s %-7s %9.0f req/s  p99 %-9s %5.2f us CPU a request %s (load %s)\n' "$1" "$2" "$rps" "$p99" "$cpu" \
+        "${bad:+NON-2XX $bad}" "$(cut -d' ' -f1-3 /proc/loadavg)"
+    echo "$1 $2 $rps ${bad:-0} ${round:-0} $cpu" >>"$RESULTS"
 }
 
 taskset -c "$SERVER_CPU" "$BENCH_BIN/HummingbirdPeer" "$HB_PORT" >"$WORK/peer.log" 2>&1 &
-SERVER_PIDS+=("$!")
+HB_PID=$!
+SERVER_PIDS+=("$HB_PID")
 wait_for "$HB_PORT"
 create_sessions "$HB_PORT" "$WORK/hb-ids"
 
@@ -97,8 +109,8 @@ for round in $(seq "$ROUNDS"); do
     done
     for run in "${runs[@]}"; do
         if [ "$run" = peer ]; then
-            measure Hummingbird events "$HB_PORT" "$WORK/hb-ids"
-            measure Hummingbird healthz "$HB_PORT"
+            measure Hummingbird events "$HB_PORT" "$HB_PID" "$WORK/hb-ids"
+            measure Hummingbird healthz "$HB_PORT" "$HB_PID"
             continue
         fi
         if [ "$run" = floor ]; then
@@ -109,8 +121,8 @@ for round in $(seq "$ROUNDS"); do
                 >"$dir/stdout" 2>"$dir/stderr" &
             pid=$!
             wait_for "$FLOOR_PORT"
-            measure JournalFloor events "$FLOOR_PORT" "$WORK/hb-ids"
-            measure JournalFloor healthz "$FLOOR_PORT"
+            measure JournalFloor events "$FLOOR_PORT" "$pid" "$WORK/hb-ids"
+            measure JournalFloor healthz "$FLOOR_PORT" "$pid"
             kill "$pid"
             wait "$pid" || true
             rm -f "$dir"/floor.sqlite*
@@ -132,11 +144,11 @@ for round in $(seq "$ROUNDS"); do
         wait_for "$FH_PORT"
         create_sessions "$FH_PORT" "$dir/ids"
         if [ $((round % 2)) -eq 1 ]; then
-            measure "FeedbackHost:$variant" healthz "$FH_PORT"
-            measure "FeedbackHost:$variant" events "$FH_PORT" "$dir/ids"
+            measure "FeedbackHost:$variant" healthz "$FH_PORT" "$pid"
+            measure "FeedbackHost:$variant" events "$FH_PORT" "$pid" "$dir/ids"
         else
-            measure "FeedbackHost:$variant" events "$FH_PORT" "$dir/ids"
-            measure "FeedbackHost:$variant" healthz "$FH_PORT"
+            measure "FeedbackHost:$variant" events "$FH_PORT" "$pid" "$dir/ids"
+            measure "FeedbackHost:$variant" healthz "$FH_PORT" "$pid"
         fi
         kill "$pid"
         wait "$pid" || true
@@ -195,6 +207,26 @@ for variant in $VARIANTS; do
             "$variant" "$each" "$(tr ' ' '\n' <<<"$each" | grep . | median)"
     fi
 done
+if [ "$FLOOR" != 0 ]; then
+    # The floor's CPU a post over the variant's, round by round: the rate the variant would reach against the floor's
+    # if both had the core to themselves (what the share of the core and the machine's drift leave out; session 40).
+    echo "CPU a posted event (the server's user and kernel time over the run, over its answers), medians:"
+    cpus() { awk -v n="$1" '$1 == n && $2 == "events" {print $6}' "$RESULTS" | median; }
+    printf '  JournalFloor %.2f us' "$(cpus JournalFloor)"
+    for variant in $VARIANTS; do
+        variant=${variant%%=*}
+        printf ', FeedbackHost:%s %.2f us' "$variant" "$(cpus "FeedbackHost:$variant")"
+    done
+    echo
+    for variant in $VARIANTS; do
+        variant=${variant%%=*}
+        each=$(awk -v v="FeedbackHost:$variant" '$2 == "events" && $1 == v {c[$5] = $6}
+            $2 == "events" && $1 == "JournalFloor" {f[$5] = $6}
+            END {for (r in c) if (r in f && c[r] > 0) printf "%.3f\n", f[r] / c[r]}' "$RESULTS" | sort -n | tr '\n' ' ')
+        printf '  floor CPU / FeedbackHost:%s CPU a posted event: %s-> median %s\n' "$variant" "$each" \
+            "$(tr ' ' '\n' <<<"$each" | grep . | median)"
+    done
+fi
 failures=$(awk '{s += $4} END {print s + 0}' "$RESULTS")
 echo "non-2xx answers over all runs: $failures"
 [ "$failures" -eq 0 ]
