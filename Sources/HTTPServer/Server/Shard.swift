@@ -7,7 +7,8 @@ import Synchronization
 /// One event loop of the server: a serial queue, a private level-triggered epoll set watched by one waiter thread of
 /// its own, and the table of its connections indexed by fd. When the set has something ready, the waiter serves it
 /// on the queue (`queue.sync`, which runs on the waiter itself while the queue is idle): `handleEvents` empties
-/// `epoll_wait(fd, events, 256, 0)` and does all non-blocking socket I/O inline.
+/// `epoll_wait(fd, events, 256, 0)` and does all non-blocking socket I/O inline. A large fan-out's slices do the same
+/// between them (`serveBetweenSlices`), since the waiter's turn on the queue comes only after every part queued before.
 ///
 /// A `DispatchSourceRead` on the set did this before. On Linux every firing of such a source goes through
 /// Dispatch's manager thread (its own epoll, a hand-off to a worker, then a re-arm that wakes the manager again):
