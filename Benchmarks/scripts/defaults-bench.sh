@@ -163,7 +163,9 @@ check_servers
 
 echo
 echo "medians of $ROUNDS rounds (wrk -t1 -c$CONNECTIONS -d$DURATION; servers on CPU $SERVER_CPU, wrk on CPU $LOAD_CPU)"
-col() { awk -v n="$1" -v k="$2" '$1 == n && $2 == k {print $3}' "$RESULTS" | median; }
+col() { # label kind [column: 3 the rate, 6 the CPU a request]: its median over the rounds
+    awk -v n="$1" -v k="$2" -v c="${3:-3}" '$1 == n && $2 == k {print $c}' "$RESULTS" | median
+}
 hb=$(col Hummingbird events)
 printf '%-26s healthz %8.0f  events %8.0f\n' Hummingbird "$(col Hummingbird healthz)" "$hb"
 for variant in $VARIANTS; do
@@ -191,18 +193,19 @@ if [ "$FLOOR" != 0 ]; then
 fi
 # The same ratios round by round: each round's servers run within a minute or two of each other, so a machine whose
 # speed drifts between rounds (these are shared) moves both sides of a round's ratio alike.
-ratios() { # variant peer-label: that round's events of the variant over the peer's, each round, then their median
-    awk -v v="FeedbackHost:$1" -v p="$2" '$2 == "events" && $1 == v {e[$5] = $3} $2 == "events" && $1 == p {q[$5] = $3}
-        END {for (r in e) if (r in q) printf "%.3f\n", e[r] / q[r]}' "$RESULTS" | sort -n | tr '\n' ' '
+ratios() { # numerator-label denominator-label [column]: that round's events of the one over the other's (the rate, or
+    # with column 6 the CPU a request), each round, sorted
+    awk -v a="$1" -v b="$2" -v c="${3:-3}" '$2 == "events" && $1 == a {x[$5] = $c} $2 == "events" && $1 == b {y[$5] = $c}
+        END {for (r in x) if (r in y && y[r] > 0) printf "%.3f\n", x[r] / y[r]}' "$RESULTS" | sort -n | tr '\n' ' '
 }
 echo "round by round (median of the rounds' own ratios, which a drifting machine disturbs less):"
 for variant in $VARIANTS; do
     variant=${variant%%=*}
-    each=$(ratios "$variant" Hummingbird)
+    each=$(ratios "FeedbackHost:$variant" Hummingbird)
     printf '  FeedbackHost:%s events / Hummingbird events: %s-> median %s (target 2)\n' "$variant" "$each" \
         "$(tr ' ' '\n' <<<"$each" | grep . | median)"
     if [ "$FLOOR" != 0 ]; then
-        each=$(ratios "$variant" JournalFloor)
+        each=$(ratios "FeedbackHost:$variant" JournalFloor)
         printf '  FeedbackHost:%s events / floor events: %s-> median %s (target 0.8 with the journal, 0.95 without)\n' \
             "$variant" "$each" "$(tr ' ' '\n' <<<"$each" | grep . | median)"
     fi
@@ -211,18 +214,15 @@ if [ "$FLOOR" != 0 ]; then
     # The floor's CPU a post over the variant's, round by round: the rate the variant would reach against the floor's
     # if both had the core to themselves (what the share of the core and the machine's drift leave out; session 40).
     echo "CPU a posted event (the server's user and kernel time over the run, over its answers), medians:"
-    cpus() { awk -v n="$1" '$1 == n && $2 == "events" {print $6}' "$RESULTS" | median; }
-    printf '  JournalFloor %.2f us' "$(cpus JournalFloor)"
+    printf '  JournalFloor %.2f us' "$(col JournalFloor events 6)"
     for variant in $VARIANTS; do
         variant=${variant%%=*}
-        printf ', FeedbackHost:%s %.2f us' "$variant" "$(cpus "FeedbackHost:$variant")"
+        printf ', FeedbackHost:%s %.2f us' "$variant" "$(col "FeedbackHost:$variant" events 6)"
     done
     echo
     for variant in $VARIANTS; do
         variant=${variant%%=*}
-        each=$(awk -v v="FeedbackHost:$variant" '$2 == "events" && $1 == v {c[$5] = $6}
-            $2 == "events" && $1 == "JournalFloor" {f[$5] = $6}
-            END {for (r in c) if (r in f && c[r] > 0) printf "%.3f\n", f[r] / c[r]}' "$RESULTS" | sort -n | tr '\n' ' ')
+        each=$(ratios JournalFloor "FeedbackHost:$variant" 6)
         printf '  floor CPU / FeedbackHost:%s CPU a posted event: %s-> median %s\n' "$variant" "$each" \
             "$(tr ' ' '\n' <<<"$each" | grep . | median)"
     done

@@ -18,8 +18,8 @@ stop_post_server() {
 }
 
 # Starts `floor` (JournalFloor, built when missing) or a feedback-host binary, either with its flags (the floor's
-# `--journal off`: no database, each post answered as it is read), waits until it answers,
-# and writes its sessions' ids to $DIR/ids. NAME goes in front of its messages.
+# `--journal off`: no database, each post answered as it is read), waits until it answers, and writes its sessions'
+# ids to $DIR/ids. NAME goes in front of its messages.
 start_post_server() { # name floor|binary [flags...]
     local name=$1 i
     shift

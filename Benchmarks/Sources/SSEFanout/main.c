@@ -389,6 +389,14 @@ static double percentile_of(const int64_t *sorted, long count, double p) {
 }
 
 static double percentile_ms(double p) { return percentile_of(latencies, n_latencies, p); }
+
+// The median of the per-event times that were taken (0: the post was never answered, or no frame of it arrived).
+static double nonzero_median_ms(int64_t *values, long n) {
+    long taken = 0;
+    for (long i = 0; i < n; i++) if (values[i] > 0) values[taken++] = values[i];
+    qsort(values, (size_t)taken, sizeof *values, compare);
+    return percentile_of(values, taken, 0.5);
+}
 static double reflected_ms(double p) { return percentile_of(reflected, n_reflected, p); }
 
 static void parse_arguments(int argc, char **argv) {
@@ -562,9 +570,7 @@ int main(int argc, char **argv) {
         percentile_ms(0.99), percentile_ms(1.0));
     printf("  post-to-reflect p50 %.2f ms  p99 %.2f ms  max %.2f ms (every state, until it or a later one arrived; "
            "%ld of %ld)\n", reflected_ms(0.5), reflected_ms(0.99), reflected_ms(1.0), n_reflected, n_subs * n_events);
-    qsort(answer_ns, (size_t)n_events, sizeof *answer_ns, compare);
-    qsort(first_ns, (size_t)n_events, sizeof *first_ns, compare);
-    double answer_ms = (double)answer_ns[n_events / 2] / 1e6, first_ms = (double)first_ns[n_events / 2] / 1e6;
+    double answer_ms = nonzero_median_ms(answer_ns, n_events), first_ms = nonzero_median_ms(first_ns, n_events);
     printf("  per event (medians): post answered after %.2f ms, its first frame received after %.2f ms\n", answer_ms,
         first_ms);
     printf("  lost %ld (%ld subscribers short of the last rev), conflated %ld, duplicates %ld, closed %ld, "
