@@ -4,8 +4,9 @@
 # {"type":"increment"} round-robin, then GET /healthz. Per run: posted events/s, the server's CPU time per posted event
 # (utime + stime from /proc/PID/stat over the wrk run: what a machine shared with other builds disturbs less than
 # the rate), its share of its core, its /healthz rate and the journal's records per commit. Medians at the end.
+# AFTER_FLAGS are given to the second alone: what a setting costs, with the same binary twice (session 41).
 # Usage: scripts/post-cpu-pairs.sh BEFORE_BINARY AFTER_BINARY   (PAIRS=6 DURATION=5s CONNECTIONS=64 SESSIONS=64
-#        FLAGS="" PORT=18473 SERVER_CPU=0 LOAD_CPU=1). Copy both binaries aside first.
+#        FLAGS="" AFTER_FLAGS="" PORT=18473 SERVER_CPU=0 LOAD_CPU=1). Copy both binaries aside first.
 set -euo pipefail
 BEFORE=$1
 AFTER=$2
@@ -14,6 +15,7 @@ DURATION=${DURATION:-5s}
 CONNECTIONS=${CONNECTIONS:-64}
 SESSIONS=${SESSIONS:-64}
 FLAGS=${FLAGS:-}
+AFTER_FLAGS=${AFTER_FLAGS:-}
 PORT=${PORT:-18473}
 SERVER_CPU=${SERVER_CPU:-0}
 LOAD_CPU=${LOAD_CPU:-1}
@@ -24,11 +26,11 @@ PID=
 stop() { [ -z "$PID" ] || { kill "$PID" 2>/dev/null || true; wait "$PID" 2>/dev/null || true; PID=; }; }
 trap stop EXIT
 
-run() { # label binary
+run() { # label binary [flags of its own]
     local dir ids cpu0 cpu1 t0 t1 out events bad healthz batch
     dir=$(mktemp -d)
     # shellcheck disable=SC2086
-    (cd "$dir" && exec taskset -c "$SERVER_CPU" "$2" --port "$PORT" $FLAGS >"$dir/stdout" 2>"$dir/stderr") &
+    (cd "$dir" && exec taskset -c "$SERVER_CPU" "$2" --port "$PORT" $FLAGS ${3:-} >"$dir/stdout" 2>"$dir/stderr") &
     PID=$!
     for _ in $(seq 100); do curl -sf "http://127.0.0.1:$PORT/healthz" >/dev/null && break; sleep 0.1; done
     ids=$dir/ids
@@ -61,7 +63,13 @@ run() { # label binary
 }
 
 for pair in $(seq "$PAIRS"); do
-    if [ $((pair % 2)) -eq 1 ]; then run before "$BEFORE"; run after "$AFTER"; else run after "$AFTER"; run before "$BEFORE"; fi
+    if [ $((pair % 2)) -eq 1 ]; then
+        run before "$BEFORE"
+        run after "$AFTER" "$AFTER_FLAGS"
+    else
+        run after "$AFTER" "$AFTER_FLAGS"
+        run before "$BEFORE"
+    fi
 done
 median() { sort -n | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for label in before after; do
