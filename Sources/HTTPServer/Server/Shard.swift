@@ -38,9 +38,9 @@ final class Shard: @unchecked Sendable {
     /// The waiter thread ended (for tests).
     let waiterEnded = Atomic<Bool>(false)
     var timer: (any DispatchSourceTimer)?
-    /// The list `serveBetweenSlices` takes late answers into, its room kept (the waiter keeps its own).
+    /// The list `serveArrived` takes late answers into, its room kept for the next bursts; on the queue alone.
     @exclusivity(unchecked)
-    private var sliceAnswers: [LateAnswers.Answer] = []
+    private var takenAnswers: [LateAnswers.Answer] = []
     /// Touched on the shard's queue alone, at every request: no run-time exclusivity check.
     @exclusivity(unchecked)
     var connections: [Connection?] = []
@@ -150,8 +150,6 @@ final class Shard: @unchecked Sendable {
             pollfd(fd: epollFD, events: Int16(POLLIN), revents: 0),
             pollfd(fd: wakeFD, events: Int16(POLLIN), revents: 0),
         ]
-        let mailbox = lateAnswers
-        var answers: [LateAnswers.Answer] = []
         let idleHook = server.idleHook
         while true {
             watched[0].revents = 0
@@ -184,13 +182,7 @@ final class Shard: @unchecked Sendable {
                 _ = read(wakeFD, &count, 8)
                 if stopping.load(ordering: .acquiring) { return }
             }
-            queue.sync {
-                if woken {
-                    mailbox.take(into: &answers)
-                    deliver(&answers)  // which empties it, its room kept for the next bursts
-                }
-                handleEvents()
-            }
+            queue.sync { serveArrived(answers: woken) }
         }
     }
 
@@ -213,8 +205,16 @@ final class Shard: @unchecked Sendable {
     func serveBetweenSlices() {
         dispatchPrecondition(condition: .onQueue(queue))
         guard !stopping.load(ordering: .acquiring) else { return }
-        lateAnswers.take(into: &sliceAnswers)
-        if !sliceAnswers.isEmpty { deliver(&sliceAnswers) }
+        serveArrived(answers: true)
+    }
+
+    /// What the waiter does on its turn and a large fan-out between its slices: writes the late answers that arrived
+    /// (with `answers`: when woken for them), then serves the sockets that are ready.
+    private func serveArrived(answers: Bool) {
+        if answers {
+            lateAnswers.take(into: &takenAnswers)
+            deliver(&takenAnswers)  // which empties it
+        }
         handleEvents()
     }
 
