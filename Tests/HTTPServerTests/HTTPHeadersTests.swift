@@ -55,6 +55,30 @@ import Testing
         #expect(cut["x-cut"] == "aa")
     }
 
+    /// The package's answers' fields, written from literals (and a value judged as it is written), are sendable
+    /// without the writer's byte-by-byte check; a value written with a CR is not, and any field added afterwards, a
+    /// handler's, sends the list through the check again.
+    @Test func onlyThePackagesOwnFieldsSkipTheResponseWritersCheck() {
+        let tag = Array(#""7-42""#.utf8)
+        var answer = HTTPHeaders("Content-Type", "application/json", "ETag", valueCapacity: 16) { out in
+            out.initialize(from: tag, count: tag.count)
+            return tag.count
+        }
+        #expect(answer.knownValid && ResponseWriter.isValid(answer))
+        #expect(HTTPHeaders("Content-Type", "application/json").knownValid)
+        let split = HTTPHeaders("Content-Type", "application/json", "ETag", valueCapacity: 16) { out in
+            out.initialize(from: Array("a\r\nX: y".utf8), count: 7)
+            return 7
+        }
+        #expect(!split.knownValid && !ResponseWriter.isValid(split))
+        answer.add(name: "X-Injected", value: "a\r\nSet-Cookie: b")
+        #expect(!answer.knownValid && !ResponseWriter.isValid(answer))
+        var handlers = HTTPHeaders([("Content-Type", "application/json")])
+        #expect(!handlers.knownValid && ResponseWriter.isValid(handlers))
+        handlers.add(name: "Bad Name", value: "x")
+        #expect(!ResponseWriter.isValid(handlers))
+    }
+
     @Test func aValueWrittenInPlaceReadsAsTheSameString() {
         var written = HTTPHeaders([("Content-Type", "application/json")])
         written.add(name: "ETag") { out in out.append(contentsOf: #""12-34""#.utf8) }

@@ -20,9 +20,18 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     /// Bit `n % 64` is set when a field's name is `n` bytes long: a lookup of a name no field is as long as (most of a
     /// request's lookups: `If-Match`, `Idempotency-Key`, `Origin`… that it does not carry) ends without a walk.
     private var nameLengths: UInt64 = 0
+    /// Whether every field is known to be sendable as it is (a token name, a value of field-value bytes): the package's
+    /// own answers' fields, written from the source's literals, which the response writer then need not check byte by
+    /// byte (`ResponseWriter.isValid`). Any field added afterwards clears it.
+    private(set) var knownValid = false
 
     /// The bytes before each field's name: its two lengths.
     private static let prefix = 8
+
+    /// The same fields in the same order (how the list was made, and so `knownValid`, aside).
+    public static func == (lhs: HTTPHeaders, rhs: HTTPHeaders) -> Bool {
+        lhs.count == rhs.count && lhs.storage == rhs.storage
+    }
 
     /// Creates an empty list.
     public init() {
@@ -61,6 +70,8 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
                 }
             }
         }
+        knownValid = true
+        assert(ResponseWriter.isEachFieldValid(self), "a field written in the source is not sendable as it is")
     }
 
     /// Creates a list of two fields written in one allocation, with room for a few more: the first written in the
@@ -74,6 +85,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
         _ write: (UnsafeMutablePointer<UInt8>) -> Int
     ) {
         let bytes = name.utf8CodeUnitCount + value.utf8CodeUnitCount + second.utf8CodeUnitCount + valueCapacity
+        var secondValid = false
         self.init(capacity: bytes + 2 * Self.prefix, spare: 64 + 2 * Self.prefix) { writer in
             _ = writer.add(
                 UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount),
@@ -81,10 +93,17 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
             )
             _ = writer.add(
                 UnsafeBufferPointer(start: second.utf8Start, count: second.utf8CodeUnitCount),
-                valueCapacity: valueCapacity,
-                write
-            )
+                valueCapacity: valueCapacity
+            ) { room in
+                let length = write(room)
+                // The written value is judged here, a few bytes; the literals were judged when they were written.
+                let written = UnsafeBufferPointer(start: room, count: Swift.min(length, valueCapacity))
+                secondValid = ASCII.allFieldValue(written)
+                return length
+            }
         }
+        knownValid = secondValid
+        assert(!knownValid || ResponseWriter.isEachFieldValid(self), "a field written in the source is not sendable")
     }
 
     /// Appends a field. Names and values are taken as given; the response writer refuses CR, LF and NUL.
@@ -190,6 +209,7 @@ public struct HTTPHeaders: Sendable, Equatable, Sequence {
     private static func lengthBit(_ length: Int) -> UInt64 { 1 << UInt64(length & 63) }
 
     private mutating func appendLengths(_ name: Int, _ value: Int) {
+        knownValid = false
         nameLengths |= Self.lengthBit(name)
         var lengths = (UInt32(name).littleEndian, UInt32(value).littleEndian)
         withUnsafeBytes(of: &lengths) { storage.append(contentsOf: $0) }

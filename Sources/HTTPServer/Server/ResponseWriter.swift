@@ -6,8 +6,14 @@ enum ResponseWriter {
     static let lastChunk: [UInt8] = Array("0\r\n\r\n".utf8)
     private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
 
-    /// Whether a handler's header field can be sent as is (no CR, LF or NUL; a token name).
+    /// Whether a handler's header fields can be sent as they are (no CR, LF or NUL; a token name): at once for the
+    /// package's own answers' fields (`HTTPHeaders.knownValid`), else judged field by field.
     static func isValid(_ headers: HTTPHeaders) -> Bool {
+        headers.knownValid || isEachFieldValid(headers)
+    }
+
+    /// Whether every field of `headers` has a token name and a value of field-value bytes, judged byte by byte.
+    static func isEachFieldValid(_ headers: HTTPHeaders) -> Bool {
         let token = ASCII.token  // read once: each read of a static array is a `swift_once` call
         var valid = true
         headers.forEachField { _, name, value in
