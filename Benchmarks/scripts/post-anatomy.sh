@@ -16,7 +16,8 @@
 # sessions 21 and 33). With LIBRARIES=1, one more run of each server is sampled without call chains (`perf record -F
 # 2999` of the server's core, light enough to leave the rate as it is) and prints its CPU a post by library: the kernel,
 # SQLite, libc, the binary and the Swift runtime, side by side for the floor and the builds (session 36: the kernel's,
-# SQLite's and libc's parts of a durable post are the floor's; the gap is the Swift code's).
+# SQLite's and libc's parts of a durable post are the floor's; the gap is the Swift code's), then by thread, kernel and
+# user apart, and the binary's own code by Swift module (session 42).
 # Usage: scripts/post-anatomy.sh floor -- floor --journal off -- BINARY -- BINARY --data-dir none
 #        (SERVER_CPU=0 LOAD_CPU=1 CONNECTIONS=64 SESSIONS=64 WINDOW=3 PORT=18559 PHASES=0 PHASES_HZ=999 LIBRARIES=0).
 #        Copy binaries aside first.
@@ -93,6 +94,7 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
             >/dev/null 2>&1
         wait $!
         ls "/proc/$PID/task" >>"$DIR/threads"
+        cat "/proc/$PID/comm" >"$DIR/comm"
     elif [ "$mode" = phases ]; then
         # The window's posts are its answers here too (the profiler slows the window alone). The server's core is
         # sampled, not its process: events that follow a process's threads cost it at every context switch, which a
@@ -127,6 +129,41 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
         awk -v posts="$posts" -v window="$WINDOW" '{ total += $1; if ($1 >= 0.05) line = line "  " $2 " " $1 }
             END { printf "    by library (a run of its own, %.0f posts/s), CPU us a post: all %.2f%s\n",
                 posts / window, total, line }' <<<"$libraries"
+        # The same samples by thread and side (session 42): the main thread; the others named as the process
+        # (feedback-host's shards; the floor's writer, which sends the answers too); those named otherwise (Dispatch's
+        # workers, where feedback-host's journal writer runs). Then the binary's own code by Swift module (the
+        # module of each symbol's mangled name), 0.05 µs a post or more.
+        perf report -i "$DIR/libraries.data" --sort pid,comm,dso,sym -n -q -g none 2>/dev/null |
+            awk -v posts="$posts" -v pid="$PID" -v process="$(cat "$DIR/comm")" \
+                -v threads="$(sort -u "$DIR/threads" | paste -sd,)" '
+                BEGIN { split(threads, list, ","); for (i in list) ours[list[i]] = 1 }
+                NF >= 7 && posts > 0 {
+                    split($3, t, ":")
+                    if (!(t[1] in ours)) next
+                    who = t[1] == pid ? "main thread" : ($4 == process ? "named as the process" : "named otherwise")
+                    side = $5 == "[kernel.kallsyms]" ? "kernel" : "user"
+                    us = $2 / 2999 / posts * 1e6
+                    thread[who " " side] += us
+                    if (side == "user" && $5 !~ /\.so/ && $5 != "[vdso]" && match($7, /^\$s[0-9]+/)) {
+                        module[substr($7, RLENGTH + 1, substr($7, 3, RLENGTH - 2) + 0)] += us
+                    }
+                }
+                # The entries of at least 0.05 µs, largest first.
+                function largest(values,    line, best, key, n) {
+                    line = ""
+                    while (1) {
+                        best = ""
+                        for (key in values) if (best == "" || values[key] > values[best]) best = key
+                        if (best == "" || values[best] < 0.05) return line
+                        line = line sprintf("  %s %.2f", best, values[best])
+                        delete values[best]
+                    }
+                }
+                END {
+                    printf "    by thread, CPU us a post:%s\n", largest(thread)
+                    line = largest(module)
+                    if (line != "") printf "    the binary'"'"'s own code by Swift module, CPU us a post:%s\n", line
+                }'
         stop_post_server
         return
     fi
