@@ -44,9 +44,11 @@ final class Connection {
     /// the answer reads of the request is kept (`LateRequest`).
     @exclusivity(unchecked)
     var respondingTo: LateRequest?
-    /// The route the request being answered was handed to (nil: none, e.g. a 404), for its access line.
+    /// The route the request being answered was handed to (nil: none, e.g. a 404), for its access line. Not
+    /// retained: the routes are the server's router's (`ServerCore.router`, a constant), which outlives every
+    /// connection of its shards, and holding it cost a post four reference counts.
     @exclusivity(unchecked)
-    var route: Router.Route?
+    unowned(unsafe) var route: Router.Route?
     /// Monotonic nanoseconds at which the current head was parsed; 0 once its response is timed (or before any).
     @exclusivity(unchecked)
     var requestStart: UInt64 = 0

@@ -21,10 +21,12 @@ final class LateAnswers: Sendable {
 
     private let pending = Mutex(Pending())
 
-    /// Adds an answer; true when the caller must schedule the hop that takes it (none is scheduled yet).
-    func add(_ answer: Answer) -> Bool {
-        pending.withLock { p in
-            p.answers.append(answer)
+    /// Adds an answer; true when the caller must schedule the hop that takes it (none is scheduled yet). Taken, and
+    /// moved into the list: a copy retained the response's body and fields for the caller's to release them.
+    func add(_ answer: consuming Answer) -> Bool {
+        var answer = Optional(answer)
+        return pending.withLock { p in
+            p.answers.append(answer.take()!)
             if p.scheduled { return false }
             p.scheduled = true
             return true
