@@ -97,15 +97,16 @@ extension Loop {
     /// usual), `accepted` is called under the loop's lock before any of them runs, and this returns true. Otherwise
     /// nothing is queued, neither closure is called, and this returns false. For a sender that had to reduce the
     /// events anyway (to check what they make of the state): one reduce per event instead of two.
+    /// Any random-access collections: a sender whose batch is one event passes it and its state without an array.
     @inlinable
     @discardableResult
-    public func send(
-        _ events: [Event],
-        applying states: [State],
+    public func send<Events: RandomAccessCollection, States: RandomAccessCollection>(
+        _ events: Events,
+        applying states: States,
         ifRevision revision: UInt64,
         accepted: () -> Void = {},
         completion: @escaping Completion
-    ) -> Bool {
+    ) -> Bool where Events.Element == Event, States.Element == State {
         precondition(events.count == states.count, "one state per event")
         let outcome = withCore { core, flags -> ConditionalOutcome in
             if core.stopped { return .stopped }
@@ -113,10 +114,14 @@ extension Loop {
                 return .stale
             }
             guard !events.isEmpty else { return .current(core.step) }
-            for index in 0..<(events.count - 1) {
-                core.queue.append(.applied(events[index], AppliedState(states[index]), nil))
+            var event = events.startIndex
+            var state = states.startIndex
+            for _ in 1..<events.count {
+                core.queue.append(.applied(events[event], AppliedState(states[state]), nil))
+                events.formIndex(after: &event)
+                states.formIndex(after: &state)
             }
-            core.queue.append(.applied(events[events.count - 1], AppliedState(states[events.count - 1]), completion))
+            core.queue.append(.applied(events[event], AppliedState(states[state]), completion))
             accepted()
             return .queued(claimed: EngineLock.claim(&flags))
         }

@@ -99,6 +99,14 @@ struct PostWorkTests {
             #expect(Self.reduces.load(ordering: .relaxed) == 1, "reduces in round \(round)")
             #expect(Self.encodes.load(ordering: .relaxed) == 1, "state encodings in round \(round)")
         }
+        // A batch of three (its events and their states go to the loop in arrays; a single event's inline): each
+        // event read and reduced once. (Its earlier states are encoded too, for the stream and the checksums.)
+        Self.plainReads.store(0, ordering: .relaxed)
+        Self.reduces.store(0, ordering: .relaxed)
+        let answer = try await server.api.post(id, #"{"events":[{"type":"add"},{"type":"add"},{"type":"add"}]}"#)
+        #expect((answer["state"] as? [String: Any])?["count"] as? Int == bodies.count + 3)
+        #expect(Self.plainReads.load(ordering: .relaxed) == 3)
+        #expect(Self.reduces.load(ordering: .relaxed) == 3)
         await stream.disconnect()
         await server.stop()
     }

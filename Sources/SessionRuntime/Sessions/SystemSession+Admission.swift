@@ -58,7 +58,7 @@ extension SystemSession {
     /// `If-Match` is stale; one without is queued behind them, checked against the state as it was when it arrived:
     /// only posts racing on one session can then pass the per-state limit together, by what each adds.
     @inlinable
-    func submit(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
+    func submit(_ events: SmallBatch<System.Event>, ifMatch: String?, post: PostAnswer) -> Submission {
         guard post.stamp != nil, ifMatch == nil else { return submitOnce(events, ifMatch: ifMatch, post: post) }
         // A numbered post lands on the state it was tried on, so that its revision is known (and marked for the
         // streams) before any observer sees it: tried again while others' events got in first, a few times.
@@ -77,11 +77,11 @@ extension SystemSession {
 
     /// `ifMatch` "" (a numbered post's attempt): conditional on the current revision, stale when it moved.
     @inlinable
-    func submitOnce(_ events: [System.Event], ifMatch: String?, post: PostAnswer) -> Submission {
+    func submitOnce(_ events: SmallBatch<System.Event>, ifMatch: String?, post: PostAnswer) -> Submission {
         // Made where needed: a closure made on every post and rarely called cost an allocation each.
         func untried() -> Loop<System.State, System.Event>.Completion { { [self] in finish($0, nil, post) } }
         if account == nil && ifMatch == nil {
-            loop.send(events, ifRevision: nil, completion: untried())
+            loop.send(events.array, ifRevision: nil, completion: untried())
             return .queued
         }
         let step = loop.currentStep
@@ -93,8 +93,7 @@ extension SystemSession {
         // The trial is the batch's one reduce: the states it makes are the loop's when the batch is queued right
         // behind the state it was tried on. It runs the system's reducer on this thread, marked and timed like the
         // loop's reduces.
-        var states: [System.State] = []
-        states.reserveCapacity(events.count)
+        var states = SmallBatch<System.State>()
         for offset in 0..<events.count {
             let event = events[offset]
             containment?.stepStarted(revision: step.revision &+ UInt64(offset) &+ 1)
@@ -106,7 +105,7 @@ extension SystemSession {
             if let containment, containment.isSlow(elapsed) {
                 containment.reducedSlowly(nanoseconds: elapsed, event: SessionGuard.describe(event))
             }
-            states.append(state)
+            states.append(state, capacity: events.count)
         }
         let encoded = Self.encode(state)
         let weight = SessionBudget.weigh(encoded)
@@ -136,7 +135,7 @@ extension SystemSession {
             return .queued
         }
         guard let tags = ifMatch else {
-            loop.send(events, ifRevision: nil, completion: untried())
+            loop.send(events.array, ifRevision: nil, completion: untried())
             return .queued
         }
         if let account, let previous { account.revertState(from: weight, to: previous) }

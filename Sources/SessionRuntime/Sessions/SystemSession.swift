@@ -275,11 +275,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     @inlinable
     func postNow(_ events: PostedEvents, ifMatch: String?, _ post: PostAnswer) {
         touch()
-        var decoded: [System.Event] = []
-        decoded.reserveCapacity(events.count)
+        var decoded = SmallBatch<System.Event>()
         do throws(APIError) {
             for index in 0..<events.count {
-                decoded.append(try SystemEvents.decode(events, at: index, of: system))
+                decoded.append(try SystemEvents.decode(events, at: index, of: system), capacity: events.count)
             }
         } catch {
             return post.completion(.failure(error))
