@@ -206,29 +206,31 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `unstamped`: `first`
-    /// is an event whose state checksum is still to be computed.
+    /// is an event whose state checksum is still to be computed. `first` is taken and moved into the held records: a
+    /// copy retained its strings and bytes for the caller's to release them.
     @inlinable
     func hold(
-        _ first: JournalRecord?,
+        _ first: consuming JournalRecord?,
         _ more: [JournalRecord],
         _ step: Step<System.State, System.Event>,
         unstamped: Bool = false
     ) {
+        var first = first
         held.withLock { held in
             if held.openBatches > 0 {
-                if let first {
+                if let record = first.take() {
                     if unstamped {
                         held.unstamped.append(
                             .init(index: held.records.count, revision: step.revision, state: step.state)
                         )
                     }
-                    held.records.append(first)
+                    held.records.append(record)
                 }
                 held.records.append(contentsOf: more)
                 held.heldLast = .init(state: step.state, revision: step.revision)
             } else {
                 var records = more
-                if let first { records.insert(first, at: 0) }
+                if let record = first.take() { records.insert(record, at: 0) }
                 if unstamped {
                     // The batch ended between the record and here.
                     Self.setStateChecksum(&records[0], StateChecksum.of(System.encodeState(step.state)))
