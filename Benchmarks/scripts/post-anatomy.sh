@@ -114,42 +114,33 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
     grep -q "Non-2xx" "$DIR/wrk.out" && echo "some answers were not 2xx: $*" >&2
     if [ "$mode" = libraries ]; then
         # Each library's samples of the server's process (its threads; not the kernel's own workers) over the
-        # window's answers, in µs a post; the libraries under 0.05 µs left out. Its rate is its own: compare the
-        # libraries within a line, and lines of runs at like rates.
+        # window's answers, in µs a post, then the same samples by thread and side (session 42: the main thread; the
+        # others named as the process, feedback-host's shards and the floor's writer, which sends the answers too;
+        # those named otherwise, Dispatch's workers, where feedback-host's journal writer runs), then the binary's
+        # own code by Swift module (the module of each symbol's mangled name); each entry of 0.05 µs or more, largest
+        # first. Its rate is its own: compare within a line, and lines of runs at like rates.
         # Summed from the rows of its threads (seen before and after the window), in the report's `tid:comm` column:
-        # perf's own `--pid` and `--tid` filters drop the kernel's samples of some recordings.
-        local posts libraries
+        # perf's own `--pid` and `--tid` filters drop the kernel's samples of some recordings. One report, one pass.
+        local posts
         posts=$(awk -v rps="$rps" -v window="$WINDOW" 'BEGIN { printf "%d", rps * window }')
-        libraries=$(perf report -i "$DIR/libraries.data" --sort pid,dso -n -q -g none 2>/dev/null |
-            awk -v posts="$posts" -v threads="$(sort -u "$DIR/threads" | paste -sd,)" '
-                BEGIN { split(threads, list, ","); for (i in list) ours[list[i]] = 1 }
-                NF >= 4 && posts > 0 { split($3, t, ":"); if (t[1] in ours) samples[$4] += $2 }
-                END { for (library in samples) printf "%.2f %s\n", samples[library] / 2999 / posts * 1e6, library }' |
-            sort -rn)
-        awk -v posts="$posts" -v window="$WINDOW" '{ total += $1; if ($1 >= 0.05) line = line "  " $2 " " $1 }
-            END { printf "    by library (a run of its own, %.0f posts/s), CPU us a post: all %.2f%s\n",
-                posts / window, total, line }' <<<"$libraries"
-        # The same samples by thread and side (session 42): the main thread; the others named as the process
-        # (feedback-host's shards; the floor's writer, which sends the answers too); those named otherwise (Dispatch's
-        # workers, where feedback-host's journal writer runs). Then the binary's own code by Swift module (the
-        # module of each symbol's mangled name), 0.05 µs a post or more.
         perf report -i "$DIR/libraries.data" --sort pid,comm,dso,sym -n -q -g none 2>/dev/null |
-            awk -v posts="$posts" -v pid="$PID" -v process="$(cat "$DIR/comm")" \
+            awk -v posts="$posts" -v window="$WINDOW" -v pid="$PID" -v process="$(cat "$DIR/comm")" \
                 -v threads="$(sort -u "$DIR/threads" | paste -sd,)" '
                 BEGIN { split(threads, list, ","); for (i in list) ours[list[i]] = 1 }
                 NF >= 7 && posts > 0 {
                     split($3, t, ":")
                     if (!(t[1] in ours)) next
+                    us = $2 / 2999 / posts * 1e6
+                    total += us
+                    library[$5] += us
                     who = t[1] == pid ? "main thread" : ($4 == process ? "named as the process" : "named otherwise")
                     side = $5 == "[kernel.kallsyms]" ? "kernel" : "user"
-                    us = $2 / 2999 / posts * 1e6
                     thread[who " " side] += us
                     if (side == "user" && $5 !~ /\.so/ && $5 != "[vdso]" && match($7, /^\$s[0-9]+/)) {
                         module[substr($7, RLENGTH + 1, substr($7, 3, RLENGTH - 2) + 0)] += us
                     }
                 }
-                # The entries of at least 0.05 µs, largest first.
-                function largest(values,    line, best, key, n) {
+                function largest(values,    line, best, key) {
                     line = ""
                     while (1) {
                         best = ""
@@ -160,6 +151,8 @@ measure() { # cpu|mallocs|phases command...: prints "posts/s user kernel share",
                     }
                 }
                 END {
+                    printf "    by library (a run of its own, %.0f posts/s), CPU us a post: all %.2f%s\n",
+                        posts / window, total, largest(library)
                     printf "    by thread, CPU us a post:%s\n", largest(thread)
                     line = largest(module)
                     if (line != "") printf "    the binary'"'"'s own code by Swift module, CPU us a post:%s\n", line
