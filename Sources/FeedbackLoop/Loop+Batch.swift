@@ -117,11 +117,13 @@ extension Loop {
             var event = events.startIndex
             var state = states.startIndex
             for _ in 1..<events.count {
-                core.queue.append(.applied(events[event], AppliedState(states[state]), nil))
+                core.appliedStates.append(states[state])
+                core.queue.append(.applied(events[event], nil))
                 events.formIndex(after: &event)
                 states.formIndex(after: &state)
             }
-            core.queue.append(.applied(events[event], AppliedState(states[state]), completion))
+            core.appliedStates.append(states[state])
+            core.queue.append(.applied(events[event], completion))
             accepted()
             return .queued(claimed: EngineLock.claim(&flags))
         }

@@ -34,9 +34,10 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         /// An event of the feedback at this index (or of one of its effects): counted against the budget.
         case feedback(Event, EffectTicket?, Int)
         /// A client's event already reduced by its sender, on the state it is queued right behind (a conditional
-        /// send): the loop installs the state instead of reducing again. Boxed: a `State` inline would make every
-        /// entry of the queue as large as a state (a batch of 64 plain sends cost 46 ns an event instead of 30).
-        case applied(Event, AppliedState<State>, Completion?)
+        /// send): the loop installs the state instead of reducing again. The state waits in `Core.appliedStates`, in
+        /// the same order: a `State` inline would make every entry of the queue as large as a state (a batch of 64
+        /// plain sends cost 46 ns an event instead of 30), and one boxed cost an allocation an event.
+        case applied(Event, Completion?)
         case observe(StepObserver<State, Event>)
         /// Start the stopped feedbacks again.
         case resume
@@ -62,6 +63,8 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             didSet { unusual = offloaded || feedbacksStopped || marked || stopped }
         }
         @usableFromInline var queue = EventQueue<Entry>()
+        /// The states of the `.applied` entries of `queue`, in their order: each is taken when its entry runs.
+        @usableFromInline var appliedStates = EventQueue<State>()
         @usableFromInline var observers: [StepObserver<State, Event>] = []
         /// Set when the feedbacks ran away: steps reach observers only, feedback events are dropped.
         @usableFromInline var feedbacksStopped = false {
@@ -92,6 +95,14 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
 
         @inlinable
         var step: Step<State, Event> { Step(event: nil, state: state, revision: revision) }
+
+        /// Takes every queued entry, oldest first, and drops the states of the applied ones: what a stopping loop
+        /// completes with nil.
+        @inlinable
+        mutating func takeQueue() -> [Entry] {
+            _ = appliedStates.removeAll()
+            return queue.removeAll()
+        }
     }
 
     @usableFromInline
@@ -186,7 +197,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
         let action = withCore { core, _ -> Action in
             if core.stopped { return .idle }
             core.stopped = true
-            return .shutDown(core.queue.removeAll(), core.observers, core.step, !core.feedbacksStopped)
+            return .shutDown(core.takeQueue(), core.observers, core.step, !core.feedbacksStopped)
         }
         perform(action)
     }
@@ -290,7 +301,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             guard EngineLock.claim(&flags) else { return .idle }
             let observers = core.observers
             core.observers = []
-            return .shutDown(core.queue.removeAll(), observers, core.step, !core.feedbacksStopped)
+            return .shutDown(core.takeQueue(), observers, core.step, !core.feedbacksStopped)
         }
         perform(action)
     }
@@ -425,7 +436,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     let observers = core.observers
                     core.observers = []
                     rare = true
-                    rareAction = .shutDown(core.queue.removeAll(), observers, core.step, !core.feedbacksStopped)
+                    rareAction = .shutDown(core.takeQueue(), observers, core.step, !core.feedbacksStopped)
                     return nil
                 }
                 if budget == 0 {
@@ -442,7 +453,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     // The step's event, the state its sender already reduced (an applied entry), its completion,
                     // and whether the feedbacks see it.
                     let next: Event
-                    var applied: AppliedState<State>? = nil
+                    var applied: State? = nil
                     var done: Completion? = nil
                     feedback = -1
                     switch consume entry {
@@ -451,11 +462,11 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         if let ticket, !ticket.isLive { continue }
                         next = event
                         done = completion
-                    case .applied(let event, let state, let completion):
+                    case .applied(let event, let completion):
                         // Reduced by the sender on the state right before this one: the reducer is pure, so the
                         // step is the same; its feedbacks still run here, marked.
                         next = event
-                        applied = state
+                        applied = core.appliedStates.popFirst()
                         done = completion
                     case .feedback(let event, let ticket, let origin):
                         if let governance { governance.waiting &-= 1 }
@@ -502,7 +513,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                     event = next
                     completion = done
                     if let applied {
-                        core.state = applied.state
+                        core.state = applied
                     } else if core.offloaded {
                         core.reducing = true
                         outside = core.state
@@ -634,7 +645,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
             for observer in observers { observer.finish?() }
             for entry in dropped {
                 switch entry {
-                case .event(_, _, let completion), .applied(_, _, let completion): completion?(nil)
+                case .event(_, _, let completion), .applied(_, let completion): completion?(nil)
                 case .feedback, .resume: break
                 case .observe(let observer):
                     observer.body(step)

@@ -10,15 +10,3 @@ public protocol StepMarking: AnyObject, Sendable {
     /// The step's reduce and its feedbacks' synchronous reactions are done.
     func stepEnded()
 }
-
-/// The state a sender reduced for an applied entry of a loop's queue, in a box so that the queue's entries stay small.
-@usableFromInline
-final class AppliedState<State: Sendable>: Sendable {
-    @usableFromInline
-    let state: State
-
-    @usableFromInline
-    init(_ state: State) {
-        self.state = state
-    }
-}

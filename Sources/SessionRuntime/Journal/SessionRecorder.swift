@@ -273,8 +273,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
 
     /// The journal's completion of the oldest unconfirmed append.
     private func settled(_ result: Result<Void, JournalError>) {
-        typealias Outcome = (one: RecorderHeld.Waiter?, ready: [RecorderHeld.Waiter], failure: JournalError?)
-        let outcome = held.withLock { held -> Outcome in
+        var outcome = held.withLock { held -> Held.Settled in
             switch result {
             case .success:
                 held.journaled += 1
@@ -283,14 +282,14 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                 // out then, the list keeping its storage for the next one.
                 let through = held.journaled
                 let count = held.waiters.prefix { $0.through <= through }.count
-                if count == 0 { return (nil, [], nil) }
-                if count == 1, held.waiters.count == 1 { return (held.waiters.removeLast(), [], nil) }
+                if count == 0 { return Held.Settled() }
+                if count == 1, held.waiters.count == 1 { return Held.Settled(one: held.waiters.removeLast()) }
                 if count == held.waiters.count {
                     defer { held.waiters = [] }
-                    return (nil, held.waiters, nil)
+                    return Held.Settled(ready: held.waiters)
                 }
                 defer { held.waiters.removeFirst(count) }
-                return (nil, Array(held.waiters[..<count]), nil)
+                return Held.Settled(ready: Array(held.waiters[..<count]))
             case .failure(let error):
                 if held.failure == nil {
                     // Fenced before the failure is visible (a `whenJournaled` on another thread answers from it at
@@ -302,26 +301,56 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
                     held.waiters = []
                     held.parked = []
                 }
-                return (
-                    nil, held.waiters + held.parked.map { Held.Waiter(through: 0, notify: $0.notify) }, held.failure
+                return Held.Settled(
+                    ready: held.waiters + held.parked.map { Held.Waiter(through: 0, notify: $0.notify) },
+                    failure: held.failure
                 )
             }
         }
-        outcome.one?.notify(outcome.failure)
-        for waiter in outcome.ready { waiter.notify(outcome.failure) }
+        // Moved out, not copied: a waiter holding an answer's snapshot is copied through its enum's value witnesses.
+        if let one = outcome.one.take() { tell(one.notice, outcome.failure) }
+        for index in outcome.ready.indices { tell(outcome.ready[index].notice, outcome.failure) }
+    }
+
+    /// Tells a waiter its appends are journaled (`failure` nil) or not.
+    private func tell(_ notice: consuming Held.Notice, _ failure: JournalError?) {
+        switch consume notice {
+        case .notify(let notify):
+            notify(failure)
+        case .answer(let completion, let snapshot):
+            if let failure {
+                completion(.failure(SystemSession<System>.notJournaledProblem(failure, sessionID)))
+            } else {
+                completion(.success(snapshot))
+            }
+        }
     }
 
     /// Calls `notify` with nil once every append made so far is journaled (at once when they are), or with the
     /// error once one of them failed (at once when one did).
     @usableFromInline
     package func whenJournaled(_ notify: @escaping @Sendable (JournalError?) -> Void) {
+        whenJournaled(.notify(notify))
+    }
+
+    /// Answers a post with `snapshot` once every append made so far is journaled (at once when they are), or with
+    /// the journal's problem once one of them failed: `whenJournaled(_:)` without a closure made for the wait.
+    @usableFromInline
+    func whenJournaled(
+        answer completion: @escaping @Sendable (Result<SessionSnapshot, APIError>) -> Void,
+        with snapshot: SessionSnapshot
+    ) {
+        whenJournaled(.answer(completion, snapshot))
+    }
+
+    private func whenJournaled(_ notice: Held.Notice) {
         let now = held.withLock { held -> JournalError?? in
             if let failure = held.failure { return .some(failure) }
             if held.journaled >= held.appended { return .some(nil) }
-            held.waiters.append(Held.Waiter(through: held.appended, notify: notify))
+            held.waiters.append(Held.Waiter(through: held.appended, notice: notice))
             return nil
         }
-        if let now { notify(now) }
+        if let now { tell(notice, now) }
     }
 
     /// Calls `notify` with nil once the records of the step at `revision` (and of every step before it) are
@@ -526,7 +555,31 @@ struct RecorderHeld {
     /// the closure re-wrapped for its generic storage, an allocation per wait.
     struct Waiter {
         let through: UInt64
-        let notify: @Sendable (JournalError?) -> Void
+        let notice: Notice
+
+        init(through: UInt64, notify: @escaping @Sendable (JournalError?) -> Void) {
+            self.through = through
+            self.notice = .notify(notify)
+        }
+
+        init(through: UInt64, notice: Notice) {
+            self.through = through
+            self.notice = notice
+        }
+    }
+    /// The waiters an append's outcome releases, and the failure they are told (nil: journaled). A struct outside
+    /// the generic recorder, not a tuple: a tuple of them was copied and destroyed through the runtime's generic tuple
+    /// witnesses.
+    struct Settled {
+        var one: Waiter? = nil
+        var ready: [Waiter] = []
+        var failure: JournalError? = nil
+    }
+    /// What a waiter is told: a closure, or a post's answer held as its two parts, the completion and the snapshot
+    /// it answers with, so that a durable post's wait makes no closure of its own (an allocation a post).
+    enum Notice {
+        case notify(@Sendable (JournalError?) -> Void)
+        case answer(@Sendable (Result<SessionSnapshot, APIError>) -> Void, SessionSnapshot)
     }
     /// A wait for a step still held, with that step's revision.
     struct Parked {

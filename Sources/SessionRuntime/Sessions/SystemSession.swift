@@ -362,10 +362,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         guard post.durable else { return post.completion(.success(snapshot)) }
         eventsApplied?.increment(by: post.count)
         guard let recorder else { return post.completion(.success(snapshot)) }
-        let completion = post.completion
-        recorder.whenJournaled { [id, snapshot] error in
-            completion(error.map { .failure(Self.notJournaledProblem($0, id)) } ?? .success(snapshot))
-        }
+        recorder.whenJournaled(answer: post.completion, with: snapshot)
     }
 
     @inlinable
