@@ -75,7 +75,7 @@ extension SessionService {
         let checked = tokenChecked(requirement, streamRoute: streamRoute, body)
         guard confirms else { return .deferred(checked) }
         return .deferred { [self] request, responder in
-            host.confirmingOwnership(of: SessionID(request.parameter("id") ?? "")) { [self] problem in
+            host.confirmingOwnership(of: Self.sessionIDParameter(request)) { [self] problem in
                 if let problem { return refuse(problem, request, responder) }
                 checked(request, responder)
             }
@@ -129,7 +129,7 @@ extension SessionService {
         _ request: Request
     ) throws(APIError) {
         guard let authorizer else { return }
-        let id = SessionID(request.parameter("id") ?? "")
+        let id = Self.sessionIDParameter(request)
         switch requirement {
         case .session(let scope):
             // An id that is not one: the handler's 404 says so.
@@ -168,7 +168,7 @@ extension SessionService {
     }
 
     private func putOfExistingSession(_ request: Request) -> Bool {
-        guard request.method == .put, let id = SessionID(request.parameter("id") ?? "") else { return false }
+        guard request.method == .put, let id = Self.sessionIDParameter(request) else { return false }
         return (try? live(id)) != nil
     }
 

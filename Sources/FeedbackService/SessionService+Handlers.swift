@@ -171,11 +171,16 @@ extension SessionService {
     // MARK: - Request parts
 
     func sessionID(_ request: Request) throws(APIError) -> SessionID {
-        let text = request.parameter("id") ?? ""
-        guard let id = SessionID(text) else {
+        guard let id = Self.sessionIDParameter(request) else {
+            let text = request.parameter("id") ?? ""
             throw APIError(.sessionNotFound, "no session has the id \"\(text)\"; ids are 22 base64url characters")
         }
         return id
+    }
+
+    /// The route's `{id}`, read from the path's bytes (no string made for it); nil when it is not a session id.
+    static func sessionIDParameter(_ request: Request) -> SessionID? {
+        request.pathParameters.withUTF8("id") { SessionID(utf8: $0) } ?? nil
     }
 
     func session(for request: Request) throws(APIError) -> any HostedSession {

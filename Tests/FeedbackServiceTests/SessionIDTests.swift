@@ -11,6 +11,32 @@ struct SessionIDTests {
         }
     }
 
+    /// An id is held as its bytes: parsed from a string or from bytes, it is the same id, prints as its text, and
+    /// equal ids hash alike while ids that differ in any place (the last six characters too, which the hash leaves out)
+    /// are not equal.
+    @Test func anIdParsedFromBytesIsTheIdOfItsTextAndDiffersInEveryPlace() {
+        for _ in 0..<200 {
+            let id = SessionID.random()
+            let text = id.description
+            let fromBytes = Array(text.utf8).withUnsafeBufferPointer { SessionID(utf8: $0) }
+            #expect(fromBytes == id)
+            #expect(fromBytes?.description == text)
+            #expect(fromBytes?.hashValue == id.hashValue)
+            for place in 0..<21 {
+                var bytes = Array(text.utf8)
+                bytes[place] = bytes[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")
+                let other = bytes.withUnsafeBufferPointer { SessionID(utf8: $0) }
+                #expect(other != nil && other != id, "place \(place)")
+            }
+        }
+        #expect(
+            Array("AAAAAAAAAAAAAAAAAAAAAw".utf8).withUnsafeBufferPointer { SessionID(utf8: $0) }?.description
+                == "AAAAAAAAAAAAAAAAAAAAAw"
+        )
+        #expect(Array("AAAAAAAAAAAAAAAAAAAAAB".utf8).withUnsafeBufferPointer { SessionID(utf8: $0) } == nil)
+        #expect(Array("AAAAAAAAAAAAAAAAAAAAA".utf8).withUnsafeBufferPointer { SessionID(utf8: $0) } == nil)
+    }
+
     @Test func randomIdsDoNotRepeat() {
         let ids = Set((0..<10_000).map { _ in SessionID.random() })
         #expect(ids.count == 10_000)

@@ -59,6 +59,25 @@ import Testing
         #expect(parameters == ["id": "a/b c"])
     }
 
+    /// A parameter with nothing to decode is read where it lies in the path (`withUTF8`), one with escapes from its
+    /// decoded value; both read as the subscript's text.
+    @Test func readsAParameterFromThePathOrFromItsDecodedValue() {
+        guard case .found(_, let plain) = router().match(.get, "/v1/sessions/3q2-7wAAAAAAAAAAAAAAAA/events"),
+            case .found(_, let escaped) = router().match(.get, "/v1/sessions/a%2Fb/events")
+        else {
+            Issue.record("no match")
+            return
+        }
+        #expect(plain["id"] == "3q2-7wAAAAAAAAAAAAAAAA")
+        #expect(plain.withUTF8("id") { String(decoding: $0, as: UTF8.self) } == "3q2-7wAAAAAAAAAAAAAAAA")
+        #expect(escaped.withUTF8("id") { String(decoding: $0, as: UTF8.self) } == "a/b")
+        #expect(plain.withUTF8("name") { _ in true } == nil)
+        #expect(plain == ["id": "3q2-7wAAAAAAAAAAAAAAAA"])
+        var changed = plain
+        changed["id"] = "other"
+        #expect(changed.withUTF8("id") { String(decoding: $0, as: UTF8.self) } == "other")
+    }
+
     @Test func answersHeadWithTheGetRoute() {
         guard case .found(let route, _) = router().match(.head, "/v1/sessions") else {
             Issue.record("no match")

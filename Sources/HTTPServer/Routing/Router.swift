@@ -229,16 +229,16 @@ public struct Router: Sendable {
     /// decoded, and only the parameters of matching routes are made.
     func match(_ method: HTTPMethod, _ path: String) -> Match {
         if mayBeStatic(path), let candidates = staticRoutes[path] { return Self.choose(method, candidates) }
-        return path.withUTF8Bytes { match(method, bytes: $0) }
+        return path.withUTF8Bytes { match(method, bytes: $0, of: path) }
     }
 
     /// ``match(_:_:)`` of a path's UTF-8 bytes.
-    private func match(_ method: HTTPMethod, bytes: UnsafeBufferPointer<UInt8>) -> Match {
+    private func match(_ method: HTTPMethod, bytes: UnsafeBufferPointer<UInt8>, of path: String) -> Match {
         withUnsafeTemporaryAllocation(of: Range<Int>.self, capacity: Self.mostSegments) { room in
             let split = Self.split(bytes, into: room)
             // Past the room: more segments than any route has, unless the path is mostly empty segments.
-            guard split.count >= 0 else { return matchLongPath(method, bytes) }
-            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
+            guard split.count >= 0 else { return matchLongPath(method, bytes, of: path) }
+            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split, path)
         }
     }
 
@@ -287,7 +287,8 @@ public struct Router: Sendable {
         _ method: HTTPMethod,
         _ bytes: UnsafeBufferPointer<UInt8>,
         _ parts: UnsafeBufferPointer<Range<Int>>,
-        _ split: Split
+        _ split: Split,
+        _ path: String
     ) -> Match {
         if split.droppedEmpty {
             let normalized = "/" + parts.map { String(decoding: bytes[$0], as: UTF8.self) }.joined(separator: "/")
@@ -311,13 +312,13 @@ public struct Router: Sendable {
             if method == .head, routeMethod == .get, picked == nil { picked = index }
         }
         guard anyMatches else { return .notFound }
-        if let picked, let parameters = Self.parameters(of: parameterRoutes[picked], in: parts, of: bytes) {
+        if let picked, let parameters = Self.parameters(of: parameterRoutes[picked], in: parts, of: bytes, path) {
             return .found(parameterRoutes[picked], parameters: parameters)
         }
         let matching = sameLength.filter { literalsMatch(route: $0, parts, bytes) }.map { parameterRoutes[$0] }
         var candidates: [(route: Route, parameters: PathParameters)] = []
         for route in matching {
-            guard let parameters = Self.parameters(of: route, in: parts, of: bytes) else { continue }
+            guard let parameters = Self.parameters(of: route, in: parts, of: bytes, path) else { continue }
             candidates.append((route, parameters))
         }
         guard !candidates.isEmpty else { return .notFound }
@@ -330,12 +331,12 @@ public struct Router: Sendable {
     }
 
     /// A path of more than ``mostSegments`` segments, split into an array.
-    private func matchLongPath(_ method: HTTPMethod, _ bytes: UnsafeBufferPointer<UInt8>) -> Match {
+    private func matchLongPath(_ method: HTTPMethod, _ bytes: UnsafeBufferPointer<UInt8>, of path: String) -> Match {
         let separators = bytes.lazy.filter { $0 == UInt8(ascii: "/") }.count
         var room = [Range<Int>](repeating: 0..<0, count: separators + 1)
         return room.withUnsafeMutableBufferPointer { room in
             let split = Self.split(bytes, into: room)
-            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split)
+            return matchSegments(method, bytes, UnsafeBufferPointer(rebasing: room[..<split.count]), split, path)
         }
     }
 
@@ -374,13 +375,19 @@ public struct Router: Sendable {
     private static func parameters(
         of route: Route,
         in parts: UnsafeBufferPointer<Range<Int>>,
-        of bytes: UnsafeBufferPointer<UInt8>
+        of bytes: UnsafeBufferPointer<UInt8>,
+        _ path: String
     ) -> PathParameters? {
         var parameters = PathParameters()
         for (segment, part) in zip(route.segments, parts) {
             guard case .parameter(let name) = segment else { continue }
-            guard let value = PercentDecoding.decode(UnsafeBufferPointer(rebasing: bytes[part]), plusIsSpace: false)
-            else { return nil }
+            let raw = UnsafeBufferPointer(rebasing: bytes[part])
+            // Nothing to decode (a session id): left where it is in the path, no string made for it.
+            guard raw.contains(UInt8(ascii: "%")) else {
+                parameters.add(name, at: part, of: path)
+                continue
+            }
+            guard let value = PercentDecoding.decode(raw, plusIsSpace: false) else { return nil }
             parameters[name] = value
         }
         return parameters

@@ -2,8 +2,25 @@
 ///
 /// Knowing the id is what gives access to a session, so ids are unguessable and are parsed strictly.
 public struct SessionID: Sendable, Hashable, CustomStringConvertible {
-    /// The id's text, 22 characters of `A-Z a-z 0-9 - _`.
-    public let description: String
+    /// The id's 22 characters as bytes, eight to a word (little-endian: the first character in the low byte of
+    /// `first`), the last word's top two bytes zero. Held in the value, not as a `String`: an id parsed from a path
+    /// makes no string, copying it retains nothing, and the session table compares three words.
+    private let first: UInt64
+    private let second: UInt64
+    private let third: UInt64
+
+    /// The id's text, 22 characters of `A-Z a-z 0-9 - _` (made when asked for).
+    public var description: String {
+        String(unsafeUninitializedCapacity: Self.length) { buffer in
+            withUnsafeBytes(of: (first.littleEndian, second.littleEndian, third.littleEndian)) { bytes in
+                _ = buffer.initialize(from: bytes.prefix(Self.length))
+            }
+            return Self.length
+        }
+    }
+
+    /// The length of an id's text.
+    static let length = 22
 
     /// A new random id.
     public static func random() -> SessionID {
@@ -18,7 +35,8 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
         for shift in stride(from: 56, through: 0, by: -8) {
             bytes.append(UInt8(truncatingIfNeeded: low >> UInt64(shift)))
         }
-        return SessionID(unchecked: Self.base64URL(bytes))
+        var text = Self.base64URL(bytes)
+        return text.withUTF8 { SessionID(utf8: $0) }!
     }
 
     /// Parses an id from a path or a header; nil unless it is exactly 22 base64url characters.
@@ -30,32 +48,34 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     /// initializer's code, unspecialised where it is called from another module, cost a post about 1 % of its CPU.)
     public init?(_ text: String) {
         var text = text
-        let valid = text.withUTF8 { bytes in
-            guard bytes.count == 22 else { return false }
-            for byte in bytes where !Self.isBase64URL(byte) { return false }
-            // 22 characters carry 132 bits; the last one holds 2 bits of the id and 4 zero bits: A, Q, g or w.
-            switch bytes[21] {
-            case UInt8(ascii: "A"), UInt8(ascii: "Q"), UInt8(ascii: "g"), UInt8(ascii: "w"): return true
-            default: return false
-            }
+        guard let id = text.withUTF8({ SessionID(utf8: $0) }) else { return nil }
+        self = id
+    }
+
+    /// Parses an id from its text's bytes (a path segment read where it lies); nil unless they are exactly 22
+    /// base64url characters.
+    public init?(utf8 bytes: UnsafeBufferPointer<UInt8>) {
+        guard bytes.count == Self.length, let base = bytes.baseAddress else { return nil }
+        for byte in bytes where !Self.isBase64URL(byte) { return nil }
+        // 22 characters carry 132 bits; the last one holds 2 bits of the id and 4 zero bits: A, Q, g or w.
+        switch bytes[21] {
+        case UInt8(ascii: "A"), UInt8(ascii: "Q"), UInt8(ascii: "g"), UInt8(ascii: "w"): break
+        default: return nil
         }
-        guard valid else { return nil }
-        description = text
+        let raw = UnsafeRawPointer(base)
+        first = UInt64(littleEndian: raw.loadUnaligned(as: UInt64.self))
+        second = UInt64(littleEndian: raw.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        // The last six characters, then two zero bytes.
+        var last: UInt64 = 0
+        for index in 0..<6 { last |= UInt64(base[16 + index]) << UInt64(8 * index) }
+        third = last
     }
 
-    private init(unchecked text: String) {
-        description = text
-    }
-
-    /// Hashed by the first 16 of its 22 characters as two words (96 of its random bits; equality still compares the
-    /// whole id): the session table's lookup on every request hashes two words instead of the string's bytes.
+    /// Hashed by its first 16 characters (96 of its random bits; equality still compares the whole id): the session
+    /// table's lookup on every request hashes two words.
     public func hash(into hasher: inout Hasher) {
-        let hashed: Void? = description.utf8.withContiguousStorageIfAvailable { bytes in
-            guard bytes.count >= 16, let base = bytes.baseAddress else { return hasher.combine(description) }
-            hasher.combine(UnsafeRawPointer(base).loadUnaligned(as: UInt64.self))
-            hasher.combine(UnsafeRawPointer(base).loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-        if hashed == nil { hasher.combine(description) }
+        hasher.combine(first)
+        hasher.combine(second)
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
