@@ -1,28 +1,28 @@
-/// The values of a post's batch, in order: one kept inline, two or more in an array. Nearly every post carries one
+/// The values of a batch sent to a loop (a post's events, the states its trial made), in order: one kept inline, two or more in an array. Nearly every post carries one
 /// event, so its decoded event and the state its trial makes travel to the loop without an array each (two
 /// allocations a post, session 42).
 ///
 /// A value type; built by `append` on the thread that handles the post, then only read.
 @usableFromInline
-struct SmallBatch<Element>: RandomAccessCollection {
+package struct SmallBatch<Element>: RandomAccessCollection {
     @usableFromInline
-    enum Storage {
+    package enum Storage {
         case empty
         case one(Element)
         case many([Element])
     }
 
     @usableFromInline
-    var storage: Storage = .empty
+    package var storage: Storage = .empty
 
     @inlinable
-    init() {}
+    package init() {}
 
     @inlinable
-    var startIndex: Int { 0 }
+    package var startIndex: Int { 0 }
 
     @inlinable
-    var endIndex: Int {
+    package var endIndex: Int {
         switch storage {
         case .empty: 0
         case .one: 1
@@ -31,7 +31,7 @@ struct SmallBatch<Element>: RandomAccessCollection {
     }
 
     @inlinable
-    subscript(position: Int) -> Element {
+    package subscript(position: Int) -> Element {
         switch storage {
         case .one(let value):
             precondition(position == 0, "index out of range")
@@ -45,7 +45,7 @@ struct SmallBatch<Element>: RandomAccessCollection {
 
     /// Adds `value` at the end: the first kept inline, the second moves both into an array (room for `capacity`).
     @inlinable
-    mutating func append(_ value: Element, capacity: Int) {
+    package mutating func append(_ value: Element, capacity: Int) {
         // Taken out, so that an array held is uniquely referenced and grows in place.
         var current = Storage.empty
         swap(&current, &storage)
@@ -66,7 +66,7 @@ struct SmallBatch<Element>: RandomAccessCollection {
 
     /// The values as an array (an allocation for one value: for the loop's unconditional send, which takes one).
     @inlinable
-    var array: [Element] {
+    package var array: [Element] {
         switch storage {
         case .empty: []
         case .one(let value): [value]

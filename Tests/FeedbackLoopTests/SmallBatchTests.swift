@@ -1,6 +1,6 @@
 import Testing
 
-@testable import SessionRuntime
+@testable import FeedbackLoop
 
 /// A post's batch keeps one value inline and two or more in an array, and reads the same either way.
 @Suite struct SmallBatchTests {
