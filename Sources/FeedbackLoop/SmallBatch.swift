@@ -1,6 +1,6 @@
-/// The values of a batch sent to a loop (a post's events, the states its trial made), in order: one kept inline, two or more in an array. Nearly every post carries one
-/// event, so its decoded event and the state its trial makes travel to the loop without an array each (two
-/// allocations a post, session 42).
+/// The values of a batch sent to a loop (a post's events, the states its trial made), in order: one kept inline, two
+/// or more in an array. Nearly every post carries one event, so its decoded event and the state its trial makes travel
+/// to the loop without an array each (two allocations a post, session 42).
 ///
 /// A value type; built by `append` on the thread that handles the post, then only read.
 @usableFromInline
