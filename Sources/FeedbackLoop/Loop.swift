@@ -467,7 +467,7 @@ public final class Loop<State: Sendable, Event: Sendable>: EventSink<Event>, @un
                         // Reduced by the sender on the state right before this one: the reducer is pure, so the
                         // step is the same; its feedbacks still run here, marked.
                         next = event
-                        applied = core.appliedStates.isEmpty ? nil : core.appliedStates.removeFirst()
+                        applied = core.appliedStates.removeFirst()  // queued with the entry, in its order
                         done = completion
                     case .feedback(let event, let ticket, let origin):
                         if let governance { governance.waiting &-= 1 }

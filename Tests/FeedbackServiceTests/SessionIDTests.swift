@@ -22,6 +22,9 @@ struct SessionIDTests {
             #expect(fromBytes == id)
             #expect(fromBytes?.description == text)
             #expect(fromBytes?.hashValue == id.hashValue)
+            var appended = Array("x".utf8)
+            id.appendText(to: &appended)
+            #expect(String(decoding: appended, as: UTF8.self) == "x" + text)
             for place in 0..<21 {
                 var bytes = Array(text.utf8)
                 bytes[place] = bytes[place] == UInt8(ascii: "A") ? UInt8(ascii: "B") : UInt8(ascii: "A")

@@ -12,10 +12,20 @@ public struct SessionID: Sendable, Hashable, CustomStringConvertible {
     /// The id's text, 22 characters of `A-Z a-z 0-9 - _` (made when asked for).
     public var description: String {
         String(unsafeUninitializedCapacity: Self.length) { buffer in
-            withUnsafeBytes(of: (first.littleEndian, second.littleEndian, third.littleEndian)) { bytes in
-                _ = buffer.initialize(from: bytes.prefix(Self.length))
-            }
+            withText { _ = buffer.initialize(from: $0) }
             return Self.length
+        }
+    }
+
+    /// Appends the id's 22 characters to `out`, with no string made (an answer's `"id"` member).
+    public func appendText(to out: inout [UInt8]) {
+        withText { out.append(contentsOf: $0) }
+    }
+
+    /// Calls `body` with the id's 22 characters' bytes.
+    private func withText(_ body: (UnsafeRawBufferPointer) -> Void) {
+        withUnsafeBytes(of: (first.littleEndian, second.littleEndian, third.littleEndian)) {
+            body(.init(rebasing: $0.prefix(Self.length)))
         }
     }
 

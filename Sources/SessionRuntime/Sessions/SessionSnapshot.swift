@@ -43,7 +43,7 @@ public struct SessionSnapshot: Sendable, Equatable {
         out.append(UInt8(ascii: "{"))
         if let id, let system {
             out.append(contentsOf: #""id":""#.utf8)
-            out.append(contentsOf: id.description.utf8)  // base64url: nothing to escape
+            id.appendText(to: &out)  // base64url: nothing to escape
             out.append(contentsOf: #"","system":"#.utf8)
             JSONString.escape(system, into: &out)
             out.append(UInt8(ascii: ","))
