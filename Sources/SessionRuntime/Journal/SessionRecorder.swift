@@ -106,15 +106,33 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     @exclusivity(unchecked)
     var feedbackName: (Int) -> String = { "feedback \($0 + 1)" }
 
-    /// Observes `loop` until it stops.
+    /// Observes `loop` until it stops. `encoding` gives a step's state encoded (for its checksum and a snapshot
+    /// record); a session's recorder asks the session (`attach(to:)` of a `SystemSession`), whose cache then holds it
+    /// for the stream and the answer.
     @inlinable
-    package func attach(to loop: Loop<System.State, System.Event>) {
+    package func attach(
+        to loop: Loop<System.State, System.Event>,
+        encoding: @escaping @Sendable (System.State, UInt64) -> [UInt8] = { state, _ in System.encodeState(state) }
+    ) {
         feedbackName = { [weak loop] index in loop?.feedbackName(at: index) ?? "feedback \(index + 1)" }
-        loop.observe { step in self.record(step) }
+        loop.observe { step in self.record(step) { encoding(step.state, step.revision) } }
+    }
+
+    /// Observes `session`'s loop until it stops, each step's state encoded once for the session and its recorder:
+    /// the session's snapshot of the step (`SessionSnapshots.snapshot(at:encoding:)`: a post's trial encoding when the
+    /// step is its batch's last, else encoded and kept there), so the checksum, a snapshot record, the stream's frame
+    /// and a post's answer share one encoding.
+    @inlinable
+    func attach(to session: SystemSession<System>) {
+        // The session's snapshots, not the session: the session owns the loop, which owns this observer.
+        let snapshots = session.snapshots
+        attach(to: session.loop) { state, revision in
+            snapshots.snapshot(at: revision) { System.encodeState(state) }.state
+        }
     }
 
     @inlinable
-    func record(_ step: Step<System.State, System.Event>) {
+    func record(_ step: Step<System.State, System.Event>, _ encoding: () -> [UInt8]) {
         guard let event = step.event else {
             // The first call: the current step. Events an effect sent before the observer was attached were
             // reduced without it; a snapshot at the current revision covers them.
@@ -136,57 +154,26 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         // client's when its type is one of the system's client events.
         let feedback = step.feedback.map(feedbackName)
         let origin: EventOrigin = feedback == nil && isClientType(bytes) ? .client : .effect
-        // The checksum of the state the event produced: `verify` and a fixture's replay find the first revision at
-        // which a build's reducer gives another state. Inside a POST's batch it is computed at the batch's end, where
-        // the POST's encoding of its last state (made for its answer) stands in for the last one.
-        let checksummed = persistence.stateChecksums
-        let deferred = checksummed && held.withLock { $0.openBatches > 0 }
+        // The state the event produced, encoded once (`encoding`: the session's snapshot of the step, which a post's
+        // trial made already when the step is its batch's last) for its checksum, by which `verify` and a fixture's
+        // replay find the first revision at which a build's reducer gives another state, and for a snapshot record.
+        let snapshotDue = step.revision % persistence.snapshotInterval == 0
+        let encoded = persistence.stateChecksums || snapshotDue ? encoding() : nil
         let stamp = EventStamp(
             version: version,
             time: wallClock.now().millisecondsSince1970,
-            stateChecksum: checksummed && !deferred ? StateChecksum.of(System.encodeState(step.state)) : nil,
+            stateChecksum: persistence.stateChecksums ? encoded.map { StateChecksum.of($0) } : nil,
             feedback: feedback
         )
         // The event apart from what may follow it (usually nothing): no array is made for one record.
         var more: [JournalRecord] = []
-        if step.revision % persistence.snapshotInterval == 0 { more.append(snapshot(step)) }
+        if snapshotDue, let encoded { more.append(snapshot(step, encoded)) }
         more += deadlineRecord(step.state)
         hold(
             .event(sessionID: id, revision: step.revision, event: EventText(utf8: bytes), origin: origin, stamp: stamp),
             more,
-            step,
-            unstamped: deferred
+            step
         )
-    }
-
-    /// Sets the state checksum of `record`, an event, in place.
-    @usableFromInline
-    static func setStateChecksum(_ record: inout JournalRecord, _ checksum: UInt64) {
-        // Taken apart and put together from the consumed record: its strings move, none is copied and released.
-        switch consume record {
-        case .event(let id, let revision, let event, let origin, var stamp):
-            stamp.stateChecksum = checksum
-            record = .event(sessionID: id, revision: revision, event: event, origin: origin, stamp: stamp)
-        case let other:
-            record = other
-        }
-    }
-
-    /// Under `held`: sets the checksum of every held event still without one, from `last` (a batch's final state as
-    /// its POST encoded it) for its revision, else by encoding the state. By index, in place: each entry and record
-    /// stays where it is (iterating them by value copied every text and state they hold).
-    private static func stampHeld(_ held: inout Held, last: (revision: UInt64, encoded: [UInt8])?) {
-        for position in held.unstamped.indices {
-            let revision = held.unstamped[position].revision
-            let checksum =
-                if let last, last.revision == revision {
-                    StateChecksum.of(last.encoded)
-                } else {
-                    StateChecksum.of(encode(held.unstamped[position].state))
-                }
-            setStateChecksum(&held.records[held.unstamped[position].index], checksum)
-        }
-        held.unstamped.removeAll(keepingCapacity: true)
     }
 
     /// The session's next deadline for the journal's index, when it differs from the one journaled last (none at
@@ -205,36 +192,23 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         return [.deadline(sessionID: id, at: next?.millisecondsSince1970)]
     }
 
-    /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `unstamped`: `first`
-    /// is an event whose state checksum is still to be computed. `first` is taken and moved into the held records: a
-    /// copy retained its strings and bytes for the caller's to release them.
+    /// Appends `step`'s records (`first`, then `more`) now, or holds them while a batch is open. `first` is taken and
+    /// moved into the held records: a copy retained its strings and bytes for the caller's to release them.
     @inlinable
     func hold(
         _ first: consuming JournalRecord?,
         _ more: [JournalRecord],
-        _ step: Step<System.State, System.Event>,
-        unstamped: Bool = false
+        _ step: Step<System.State, System.Event>
     ) {
         var first = first
         held.withLock { held in
             if held.openBatches > 0 {
-                if let record = first.take() {
-                    if unstamped {
-                        held.unstamped.append(
-                            .init(index: held.records.count, revision: step.revision, state: step.state)
-                        )
-                    }
-                    held.records.append(record)
-                }
+                if let record = first.take() { held.records.append(record) }
                 held.records.append(contentsOf: more)
                 held.heldLast = .init(state: step.state, revision: step.revision)
             } else {
                 var records = more
                 if let record = first.take() { records.insert(record, at: 0) }
-                if unstamped {
-                    // The batch ended between the record and here.
-                    Self.setStateChecksum(&records[0], StateChecksum.of(System.encodeState(step.state)))
-                }
                 if !records.isEmpty { append(records, &held) }
                 held.last = .init(state: step.state, revision: step.revision)
                 Self.unpark(&held)
@@ -420,18 +394,12 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     /// its completion, right after that step's observers), false when it was never queued or was dropped. A
     /// completed batch's held records are appended with `answer`, in one append.
     @usableFromInline
-    package func batchEnded(
-        completed: Bool,
-        answer: KeyedAnswer? = nil,
-        sequenced: ClientSequence? = nil,
-        last: (revision: UInt64, encoded: [UInt8])? = nil
-    ) {
+    package func batchEnded(completed: Bool, answer: KeyedAnswer? = nil, sequenced: ClientSequence? = nil) {
         held.withLock { held in
             held.openBatches -= 1
             if let answer { held.records.append(.answered(answer)) }
             if let sequenced { held.records.append(.sequenced(sequenced)) }
             guard completed || held.openBatches == 0, !held.records.isEmpty else { return }
-            Self.stampHeld(&held, last: last)
             append(held.records, &held)
             // The journal copied them: the buffer stays for the next batch (one allocation fewer per post).
             held.records.removeAll(keepingCapacity: true)
@@ -440,7 +408,7 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
         }
     }
 
-    /// Encodes a state `Held` keeps (always a `System.State`): for a checksum or a snapshot, not per step.
+    /// Encodes a state `Held` keeps (always a `System.State`): for a passivation's snapshot, not per step.
     private static func encode(_ state: any Sendable) -> [UInt8] {
         guard let state = state as? System.State else {
             preconditionFailure("a recorder of \(System.self) held a state of type \(type(of: state))")
@@ -449,8 +417,8 @@ package final class SessionRecorder<System: FeedbackSystem>: @unchecked Sendable
     }
 
     @inlinable
-    func snapshot(_ step: Step<System.State, System.Event>) -> JournalRecord {
-        let state = String(decoding: SystemSession<System>.encode(step.state), as: UTF8.self)
+    func snapshot(_ step: Step<System.State, System.Event>, _ encoded: [UInt8]? = nil) -> JournalRecord {
+        let state = String(decoding: encoded ?? SystemSession<System>.encode(step.state), as: UTF8.self)
         return .snapshot(sessionID: id, revision: step.revision, state: state, version: version)
     }
 
@@ -597,10 +565,6 @@ struct RecorderHeld {
     var last: StepState?
     @usableFromInline
     var heldLast: StepState?
-    /// Held event records whose state checksum waits for their batch's end (`held.records` indexes), where the
-    /// POST's own encoding of its last state stands in for one of them.
-    @usableFromInline
-    var unstamped: [Unstamped] = []
 
     /// A step's state (a `System.State`) and revision. Structs, not tuples: the compiler copies and destroys them
     /// with code of its own, where a tuple holding an existential went through the runtime's generic tuple witnesses
@@ -613,20 +577,6 @@ struct RecorderHeld {
         init(state: any Sendable, revision: UInt64) {
             self.state = state
             self.revision = revision
-        }
-    }
-
-    /// A held event record (its index in `records`) whose state checksum is still to be computed.
-    @usableFromInline
-    struct Unstamped {
-        @usableFromInline var index: Int
-        @usableFromInline var revision: UInt64
-        @usableFromInline var state: any Sendable
-        @usableFromInline
-        init(index: Int, revision: UInt64, state: any Sendable) {
-            self.index = index
-            self.revision = revision
-            self.state = state
         }
     }
 }

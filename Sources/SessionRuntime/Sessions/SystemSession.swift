@@ -32,8 +32,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     /// What handles the system's own types, specialised for the system where `HostedSystem` made it.
     @usableFromInline
     let paths: SessionPaths<System>
+    /// The session's encoded states, its clients' marks and its memory account's weighing of them, shared with its
+    /// loop's observers.
     @usableFromInline
-    let encoded: Mutex<SessionSnapshot?>
+    let snapshots: SessionSnapshots
     /// What the session holds against the service's memory budget; nil when nothing is counted.
     @usableFromInline
     let account: SessionAccount?
@@ -45,9 +47,6 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             weigh: { $0.state.count }
         )
     )
-    /// Each client's numbered posts (issue 34).
-    @usableFromInline
-    let clientLedger = Mutex(ClientLedger())
     @usableFromInline
     let recorder: SessionRecorder<System>?
     @usableFromInline
@@ -105,7 +104,8 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         tokenGeneration: UInt64 = 0,
         clients: [ClientSequence] = []
     ) {
-        if !clients.isEmpty { clientLedger.withLock { $0.restore(clients, revision: revision) } }
+        var ledger = ClientLedger()
+        if !clients.isEmpty { ledger.restore(clients, revision: revision) }
         tokens = TokenGeneration(tokenGeneration)
         self.inboxCapacity = inboxCapacity
         self.id = id
@@ -115,9 +115,15 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.account = account
         logger = environment.system.logger
         // The starting state's encoding, when the caller made one, is the first cached snapshot.
-        let marks = clientLedger.withLock { $0.marks(at: revision) }
-        encoded = Mutex(
-            encodedState.map { SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0, clients: marks) }
+        let marks = ledger.marks(at: revision)
+        snapshots = SessionSnapshots(
+            epoch: epoch,
+            latest: encodedState.map {
+                SessionSnapshot(cursor: Cursor(epoch: epoch, rev: revision), state: $0, clients: marks)
+            },
+            ledger: ledger,
+            account: account,
+            logger: environment.system.logger
         )
         // The feedbacks see the starting state inside `makeLoop`: a trap there is the activation's.
         let crashMarks = environment.containment?.marks ?? .disabled
@@ -136,7 +142,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
             )
         )
         self.recorder = recorder
-        if let recorder { paths.attach(recorder, loop) }
+        if let recorder { paths.attach(recorder, self) }
     }
 
     @usableFromInline
@@ -146,35 +152,16 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         return snapshot(of: step.state, rev: step.revision)
     }
 
+    /// The snapshot of `state` at `rev` (`SessionSnapshots.snapshot(at:encoding:)`): cached, or encoded and cached.
     @inlinable
     func snapshot(of state: System.State, rev: UInt64) -> SessionSnapshot {
-        if let cached = encoded.withLock({ $0 }), cached.rev == rev { return cached }
-        let marks = clientLedger.withLock { $0.marks(at: rev) }
-        return cache(SessionSnapshot(cursor: Cursor(epoch: epoch, rev: rev), state: Self.encode(state), clients: marks))
+        snapshots.snapshot(at: rev) { Self.encode(state) }
     }
 
-    /// Caches `snapshot` unless a later revision is cached, and counts the cached state, of `weight` when known, in
-    /// the session's account.
+    /// Caches `snapshot` unless a later revision is cached (`SessionSnapshots.cache(_:weight:)`).
     @inlinable
     func cache(_ snapshot: SessionSnapshot, weight: SessionBudget.Weight? = nil) -> SessionSnapshot {
-        let weight = weight ?? account.map { _ in SessionBudget.weigh(snapshot.state) }
-        let crossed = encoded.withLock { current -> Bool in
-            // The cached revision read in place: `current!.rev` would copy the whole snapshot out first.
-            if let cached = current?.cursor.rev, cached >= snapshot.rev { return false }
-            current = snapshot
-            guard let account, let weight else { return false }
-            return account.settleState(weight)
-        }
-        if crossed, let account {
-            logger.warning(
-                Logger.Message(
-                    stringLiteral: "an effect's events grew the session's state past session.state.max.bytes; it is "
-                        + "kept, and client events that leave it as large are refused"
-                ),
-                metadata: ["bytes": "\(snapshot.state.count)", "limit": "\(account.budget.stateLimit)"]
-            )
-        }
-        return snapshot
+        snapshots.cache(snapshot, weight: weight)
     }
 
     @inlinable
@@ -238,7 +225,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @usableFromInline
     func beginSequenced(_ stamp: ClientStamp, remembering capacity: Int) -> ClientLedger.Decision {
-        clientLedger.withLock { ledger in
+        snapshots.clientLedger.withLock { ledger in
             let decision = ledger.begin(stamp, remembering: capacity)
             let forgotten = ledger.takeForgotten()
             if !forgotten.isEmpty {
@@ -250,14 +237,14 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @usableFromInline
     func withClientLedger<T>(_ body: (inout ClientLedger) -> T) -> T {
-        clientLedger.withLock { body(&$0) }
+        snapshots.clientLedger.withLock { body(&$0) }
     }
 
     /// Notes that revision `rev` includes the numbered post `stamp` (under the loop's lock when the batch is queued on
     /// the state it was tried on, so before any stream frames the revision).
     @inlinable
     func mark(_ stamp: ClientStamp, at rev: UInt64) -> [UInt8]? {
-        clientLedger.withLock { ledger in
+        snapshots.clientLedger.withLock { ledger in
             ledger.mark(stamp, at: rev)
             return ledger.marks(at: rev)
         }
@@ -352,12 +339,10 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
                 revision: step.revision
             )
         }
-        // The snapshot is this step's state encoded: the recorder's checksum of that revision is taken from it.
         recorder?.batchEnded(
             completed: true,
             answer: post.claim.map { keyedAnswer($0, snapshot) },
-            sequenced: sequenced,
-            last: (step.revision, snapshot.state)
+            sequenced: sequenced
         )
         guard post.durable else { return post.completion(.success(snapshot)) }
         eventsApplied?.increment(by: post.count)
@@ -379,7 +364,7 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
 
     @inlinable
     func marks(at rev: UInt64) -> [UInt8]? {
-        clientLedger.withLock { $0.marks(at: rev) }
+        snapshots.marks(at: rev)
     }
 
     @usableFromInline
@@ -396,9 +381,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         // another state, and a client resuming from it would take a patch against the wrong base), not by a failed
         // write (the session is re-anchored from the journal), and, with a shared journal, not by another replica's
         // takeover this copy does not know of yet (a timer firing on a replica that woke from a stall).
-        loop.observe { [weak self] step in
-            guard let self else { return }
-            let snapshot = snapshot(of: step.state, rev: step.revision)
+        // The session's snapshots and recorder held, not the session: a weak reference to it would give it a side
+        // table, and every retain and release of it the runtime's slow path.
+        let snapshots = snapshots
+        let recorder = recorder
+        return loop.observe { step in
+            let snapshot = snapshots.snapshot(at: step.revision) { Self.encode(step.state) }
             guard let recorder else { return body(snapshot) }
             recorder.whenJournaled(revision: step.revision) { failure in if failure == nil { body(snapshot) } }
         }

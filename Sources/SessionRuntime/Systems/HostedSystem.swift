@@ -1,5 +1,4 @@
 package import FeedbackJSON
-public import FeedbackLoop
 import Foundation
 package import SessionJournal
 public import SystemKit
@@ -14,13 +13,13 @@ public import SystemKit
 struct SessionPaths<System: FeedbackSystem>: Sendable {
     /// `SystemSession.postNow`, specialised.
     @usableFromInline let post: @Sendable (SystemSession<System>, PostedEvents, String?, PostAnswer) -> Void
-    /// `SessionRecorder.attach(to:)`, specialised: the recorder's observer of every step.
-    @usableFromInline let attach: @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
+    /// `SessionRecorder.attach(to:)`, specialised: the recorder's observer of every step of the session's loop.
+    @usableFromInline let attach: @Sendable (SessionRecorder<System>, SystemSession<System>) -> Void
 
     @inlinable
     init(
         post: @escaping @Sendable (SystemSession<System>, PostedEvents, String?, PostAnswer) -> Void,
-        attach: @escaping @Sendable (SessionRecorder<System>, Loop<System.State, System.Event>) -> Void
+        attach: @escaping @Sendable (SessionRecorder<System>, SystemSession<System>) -> Void
     ) {
         self.post = post
         self.attach = attach
@@ -61,7 +60,7 @@ public struct HostedSystem: Sendable {
             system,
             paths: SessionPaths(
                 post: { session, events, ifMatch, post in session.postNow(events, ifMatch: ifMatch, post) },
-                attach: { recorder, loop in recorder.attach(to: loop) }
+                attach: { recorder, session in recorder.attach(to: session) }
             )
         )
     }

@@ -1,31 +1,35 @@
-import FeedbackJSON
-
 /// Where a JSON value first departs from a system's published JSON Schema, in the client's terms: the JSON Pointer
 /// of the member, what the schema expects there in JSON words (`one of "human", "machine"`, `an integer`) and what
 /// was sent. What a refused state or event answers with; it never names a Swift type.
 ///
 /// The schemas are the macros' (`JSONSchema`): objects with `properties` and `required`, arrays with `items`,
 /// maps with `additionalProperties`, `type`, `enum`, `const`, `anyOf`, `oneOf` and `allOf`. Other keywords are not checked.
-struct SchemaMismatch: Equatable, Sendable {
+package struct SchemaMismatch: Equatable, Sendable {
     /// The JSON Pointer of the member that does not fit ("" for the whole value).
-    let pointer: String
+    package let pointer: String
     /// What the schema expects there, in words.
-    let expected: String
+    package let expected: String
     /// The JSON text that was sent there (shortened), or `nothing` for a missing member.
-    let sent: String
+    package let sent: String
+
+    package init(pointer: String, expected: String, sent: String) {
+        self.pointer = pointer
+        self.expected = expected
+        self.sent = sent
+    }
 
     /// The first mismatch of `value` against `schema`, nil when it fits.
-    static func find(_ value: JSONValue, in schema: JSONValue) -> SchemaMismatch? {
+    package static func find(_ value: JSONValue, in schema: JSONValue) -> SchemaMismatch? {
         find(value, schema, at: JSONPointer(tokens: []))
     }
 
     /// The problem's members: `pointer`, `expected`, `sent`.
-    var members: [String: JSONValue] {
+    package var members: [String: JSONValue] {
         ["pointer": .string(pointer), "expected": .string(expected), "sent": .string(sent)]
     }
 
     /// "/holder should be one of "human", "machine"; sent "purple"".
-    var sentence: String {
+    package var sentence: String {
         "\(pointer.isEmpty ? "the value" : pointer) should be \(expected); sent \(sent)"
     }
 
@@ -136,7 +140,7 @@ struct SchemaMismatch: Equatable, Sendable {
     }
 
     /// The JSON text of `value`, shortened to about 80 bytes.
-    static func text(of value: JSONValue) -> String {
+    package static func text(of value: JSONValue) -> String {
         let bytes = value.serialized()
         guard bytes.count > 80 else { return String(decoding: bytes, as: UTF8.self) }
         return String(decoding: bytes.prefix(77), as: UTF8.self) + "..."
