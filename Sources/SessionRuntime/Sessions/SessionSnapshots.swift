@@ -78,6 +78,19 @@ final class SessionSnapshots: Sendable {
         return snapshot
     }
 
+    /// Gives the cached snapshot of `rev`, if any, the marks `clients`: a numbered post marked after its step was
+    /// observed (queued behind others' events, not on the state it was tried on).
+    @inlinable
+    func remark(_ rev: UInt64, clients: [UInt8]?) {
+        cached.withLock { slots in
+            if let latest = slots.latest, latest.cursor.rev == rev {
+                slots.latest = latest.with(clients: clients)
+            } else if let older = slots.older, older.cursor.rev == rev {
+                slots.older = older.with(clients: clients)
+            }
+        }
+    }
+
     /// The marks of the numbered posts revision `rev` includes, as a snapshot carries them.
     @inlinable
     func marks(at rev: UInt64) -> [UInt8]? {

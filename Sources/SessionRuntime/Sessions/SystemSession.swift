@@ -323,8 +323,12 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         if let trial, trial.snapshot.rev == step.revision {
             snapshot = cache(trial.snapshot, weight: trial.weight)
         } else {
-            // A tried batch's revision was marked when it was queued (`accepted`).
-            if let stamp = post.stamp, trial == nil { _ = mark(stamp, at: step.revision) }
+            // A tried batch's revision was marked when it was queued (`accepted`). One queued behind others is marked
+            // now, after its step's observers cached the revision's snapshot (the recorder's): that one carries the
+            // mark too, so a `GET` of the revision names the post as its answer does.
+            if let stamp = post.stamp, trial == nil {
+                snapshots.remark(step.revision, clients: mark(stamp, at: step.revision))
+            }
             snapshot = self.snapshot(of: step.state, rev: step.revision)
         }
         var sequenced: ClientSequence?
