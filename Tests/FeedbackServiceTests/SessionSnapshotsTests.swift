@@ -49,8 +49,8 @@ import Testing
             return []
         }
         #expect(marked.clients == marks)
-        // A revision the cache does not hold is left alone.
-        snapshots.remark(6, clients: marks)
-        #expect(snapshots.cached.withLock { $0.latest?.rev } == 5)
+        // A revision the cache does not hold is left alone: revision 5 keeps its own marks.
+        snapshots.remark(6, clients: Array(#"{"c2":1}"#.utf8))
+        #expect(snapshots.cached.withLock { $0.latest?.clients } == marks)
     }
 }

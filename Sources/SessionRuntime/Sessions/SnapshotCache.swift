@@ -1,5 +1,5 @@
-/// A session's encoded states (under the session's `encoded` lock): the latest revision's snapshot, which `GET`, a
-/// post's answer and the memory budget go by, and one older step's, kept for the step's second reader.
+/// A session's encoded states (under `SessionSnapshots.cached`): the latest revision's snapshot, which `GET`, a post's
+/// answer and the memory budget go by, and one older step's, kept for the step's second reader.
 ///
 /// A step's state is encoded once and read twice: by the recorder (its checksum, a snapshot record) and then by the
 /// stream's observer (its frame), in that order, in the loop's observer calls. A post's batch is tried first and its

@@ -8,10 +8,10 @@ public import SessionJournal
 public import Synchronization
 public import SystemKit
 
-/// A session of one concrete system: its loop and the latest encoded state.
+/// A session of one concrete system: its loop and its encoded states.
 ///
-/// The loop owns the state under its own lock; `encoded` caches the JSON of the latest revision asked for under a
-/// `Mutex`, so a state is encoded at most once however many readers ask. With a journal, each post tells the
+/// The loop owns the state under its own lock; `snapshots` (`SessionSnapshots`) caches the JSON of each step's state,
+/// so a state is encoded at most once however many readers ask (the recorder, the stream, a post's answer, `GET`). With a journal, each post tells the
 /// recorder when its batch starts and ends, so the batch's events and its keyed answer are journaled together.
 ///
 /// Specialised where it matters: the session is reached through `any HostedSession`, whose witnesses run generic over
