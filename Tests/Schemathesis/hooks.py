@@ -3,7 +3,8 @@
 Generated ids match the document's pattern but name no session, so without help every `{id}` case would only
 test the 404. Before a call, most such cases get the id of a live session instead (the rest keep theirs, so the
 404 is still tested): events go to a session of the system whose events they are, a DELETE gets a session made
-for it, a GET any live one, a PUT a live one or a new id. The stateful phase's ids come from its links and are
+for it, a PUT a live one or a new id, any other (the reads, forks, resumes, the release) any live one, and half
+the state, diff and fork cases revisions that session has. The stateful phase's ids come from its links and are
 kept. The server's address comes from OPENAPI_TEST_BASE; choices are drawn from
 a generator seeded by OPENAPI_TEST_SEED, so one seed gives one run (with one worker).
 """
@@ -89,6 +90,12 @@ def _system_of_session(session: str) -> str | None:
     return body.get("system") if status == 200 else None
 
 
+def _head(session: str) -> int | None:
+    """The revision a live session is at; None when no session has this id."""
+    status, body = _request("GET", f"/v1/sessions/{session}")
+    return body.get("rev") if status == 200 else None
+
+
 def _etag(session: str) -> str:
     request = urllib.request.Request(f"{BASE}/v1/sessions/{session}")
     with urllib.request.urlopen(request, timeout=5) as response:
@@ -151,23 +158,43 @@ def before_call(context, case, kwargs):
             # A new id, for the 201: generated ids repeat, and a repeat with another body is only ever the 409.
             raw = base64.urlsafe_b64encode(RANDOM.randbytes(16)).decode().rstrip("=")
             parameters["id"] = raw
-    elif operation in ("getSession", "streamSession", "exportSession") or operation.startswith("preflight"):
+    else:
+        # The reads (the session, its export, history, states and diff, its containment), the fork, the resumes and
+        # the release: a live session of any system.
         parameters["id"] = _live(RANDOM.choice(SYSTEMS))
+        # Generated revisions are nearly all past the session's head (a 404): half the state, diff and fork cases ask
+        # for revisions it has, so that the recomputed states, patches and forks are what gets checked.
+        if operation in ("sessionState", "sessionDiff", "forkSession") and RANDOM.random() < 0.5:
+            head = _head(parameters["id"])
+            if head is None:
+                return
+            revision = lambda: RANDOM.randint(max(0, head - 20), head)  # noqa: E731
+            if operation == "sessionState" and "rev" in parameters:
+                parameters["rev"] = revision()
+            elif operation == "sessionDiff" and case.query is not None:
+                if not case.meta.is_negative_at(ParameterLocation.QUERY):
+                    case.query["from"], case.query["to"] = sorted((revision(), revision()))
+            elif operation == "forkSession" and isinstance(case.body, dict) and "rev" in case.body:
+                if not case.meta.is_negative_at(ParameterLocation.BODY):
+                    case.body["rev"] = revision()
 
 
 @schemathesis.hook
 def filter_failure(context, failure, case, response):
     """Keeps every failure but 501 for a method the server does not know (QUERY), which RFC 9110 (15.6.2) makes the
-    right answer (schemathesis expects 405, the answer for a known method the resource does not take), and two answers
-    the stateful checks misread. (The two server findings of the first runs, a counter at the integer limit that
-    trapped a reducer and integers past 64 bits rounded into range, are fixed and are generated again.)"""
+    right answer (schemathesis expects 405, the answer for a known method the resource does not take), and three answers
+    the stateful checks misread. (The two server findings of the first runs, a counter at the integer limit that trapped
+    a reducer and integers past 64 bits rounded into range, are fixed and are generated again.)"""
     if case.method.upper() == "QUERY" and response.status_code == 501:
         return False
     # The stateful checks take every 404 after a creation for a lost session (ST302) and every answer after a
-    # deletion for a session still there (ST301). Two answers are neither: a PUT naming an unknown system (that 404
-    # is about the body), and a CORS preflight (answered from the path's shape; it never looks the session up).
+    # deletion for a session still there (ST301). Three answers are neither: a PUT naming an unknown system and a fork
+    # from a revision the session has not reached (those 404s are about the body), and a CORS preflight (answered from
+    # the path's shape; it never looks the session up).
     code = getattr(failure, "code", None)
-    if code == "ST302" and response.status_code == 404 and b"problem:system-not-found" in response.content:
+    if code == "ST302" and response.status_code == 404 and (
+        b"problem:system-not-found" in response.content or b"problem:revision-not-found" in response.content
+    ):
         return False
     if code == "ST301" and case.method.upper() == "OPTIONS":
         return False

@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Checks openapi.yaml against the running server with schemathesis, in a bounded time.
 
-Starts the debug binary on 127.0.0.1:0 with sessions in memory and first checks that openapi.yaml's schemas of the
-systems are what they publish (GET /v1/systems/{name}, written by `make openapi`: openapi_systems.py), so the events
-and states generated are those the macros derived. It runs `schemathesis run` on openapi.yaml over every operation
-but the event stream (it never ends), with hooks.py giving the `{id}` routes real sessions of the right system, and
-fails on any finding:
+Starts the debug binary on 127.0.0.1:0 with the journal on (in .build/schemathesis/data, made anew each run) and
+first checks that openapi.yaml's schemas of the systems are what they publish (GET /v1/systems/{name}, written by
+`make openapi`: openapi_systems.py), so the events and states generated are those the macros derived. It runs
+`schemathesis run` on openapi.yaml over every operation but the event stream (it never ends), with hooks.py giving
+the `{id}` routes real sessions, and fails on any finding:
 a 5xx or a dropped connection, a status, content type, header or body the document does not allow, data the
 document calls valid that the server refuses (or the reverse), a method the server takes that the document does
-not list. The server is stopped by its pid whatever happens; its log is kept in .build/schemathesis/.
+not list. The server is stopped by its pid whatever happens; its log and its journal are kept in .build/schemathesis/.
 
     python3 Tests/Schemathesis/run.py [--binary PATH] [--seed N] [--max-examples N] [--max-time SECONDS]
 
@@ -20,6 +20,7 @@ import argparse
 import json
 import os
 import selectors
+import shutil
 import signal
 import subprocess
 import sys
@@ -57,11 +58,12 @@ def default_binary() -> str:
     return str(Path(path) / "feedback-host")
 
 
-def start_server(binary: str, log: Path, log_level: str) -> tuple[subprocess.Popen, str]:
+def start_server(binary: str, log: Path, log_level: str, data: Path) -> tuple[subprocess.Popen, str]:
     """Starts the server; returns it and its base URL, read from its first line of output."""
-    # --clock manual: GET /v1/clock and POST /v1/clock/advance are served (and checked) only with it.
+    # --clock manual: GET /v1/clock and POST /v1/clock/advance are served (and checked) only with it. The journal (in
+    # `data`, as shipped) is on: the inspection routes (history, states, diff, export, forks) answer 409 without it.
     server = subprocess.Popen(
-        [binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", "none", "--cors-origins", CORS_ORIGIN,
+        [binary, "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data), "--cors-origins", CORS_ORIGIN,
          "--log-level", log_level, "--clock", "manual"],
         stdout=subprocess.PIPE,
         stderr=log.open("wb"),
@@ -121,7 +123,9 @@ def main() -> int:
     out = ROOT / ".build" / "schemathesis"
     out.mkdir(parents=True, exist_ok=True)
     log = out / "server.log"
-    server, base = start_server(arguments.binary or default_binary(), log, arguments.log_level)
+    data = out / "data"
+    shutil.rmtree(data, ignore_errors=True)
+    server, base = start_server(arguments.binary or default_binary(), log, arguments.log_level, data)
     started = time.monotonic()
     try:
         systems = published_schemas(base)
