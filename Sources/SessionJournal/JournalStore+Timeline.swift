@@ -6,7 +6,10 @@ extension JournalStore {
     /// The part of session `id`'s history from the newest kept state at or before `from` to revision `through`:
     /// that state first in `snapshots` (then the kept snapshots after it, up to `through`), the events after it up to
     /// `through`, `keptFrom` and `head`. Nil when the journal holds no such session. When `from` is before `keptFrom`
-    /// the answer has no snapshot and no event: the caller says that the revision is no longer kept.
+    /// the answer has no snapshot and no event: the caller says that the revision is no longer kept. The events are
+    /// every one the log holds in the range, gaps and all: a gap that a kept snapshot closes (the steps an effect took
+    /// before the session's recorder was attached, at its creation or a restore, which the snapshot journaled with its
+    /// first step covers) is no damage, and the replay (`InspectionReplay`) tells the two apart.
     ///
     /// `whole`: everything kept, as `verify` and the export read it: the creation's state at revision 0, every kept
     /// snapshot and the latest, and every event the log still holds, gaps and all (the replay finds where they start).
@@ -97,20 +100,18 @@ extension JournalStore {
             after: base.revision,
             through: through,
             generation: generation,
-            contiguous: !whole,
             into: &history
         )
         return history
     }
 
     /// The events of `id` in (`after`, `through`]: the indexed ones, then the log's tail, in revision order, each
-    /// revision once, stopping at the first gap or bad checksum (named in `problems`).
+    /// revision once, gaps and all; one that fails its checksum is left out and named in `problems`.
     private func readEvents(
         of id: String,
         after: UInt64,
         through: UInt64,
         generation: Int64,
-        contiguous: Bool,
         into history: inout SessionHistory
     ) throws(JournalError) {
         let indexed = try connection.prepare(JournalSchema.readTimelineEvents)
@@ -119,32 +120,18 @@ extension JournalStore {
         indexed.bind(2, Int64(bitPattern: after))
         indexed.bind(3, Int64(bitPattern: min(through, UInt64(Int64.max))))
         var next = after + 1
-        func take(_ row: SQLiteStatement) -> Bool {
+        func take(_ row: SQLiteStatement) {
             let revision = UInt64(bitPattern: row.int64(1))
-            guard revision >= next else { return true }
-            if !contiguous {
-                if let event = Self.event(from: row, revision: revision) {
-                    history.events.append(event)
-                } else {
-                    history.problems.append("event \(revision) fails its checksum")
-                }
-                next = revision + 1
-                return true
-            }
-            guard revision == next else {
-                history.problems.append("event \(next) is missing from the journal")
-                return false
-            }
-            guard let event = Self.event(from: row, revision: revision) else {
+            guard revision >= next else { return }
+            if let event = Self.event(from: row, revision: revision) {
+                history.events.append(event)
+            } else {
                 history.problems.append("event \(revision) fails its checksum")
-                return false
             }
-            history.events.append(event)
-            next += 1
-            return true
+            next = revision + 1
         }
         while try indexed.step() {
-            guard take(indexed) else { return }
+            take(indexed)
         }
         let tail = try connection.prepare(JournalSchema.readTailEvents)
         defer { tail.finalize() }
@@ -154,7 +141,7 @@ extension JournalStore {
         tail.bind(4, timelineThrough)
         tail.bind(5, generation)
         while try tail.step() {
-            guard take(tail) else { return }
+            take(tail)
         }
     }
 

@@ -98,20 +98,24 @@ extension PostgresJournal {
     static func append(_ row: [String?], to session: inout RecoveredSession) {
         guard let revision = UInt64(row[0] ?? "") else { return }
         let id = session.creation.id
-        session.follow(revision) {
-            let origin = Int(row[1] ?? "") ?? -1
-            let event = row[2] ?? ""
-            let stamp = EventStamp(
-                version: Int(row[4] ?? "") ?? 1,
-                time: row[5].flatMap { Int64($0) },
-                stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) },
-                feedback: row.count > 7 ? row[7] : nil
-            )
-            guard let eventOrigin = EventOrigin(rawValue: origin),
-                RecordChecksum.event(id, revision, origin, EventText(event), stamp) == Int64(row[3] ?? "")
-            else { return nil }
-            return JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp)
-        }
+        session.follow(revision) { event(row, revision: revision, of: id) }
+    }
+
+    /// The event of session `id` at `revision` from an events row (rev, origin, event, crc, version, time, state
+    /// checksum, feedback); nil when it fails its checksum.
+    static func event(_ row: [String?], revision: UInt64, of id: String) -> JournalEvent? {
+        let origin = Int(row[1] ?? "") ?? -1
+        let event = row[2] ?? ""
+        let stamp = EventStamp(
+            version: Int(row[4] ?? "") ?? 1,
+            time: row[5].flatMap { Int64($0) },
+            stateChecksum: row[6].flatMap { Int64($0) }.map { UInt64(bitPattern: $0) },
+            feedback: row.count > 7 ? row[7] : nil
+        )
+        guard let eventOrigin = EventOrigin(rawValue: origin),
+            RecordChecksum.event(id, revision, origin, EventText(event), stamp) == Int64(row[3] ?? "")
+        else { return nil }
+        return JournalEvent(revision: revision, event: event, origin: eventOrigin, stamp: stamp)
     }
 
     /// A keyed answer from a row whose first columns are session, key, fingerprint, epoch, rev, state.

@@ -74,8 +74,38 @@ enum InspectionReplay {
         keep(base.revision, System.encodeState(current), nil)
         var revision = base.revision
         var nextKept = 1
+        // Steps the journal holds no event for, which a kept snapshot covers: the events an effect sent before the
+        // session's recorder was attached (at its creation, or when it was restored) were reduced without it, and
+        // the snapshot journaled with its first step holds their state. The replay takes that state as it is, as an
+        // activation does, and goes on from it.
+        func adoptKept(at target: UInt64) -> InspectionFailure? {
+            guard
+                target > revision,
+                let index = history.snapshots.firstIndex(where: { $0.revision == target })
+            else {
+                return InspectionFailure(message: "event \(revision + 1) is missing from the journal", mismatch: true)
+            }
+            let kept = history.snapshots[index]
+            let stored: Result<System.State, InspectionFailure> = decode(
+                kept.state,
+                .state,
+                kept.version,
+                "the kept state at revision \(target)"
+            )
+            switch stored {
+            case .success(let state): current = state
+            case .failure(let failure): return failure
+            }
+            revision = target
+            nextKept = max(nextKept, index + 1)
+            keep(revision, System.encodeState(current), nil)
+            return nil
+        }
         for event in history.events where event.revision > base.revision {
             guard event.revision <= revisions.upperBound else { break }
+            if event.revision > revision + 1, let failure = adoptKept(at: event.revision - 1) {
+                return .failure(failure)
+            }
             guard event.revision == revision + 1 else {
                 return failure("event \(revision + 1) is missing from the journal", mismatch: true)
             }
@@ -127,6 +157,9 @@ enum InspectionReplay {
                 }
             }
             keep(revision, bytes, event)
+        }
+        if revision < revisions.upperBound, history.snapshots.contains(where: { $0.revision == revisions.upperBound }) {
+            if let failure = adoptKept(at: revisions.upperBound) { return .failure(failure) }
         }
         guard revision >= revisions.upperBound || states.last?.revision == revisions.upperBound else {
             return failure("the journal holds revisions up to \(revision), not \(revisions.upperBound)")
