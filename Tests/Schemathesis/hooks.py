@@ -168,7 +168,10 @@ def before_call(context, case, kwargs):
             head = _head(parameters["id"])
             if head is None:
                 return
-            revision = lambda: RANDOM.randint(max(0, head - 20), head)  # noqa: E731
+
+            def revision() -> int:
+                return RANDOM.randint(max(0, head - 20), head)
+
             if operation == "sessionState" and "rev" in parameters:
                 parameters["rev"] = revision()
             elif operation == "sessionDiff" and case.query is not None:

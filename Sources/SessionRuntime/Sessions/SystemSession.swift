@@ -3,7 +3,6 @@ public import Dispatch
 import FeedbackJSON
 public import FeedbackLoop
 import Foundation
-public import Logging
 public import SessionJournal
 public import Synchronization
 public import SystemKit
@@ -11,8 +10,9 @@ public import SystemKit
 /// A session of one concrete system: its loop and its encoded states.
 ///
 /// The loop owns the state under its own lock; `snapshots` (`SessionSnapshots`) caches the JSON of each step's state,
-/// so a state is encoded at most once however many readers ask (the recorder, the stream, a post's answer, `GET`). With a journal, each post tells the
-/// recorder when its batch starts and ends, so the batch's events and its keyed answer are journaled together.
+/// so a state is encoded at most once however many readers ask (the recorder, the stream, a post's answer, `GET`).
+/// With a journal, each post tells the recorder when its batch starts and ends, so the batch's events and its keyed
+/// answer are journaled together.
 ///
 /// Specialised where it matters: the session is reached through `any HostedSession`, whose witnesses run generic over
 /// the system, so a post enters through `paths.post`, a closure `HostedSystem.init` made where the system is concrete,
@@ -39,8 +39,6 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
     /// What the session holds against the service's memory budget; nil when nothing is counted.
     @usableFromInline
     let account: SessionAccount?
-    @usableFromInline
-    let logger: Logger
     private let idempotency = Mutex(
         IdempotencyLedger<SessionSnapshot>(
             capacity: SessionLimits.idempotencyKeysPerSession,
@@ -113,7 +111,6 @@ final class SystemSession<System: FeedbackSystem>: HostedSession {
         self.paths = paths
         self.epoch = epoch
         self.account = account
-        logger = environment.system.logger
         // The starting state's encoding, when the caller made one, is the first cached snapshot.
         let marks = ledger.marks(at: revision)
         snapshots = SessionSnapshots(
